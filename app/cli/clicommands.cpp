@@ -1,0 +1,659 @@
+#include "clicommands.h"
+
+#include "clusterio.h"
+#include "collectivemodel.h"
+#include "collectivewalkthrough.h"
+#include "dptraffic.h"
+#include "hardware.h"
+#include "paraplan_version.h"
+#include "units.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace paraplan::cli {
+namespace {
+
+using units::formatBytes;
+using units::formatGBps;
+using units::formatNumber;
+using units::formatSeconds;
+
+// A bad argument: reported as one "error: ..." line with exit code 2.
+struct UsageError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+const char* kHelp = R"(paraplan-cli: the Paraplan cost model, headless.
+
+Usage: paraplan-cli COMMAND [OPTIONS]
+
+Commands
+  collective        Cost of one collective on a flat link or a cluster.
+  sweep-collective  The same over message sizes (1 KB to 16 GB): the data behind the
+                    bandwidth-vs-message-size plot. CSV by default, --json for JSON.
+  walkthrough       A collective (or a measured time) explained as a worked derivation.
+  dp-traffic        Data-parallel gradient sync bytes per rank under ZeRO 0-3, with the
+                    model-state memory per GPU.
+  presets           GPU, interconnect and cluster presets with their sources.
+  export-cluster    Write a cluster preset (with options applied) as a cluster JSON file.
+  help              This text.
+
+Collective options
+  --op OP              all_reduce, reduce_scatter, all_gather, broadcast, reduce,
+                       all_to_all, send_recv
+  --bytes B            S as nccl-tests counts it: the all_reduce buffer, the whole input of
+                       reduce_scatter, the whole output of all_gather, one rank's send buffer
+                       of all_to_all. Accepts 141e9, 141GB, 400MB, 400MiB, 16GiB.
+  --ranks N            ranks in the group (send_recv: 2)
+  --stride S           rank i sits on GPU i*S (default 1: consecutive GPUs)
+  --algo A             ring, tree, hierarchical, torus, in-switch (NVLS/SHARP), direct, auto
+                       (default auto: the cheapest that applies, as NCCL does)
+  One flat link:
+  --bw-GBps X          bandwidth per rank per direction, GB/s (1e9 B/s)
+  --latency-us Y       latency per ring step (default 0, as the seed's worked examples)
+  Or a cluster:
+  --cluster P          a preset (see 'presets') or a cluster JSON file
+  --nodes K            nodes (chips for a torus)
+  --nodes-per-rack R   nodes behind one rack switch
+  --oversubscription R spine oversubscription, R:1 (1 = non-blocking)
+  --nvswitch-out LIST  what-if: NVSwitch chips out of service, e.g. 0 or 0,2
+  --degrade T=F        what-if: scale tier T (nvlink, pcie, nic, spine, ici) by F in (0,1]
+  Output:
+  --json               JSON instead of text
+  --measured-time T    instead of modelling, turn a measured time (2.16ms) into algbw and
+                       busbw with nccl-tests' definitions
+
+sweep-collective also takes --min-bytes (1KB), --max-bytes (16GB), --factor (2), --csv.
+dp-traffic takes --params P (7e9), --dtype fp32|bf16|fp16|fp8 (bf16) or --bytes-per-param,
+  --ranks N, --zero 0..3, and optionally --bw-GBps X for the sync time; --walkthrough, --json.
+export-cluster takes the cluster options and -o FILE.
+
+Units: GB = 1e9 bytes and GB/s = 1e9 B/s everywhere (nccl-tests' convention); bandwidths are
+per direction. Exit status: 0 on success, 2 on bad arguments or files (one 'error:' line).
+)";
+
+class Args
+{
+public:
+    Args(const std::vector<std::string>& args, size_t first, std::set<std::string> valued,
+         std::set<std::string> flags)
+    {
+        for (size_t i = first; i < args.size(); ++i) {
+            std::string key = args[i];
+            std::string value;
+            bool hasValue = false;
+            const size_t eq = key.find('=');
+            if (key.rfind("--", 0) == 0 && eq != std::string::npos) {
+                value = key.substr(eq + 1);
+                key = key.substr(0, eq);
+                hasValue = true;
+            }
+            if (flags.count(key)) {
+                if (hasValue)
+                    throw UsageError(key + " takes no value");
+                m_flags.insert(key);
+                continue;
+            }
+            if (!valued.count(key))
+                throw UsageError("unknown option '" + key + "' (see 'paraplan-cli help')");
+            if (!hasValue) {
+                if (i + 1 >= args.size())
+                    throw UsageError(key + " needs a value");
+                value = args[++i];
+            }
+            if (m_values.count(key))
+                throw UsageError(key + " given twice");
+            m_values[key] = value;
+        }
+    }
+
+    bool has(const std::string& key) const { return m_values.count(key) || m_flags.count(key); }
+    bool flag(const std::string& key) const { return m_flags.count(key) > 0; }
+
+    std::string text(const std::string& key) const
+    {
+        auto it = m_values.find(key);
+        if (it == m_values.end())
+            throw UsageError(key + " is required");
+        return it->second;
+    }
+
+    double number(const std::string& key) const
+    {
+        const std::optional<double> value = units::parseNumber(text(key));
+        if (!value)
+            throw UsageError(key + ": '" + text(key) + "' is not a number");
+        return *value;
+    }
+
+    double positive(const std::string& key) const
+    {
+        const double value = number(key);
+        if (!(value > 0))
+            throw UsageError(key + " must be positive (got " + text(key) + ")");
+        return value;
+    }
+
+    int integer(const std::string& key, int min, int max) const
+    {
+        const double value = number(key);
+        if (value != std::floor(value) || value < min || value > max)
+            throw UsageError(key + " must be a whole number from " + std::to_string(min) + " to " +
+                             std::to_string(max) + " (got " + text(key) + ")");
+        return static_cast<int>(value);
+    }
+
+    double bytes(const std::string& key) const
+    {
+        std::string error;
+        const std::optional<double> value = units::parseBytes(text(key), &error);
+        if (!value)
+            throw UsageError(key + ": " + error);
+        return *value;
+    }
+
+private:
+    std::map<std::string, std::string> m_values;
+    std::set<std::string> m_flags;
+};
+
+const std::set<std::string> kCollectiveOptions = {"--op",
+                                                  "--bytes",
+                                                  "--ranks",
+                                                  "--stride",
+                                                  "--algo",
+                                                  "--bw-GBps",
+                                                  "--latency-us",
+                                                  "--cluster",
+                                                  "--nodes",
+                                                  "--nodes-per-rack",
+                                                  "--oversubscription",
+                                                  "--nvswitch-out",
+                                                  "--degrade",
+                                                  "--measured-time"};
+
+std::set<std::string> withOptions(std::set<std::string> base,
+                                  std::initializer_list<const char*> more)
+{
+    for (const char* option : more)
+        base.insert(option);
+    return base;
+}
+
+ClusterSpec clusterFromArgs(const Args& args)
+{
+    ClusterOptions options;
+    if (args.has("--nodes"))
+        options.nodes = args.integer("--nodes", 1, 1000000);
+    if (args.has("--nodes-per-rack"))
+        options.nodes_per_rack = args.integer("--nodes-per-rack", 0, 1000000);
+    if (args.has("--oversubscription")) {
+        const double ratio = args.number("--oversubscription");
+        if (!(ratio >= 1))
+            throw UsageError("--oversubscription must be a ratio of at least 1 (got " +
+                             args.text("--oversubscription") + ")");
+        options.spine_oversubscription = ratio;
+    }
+    ClusterSpec cluster;
+    std::string error;
+    if (!loadCluster(args.text("--cluster"), options, &cluster, &error))
+        throw UsageError(error);
+    if (args.has("--nvswitch-out")) {
+        std::stringstream list(args.text("--nvswitch-out"));
+        std::string item;
+        while (std::getline(list, item, ',')) {
+            const std::optional<double> chip = units::parseNumber(item);
+            if (!chip || *chip != std::floor(*chip))
+                throw UsageError("--nvswitch-out: '" + item + "' is not a chip index");
+            cluster.what_if.nvswitch_chips_out.push_back(static_cast<int>(*chip));
+        }
+    }
+    if (args.has("--degrade")) {
+        const std::string spec = args.text("--degrade");
+        const size_t eq = spec.find('=');
+        const std::optional<double> factor =
+            eq == std::string::npos ? std::nullopt : units::parseNumber(spec.substr(eq + 1));
+        if (!factor || !(*factor > 0 && *factor <= 1))
+            throw UsageError("--degrade: expected TIER=FACTOR with FACTOR in (0, 1], got '" + spec +
+                             "'");
+        const std::string tier = spec.substr(0, eq);
+        FailureWhatIf& w = cluster.what_if;
+        double* target = tier == "nvlink"  ? &w.nvlink_factor
+                         : tier == "pcie"  ? &w.pcie_factor
+                         : tier == "nic"   ? &w.nic_factor
+                         : tier == "spine" ? &w.spine_factor
+                         : tier == "ici"   ? &w.ici_factor
+                                           : nullptr;
+        if (!target)
+            throw UsageError("--degrade: unknown tier '" + tier +
+                             "' (nvlink, pcie, nic, spine, ici)");
+        *target = *factor;
+    }
+    const std::vector<std::string> problems = validateCluster(cluster, HardwareCatalog::bundled());
+    if (!problems.empty())
+        throw UsageError(problems.front());
+    return cluster;
+}
+
+struct CollectiveSetup
+{
+    std::unique_ptr<CollectiveModel> model;
+    CollectiveRequest request;
+    CollectiveInputSources sources;
+};
+
+CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes = true)
+{
+    CollectiveSetup setup;
+    CollectiveRequest& request = setup.request;
+    const std::string opText = args.text("--op");
+    if (!parseCollectiveOp(opText, &request.op))
+        throw UsageError("--op: unknown collective '" + opText +
+                         "' (all_reduce, reduce_scatter, all_gather, broadcast, reduce, "
+                         "all_to_all, send_recv)");
+    if (needBytes)
+        request.bytes = args.bytes("--bytes");
+    request.ranks = args.integer("--ranks", 1, 100000000);
+    if (request.ranks < 2)
+        throw UsageError("--ranks: a collective needs at least 2 ranks");
+    if (args.has("--stride"))
+        request.stride = args.integer("--stride", 1, 100000000);
+    if (args.has("--algo")) {
+        const std::string algo = args.text("--algo");
+        if (!parseAlgorithm(algo, &request.algorithm))
+            throw UsageError("--algo: unknown algorithm '" + algo +
+                             "' (ring, tree, hierarchical, torus, in-switch, direct, auto)");
+    }
+    const bool flat = args.has("--bw-GBps");
+    const bool cluster = args.has("--cluster");
+    if (flat == cluster)
+        throw UsageError("give either --bw-GBps (one flat link) or --cluster (a preset or file)");
+    if (flat) {
+        for (const char* clusterOnly :
+             {"--nodes", "--nodes-per-rack", "--oversubscription", "--nvswitch-out", "--degrade"}) {
+            if (args.has(clusterOnly))
+                throw UsageError(std::string(clusterOnly) + " needs --cluster");
+        }
+        double latency = 0;
+        if (args.has("--latency-us")) {
+            latency = args.number("--latency-us");
+            if (!(latency >= 0))
+                throw UsageError("--latency-us must not be negative");
+        }
+        setup.model = std::make_unique<CollectiveModel>(
+            CollectiveModel::flatLink(args.positive("--bw-GBps"), latency));
+        setup.sources.link = "user entry: --bw-GBps " + args.text("--bw-GBps");
+        setup.sources.latency = args.has("--latency-us")
+                                    ? "user entry: --latency-us " + args.text("--latency-us")
+                                    : "default: no latency term, as the seed's worked examples";
+    } else {
+        if (args.has("--latency-us"))
+            throw UsageError("--latency-us applies to a flat link (--bw-GBps); a cluster's "
+                             "latencies come from its links");
+        setup.model = std::make_unique<CollectiveModel>(clusterFromArgs(args));
+    }
+    setup.sources.bytes = "user entry: --bytes " + (needBytes ? args.text("--bytes") : "");
+    setup.sources.ranks = "user entry: --ranks " + args.text("--ranks");
+    return setup;
+}
+
+QJsonObject resultJson(const CollectiveResult& r)
+{
+    QJsonObject json;
+    json["op"] = collectiveOpName(r.op);
+    json["bytes"] = r.bytes;
+    json["ranks"] = r.ranks;
+    json["algorithm"] = algorithmName(r.algorithm);
+    json["protocol"] = protocolName(r.protocol);
+    json["time_s"] = r.time_s;
+    json["latency_s"] = r.latency_s;
+    json["bandwidth_time_s"] = r.bandwidth_time_s;
+    json["algbw_GBps"] = units::toGBps(r.algbw_Bps);
+    json["busbw_GBps"] = units::toGBps(r.busbw_Bps);
+    json["bytes_per_rank"] = r.wire_bytes_per_rank;
+    json["bottleneck"] = tierName(r.bottleneck);
+    json["bottleneck_GBps"] = units::toGBps(r.bottleneck_Bps);
+    json["regime"] = regimeName(r.regime);
+    json["placement"] = QJsonObject{{"gpus_per_node", r.gpus_per_node_in_group},
+                                    {"nodes", r.nodes_spanned},
+                                    {"racks", r.racks_spanned}};
+    QJsonArray phases;
+    for (int i = 0; i < r.phase_count; ++i) {
+        const CollectivePhase& p = r.phases[static_cast<size_t>(i)];
+        phases.append(QJsonObject{{"what", p.what},
+                                  {"formula", QString::fromUtf8(p.formula)},
+                                  {"tier", tierName(p.tier)},
+                                  {"ranks", p.ranks},
+                                  {"bytes_per_rank", p.wire_bytes_per_rank},
+                                  {"bandwidth_GBps", units::toGBps(p.bandwidth_Bps)},
+                                  {"time_s", p.time_s}});
+    }
+    json["phases"] = phases;
+    return json;
+}
+
+void printJson(const QJsonObject& object, std::ostream& out)
+{
+    out << QJsonDocument(object).toJson(QJsonDocument::Indented).toStdString();
+}
+
+int measured(const Args& args, std::ostream& out, bool walkthrough)
+{
+    CollectiveOp op;
+    if (!parseCollectiveOp(args.text("--op"), &op))
+        throw UsageError("--op: unknown collective '" + args.text("--op") + "'");
+    const double bytes = args.bytes("--bytes");
+    const int ranks = args.integer("--ranks", 2, 100000000);
+    std::string error;
+    const std::optional<double> time = units::parseSeconds(args.text("--measured-time"), &error);
+    if (!time)
+        throw UsageError("--measured-time: " + error);
+    for (const char* modelOnly : {"--bw-GBps", "--cluster", "--algo"}) {
+        if (args.has(modelOnly))
+            throw UsageError(std::string("--measured-time reports a measurement; ") + modelOnly +
+                             " does not apply");
+    }
+    const Derivation derivation = deriveMeasuredBandwidth(op, bytes, ranks, *time);
+    if (args.flag("--json")) {
+        if (walkthrough) {
+            out << derivation.toJson();
+        } else {
+            const MeasuredBandwidth bw = bandwidthFromMeasuredTime(op, bytes, ranks, *time);
+            printJson(QJsonObject{{"op", collectiveOpName(op)},
+                                  {"bytes", bytes},
+                                  {"ranks", ranks},
+                                  {"time_s", *time},
+                                  {"algbw_GBps", units::toGBps(bw.algbw_Bps)},
+                                  {"busbw_GBps", units::toGBps(bw.busbw_Bps)},
+                                  {"origin", "measurement"}},
+                      out);
+        }
+    } else if (walkthrough) {
+        out << derivation.toText();
+    } else {
+        const MeasuredBandwidth bw = bandwidthFromMeasuredTime(op, bytes, ranks, *time);
+        out << collectiveOpName(op) << "  " << formatBytes(bytes) << "  " << ranks
+            << " ranks  measured " << formatSeconds(*time) << "\n"
+            << "  algbw  " << formatGBps(bw.algbw_Bps) << "\n"
+            << "  busbw  " << formatGBps(bw.busbw_Bps) << "\n";
+    }
+    return kExitOk;
+}
+
+int commandCollective(const Args& args, std::ostream& out)
+{
+    if (args.has("--measured-time"))
+        return measured(args, out, false);
+    CollectiveSetup setup = collectiveFromArgs(args);
+    const CollectiveResult r = setup.model->evaluate(setup.request);
+    if (!r.ok)
+        throw UsageError(r.error);
+    if (args.flag("--json")) {
+        printJson(resultJson(r), out);
+        return kExitOk;
+    }
+    out << collectiveOpName(r.op) << "  " << formatBytes(r.bytes) << "  " << r.ranks
+        << " ranks  on " << setup.model->cluster().name;
+    if (setup.model->isFlatLink())
+        out << " of " << formatGBps(setup.model->figures().flat_Bps) << " per direction";
+    out << "\n";
+    auto row = [&](const char* label, const std::string& value) {
+        out << "  " << std::left << std::setw(16) << label << value << "\n";
+    };
+    row("algorithm",
+        std::string(algorithmName(r.algorithm)) +
+            (setup.model->isFlatLink() ? "" : std::string(" (") + protocolName(r.protocol) + ")"));
+    row("time", formatSeconds(r.time_s) + "  (latency " + formatSeconds(r.latency_s) +
+                    " + bandwidth " + formatSeconds(r.bandwidth_time_s) + ")");
+    row("algbw", formatGBps(r.algbw_Bps));
+    row("busbw", formatGBps(r.busbw_Bps));
+    row("bytes per rank", formatBytes(r.wire_bytes_per_rank));
+    row("bottleneck", std::string(tierName(r.bottleneck)) + " at " + formatGBps(r.bottleneck_Bps));
+    row("regime", regimeName(r.regime));
+    if (!setup.model->isFlatLink() && !setup.model->cluster().is_torus)
+        row("placement", std::to_string(r.gpus_per_node_in_group) + " GPU(s)/node on " +
+                             std::to_string(r.nodes_spanned) + " node(s), " +
+                             std::to_string(r.racks_spanned) + " rack(s)");
+    return kExitOk;
+}
+
+int commandSweep(const Args& args, std::ostream& out)
+{
+    CollectiveSetup setup = collectiveFromArgs(args, false);
+    const double minBytes = args.has("--min-bytes") ? args.bytes("--min-bytes") : 1e3;
+    const double maxBytes = args.has("--max-bytes") ? args.bytes("--max-bytes") : 16e9;
+    const double factor = args.has("--factor") ? args.number("--factor") : 2.0;
+    if (!(factor > 1.0))
+        throw UsageError("--factor must be greater than 1");
+    if (maxBytes < minBytes)
+        throw UsageError("--max-bytes must not be below --min-bytes");
+    if (std::log(maxBytes / minBytes) / std::log(factor) > 10000)
+        throw UsageError("the sweep would have more than 10,000 sizes; raise --factor");
+    if (args.flag("--json") && args.flag("--csv"))
+        throw UsageError("choose one of --json and --csv");
+    QJsonArray rows;
+    const bool json = args.flag("--json");
+    if (!json)
+        out << "bytes,time_s,algbw_GBps,busbw_GBps,algorithm,protocol,bottleneck,regime\n";
+    for (double bytes = minBytes; bytes <= maxBytes * (1 + 1e-12); bytes *= factor) {
+        setup.request.bytes = std::round(bytes);
+        const CollectiveResult r = setup.model->evaluate(setup.request);
+        if (!r.ok)
+            throw UsageError(r.error);
+        if (json) {
+            rows.append(resultJson(r));
+        } else {
+            out << std::setprecision(12) << r.bytes << "," << std::setprecision(6) << r.time_s
+                << "," << units::toGBps(r.algbw_Bps) << "," << units::toGBps(r.busbw_Bps) << ","
+                << algorithmName(r.algorithm) << "," << protocolName(r.protocol) << ","
+                << tierName(r.bottleneck) << "," << regimeName(r.regime) << "\n";
+        }
+    }
+    if (json)
+        printJson(QJsonObject{{"op", collectiveOpName(setup.request.op)},
+                              {"ranks", setup.request.ranks},
+                              {"cluster", QString::fromStdString(setup.model->cluster().name)},
+                              {"points", rows}},
+                  out);
+    return kExitOk;
+}
+
+int commandWalkthrough(const Args& args, std::ostream& out)
+{
+    if (args.has("--measured-time"))
+        return measured(args, out, true);
+    CollectiveSetup setup = collectiveFromArgs(args);
+    const CollectiveResult r = setup.model->evaluate(setup.request);
+    if (!r.ok)
+        throw UsageError(r.error);
+    const Derivation derivation = deriveCollective(*setup.model, setup.request, r, setup.sources);
+    out << (args.flag("--json") ? derivation.toJson() : derivation.toText());
+    return kExitOk;
+}
+
+int commandDpTraffic(const Args& args, std::ostream& out)
+{
+    const double params = args.positive("--params");
+    double bytesPerParam = 2;
+    if (args.has("--dtype") && args.has("--bytes-per-param"))
+        throw UsageError("give --dtype or --bytes-per-param, not both");
+    if (args.has("--dtype")) {
+        Dtype dtype;
+        if (!parseDtype(args.text("--dtype"), &dtype))
+            throw UsageError("--dtype: unknown dtype '" + args.text("--dtype") +
+                             "' (fp32, tf32, bf16, fp16, fp8)");
+        bytesPerParam = (dtype == Dtype::FP32 || dtype == Dtype::TF32) ? 4
+                        : dtype == Dtype::FP8                          ? 1
+                                                                       : 2;
+    }
+    if (args.has("--bytes-per-param"))
+        bytesPerParam = args.positive("--bytes-per-param");
+    const int ranks = args.integer("--ranks", 1, 100000000);
+    const int zero = args.has("--zero") ? args.integer("--zero", 0, 3) : 0;
+    const double bw = args.has("--bw-GBps") ? args.positive("--bw-GBps") : 0;
+    const Derivation d = deriveDataParallelTraffic(zero, params, bytesPerParam, ranks, bw);
+    if (args.flag("--walkthrough")) {
+        out << (args.flag("--json") ? d.toJson() : d.toText());
+        return kExitOk;
+    }
+    const DataParallelTraffic traffic = dataParallelTraffic(zero, params * bytesPerParam, ranks);
+    const double state = zeroModelStateBytesPerGpu(zero, params, ranks);
+    if (args.flag("--json")) {
+        QJsonObject json{{"zero", zero},
+                         {"ranks", ranks},
+                         {"gradient_bytes", params * bytesPerParam},
+                         {"bytes_per_rank", traffic.wire_bytes_per_rank},
+                         {"passes", traffic.passes},
+                         {"model_state_bytes_per_gpu", state}};
+        if (bw > 0)
+            json["sync_time_s"] = traffic.wire_bytes_per_rank / units::bytesPerSecondFromGBps(bw);
+        printJson(json, out);
+        return kExitOk;
+    }
+    out << "ZeRO " << zero << ", " << ranks << " data-parallel ranks\n"
+        << "  gradient bytes P        " << formatBytes(params * bytesPerParam) << "\n"
+        << "  bytes per rank per step " << formatBytes(traffic.wire_bytes_per_rank) << "  ("
+        << formatNumber(traffic.passes) << "(n-1)/n x P)\n"
+        << "  model state per GPU     " << formatBytes(state) << "\n";
+    if (bw > 0)
+        out << "  sync time at " << formatNumber(bw) << " GB/s  "
+            << formatSeconds(traffic.wire_bytes_per_rank / units::bytesPerSecondFromGBps(bw))
+            << "\n";
+    return kExitOk;
+}
+
+int commandPresets(const Args& args, std::ostream& out)
+{
+    const HardwareCatalog& catalog = HardwareCatalog::bundled();
+    const std::vector<ClusterPresetInfo> clusters = clusterPresets();
+    if (args.flag("--json")) {
+        QJsonArray gpus;
+        for (const GpuSpec& gpu : catalog.gpus) {
+            QJsonObject peaks;
+            for (int d = 0; d < kDtypeCount; ++d) {
+                if (gpu.peak_tflops[static_cast<size_t>(d)] > 0)
+                    peaks[dtypeName(static_cast<Dtype>(d))] =
+                        gpu.peak_tflops[static_cast<size_t>(d)];
+            }
+            gpus.append(QJsonObject{{"id", QString::fromStdString(gpu.id)},
+                                    {"name", QString::fromStdString(gpu.name)},
+                                    {"peak_tflops", peaks},
+                                    {"hbm_GiB", gpu.hbm_GiB},
+                                    {"hbm_GBps", gpu.hbm_GBps},
+                                    {"source", QString::fromStdString(gpu.source)}});
+        }
+        QJsonArray links;
+        for (const InterconnectSpec& link : catalog.interconnects)
+            links.append(QJsonObject{{"id", QString::fromStdString(link.id)},
+                                     {"name", QString::fromStdString(link.name)},
+                                     {"kind", linkKindName(link.kind)},
+                                     {"per_direction_GBps", link.per_direction_GBps},
+                                     {"bidirectional_GBps", link.bidirectionalGBps()},
+                                     {"source", QString::fromStdString(link.source)}});
+        QJsonArray clusterArray;
+        for (const ClusterPresetInfo& info : clusters)
+            clusterArray.append(QJsonObject{{"id", QString::fromStdString(info.id)},
+                                            {"name", QString::fromStdString(info.name)},
+                                            {"default_nodes", info.default_nodes},
+                                            {"source", QString::fromStdString(info.source)}});
+        printJson(QJsonObject{{"gpus", gpus}, {"interconnects", links}, {"clusters", clusterArray}},
+                  out);
+        return kExitOk;
+    }
+    out << "GPUs (dense peak TFLOP/s; HBM)\n";
+    for (const GpuSpec& gpu : catalog.gpus) {
+        out << "  " << std::left << std::setw(16) << gpu.id << gpu.name << "\n      ";
+        for (int d = 0; d < kDtypeCount; ++d) {
+            if (gpu.peak_tflops[static_cast<size_t>(d)] > 0)
+                out << dtypeName(static_cast<Dtype>(d)) << " "
+                    << formatNumber(gpu.peak_tflops[static_cast<size_t>(d)], 4) << "  ";
+        }
+        out << "HBM " << formatNumber(gpu.hbm_GiB) << " GiB at " << formatNumber(gpu.hbm_GBps, 4)
+            << " GB/s\n      source: " << gpu.source << "\n";
+    }
+    out << "\nInterconnects (per direction; bidirectional = 2x, shown for reference)\n";
+    for (const InterconnectSpec& link : catalog.interconnects) {
+        out << "  " << std::left << std::setw(16) << link.id << link.name << ": "
+            << formatNumber(link.per_direction_GBps, 4) << " GB/s per direction ("
+            << formatNumber(link.bidirectionalGBps(), 4)
+            << " bidirectional)\n      source: " << link.source << "\n";
+    }
+    out << "\nClusters (take --nodes, --nodes-per-rack, --oversubscription)\n";
+    for (const ClusterPresetInfo& info : clusters)
+        out << "  " << std::left << std::setw(18) << info.id << info.name
+            << "\n      source: " << info.source << "\n";
+    return kExitOk;
+}
+
+int commandExportCluster(const Args& args, std::ostream& out)
+{
+    const ClusterSpec cluster = clusterFromArgs(args);
+    std::string error;
+    if (!saveClusterFile(args.text("-o"), cluster, &error))
+        throw UsageError(error);
+    out << "wrote " << args.text("-o") << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    try {
+        if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+            out << kHelp;
+            return args.empty() ? kExitUsage : kExitOk;
+        }
+        if (args[0] == "--version") {
+            out << "paraplan-cli " << PARAPLAN_VERSION << "\n";
+            return kExitOk;
+        }
+        const std::string& command = args[0];
+        if (command == "collective")
+            return commandCollective(Args(args, 1, kCollectiveOptions, {"--json"}), out);
+        if (command == "sweep-collective")
+            return commandSweep(
+                Args(args, 1,
+                     withOptions(kCollectiveOptions, {"--min-bytes", "--max-bytes", "--factor"}),
+                     {"--json", "--csv"}),
+                out);
+        if (command == "walkthrough")
+            return commandWalkthrough(Args(args, 1, kCollectiveOptions, {"--json"}), out);
+        if (command == "dp-traffic")
+            return commandDpTraffic(
+                Args(args, 1,
+                     {"--params", "--dtype", "--bytes-per-param", "--ranks", "--zero", "--bw-GBps"},
+                     {"--json", "--walkthrough"}),
+                out);
+        if (command == "presets")
+            return commandPresets(Args(args, 1, {}, {"--json"}), out);
+        if (command == "export-cluster")
+            return commandExportCluster(
+                Args(args, 1,
+                     {"--cluster", "--nodes", "--nodes-per-rack", "--oversubscription",
+                      "--nvswitch-out", "--degrade", "-o"},
+                     {}),
+                out);
+        throw UsageError("unknown command '" + command + "' (see 'paraplan-cli help')");
+    } catch (const UsageError& error) {
+        err << "error: " << error.what() << "\n";
+        return kExitUsage;
+    } catch (const std::exception& error) {
+        err << "error: " << error.what() << "\n";
+        return kExitUsage;
+    }
+}
+
+} // namespace paraplan::cli

@@ -1,0 +1,204 @@
+#include "cluster.h"
+
+#include "hardware.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan {
+
+const char* nodeFabricName(NodeFabric fabric)
+{
+    switch (fabric) {
+    case NodeFabric::NVSwitch:
+        return "nvswitch";
+    case NodeFabric::NVLinkMesh:
+        return "nvlink-mesh";
+    case NodeFabric::PCIe:
+        return "pcie";
+    }
+    return "?";
+}
+
+int NodeSpec::nvlinkLinksPerGpu() const
+{
+    int links = 0;
+    for (int chip : switch_links_per_gpu)
+        links += chip;
+    return links;
+}
+
+bool FailureWhatIf::any() const
+{
+    return !nvswitch_chips_out.empty() || nvlink_factor != 1.0 || pcie_factor != 1.0 ||
+           nic_factor != 1.0 || spine_factor != 1.0 || ici_factor != 1.0;
+}
+
+namespace {
+
+bool positiveFinite(double value)
+{
+    return value > 0 && std::isfinite(value);
+}
+
+} // namespace
+
+std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
+{
+    std::vector<std::string> problems;
+    auto problem = [&](std::string text) { problems.push_back(std::move(text)); };
+
+    if (!catalog.gpu(cluster.gpu_id))
+        problem("gpu: unknown GPU '" + cluster.gpu_id + "' (see 'paraplan-cli presets')");
+    if (cluster.nodes < 1)
+        problem("nodes: must be at least 1 (got " + std::to_string(cluster.nodes) + ")");
+    if (cluster.nodes > 1000000)
+        problem("nodes: " + std::to_string(cluster.nodes) +
+                " is beyond any cluster we can model "
+                "(at most 1,000,000)");
+
+    const FailureWhatIf& w = cluster.what_if;
+    for (double factor :
+         {w.nvlink_factor, w.pcie_factor, w.nic_factor, w.spine_factor, w.ici_factor}) {
+        if (!(factor > 0 && factor <= 1.0)) {
+            problem("what_if: a degradation factor must lie in (0, 1]");
+            break;
+        }
+    }
+
+    if (cluster.is_torus) {
+        long long chips = 1;
+        for (int axis = 0; axis < 3; ++axis) {
+            if (cluster.torus.dims[axis] < 1)
+                problem("torus.dims: every dimension must be at least 1");
+            chips *= cluster.torus.dims[axis];
+        }
+        if (chips != cluster.nodes)
+            problem("torus.dims: " + std::to_string(cluster.torus.dims[0]) + "x" +
+                    std::to_string(cluster.torus.dims[1]) + "x" +
+                    std::to_string(cluster.torus.dims[2]) + " holds " + std::to_string(chips) +
+                    " chips, not " + std::to_string(cluster.nodes));
+        if (!positiveFinite(cluster.torus.link_GBps.value))
+            problem("torus.link_GBps: must be a positive bandwidth");
+        if (!positiveFinite(cluster.torus.efficiency.value) || cluster.torus.efficiency.value > 1)
+            problem("torus.efficiency: must lie in (0, 1]");
+        if (!(cluster.torus.hop_latency_us.value >= 0))
+            problem("torus.hop_latency_us: must not be negative");
+        return problems;
+    }
+
+    const NodeSpec& node = cluster.node;
+    if (node.gpus < 1 || node.gpus > 72)
+        problem("node.gpus: must be between 1 and 72 (got " + std::to_string(node.gpus) + ")");
+    if (node.fabric != NodeFabric::PCIe && !positiveFinite(node.nvlink_link_GBps.value))
+        problem("node.nvlink: an NVLink fabric needs a per-link bandwidth");
+    if (node.fabric == NodeFabric::NVSwitch) {
+        if (node.switch_links_per_gpu.empty() || node.nvlinkLinksPerGpu() < 1)
+            problem("node.switch_links_per_gpu: an NVSwitch node needs its links per chip");
+        for (int chip : w.nvswitch_chips_out) {
+            if (chip < 0 || chip >= static_cast<int>(node.switch_links_per_gpu.size()))
+                problem("what_if.nvswitch_chips_out: no NVSwitch chip " + std::to_string(chip) +
+                        " (the node has " + std::to_string(node.switch_links_per_gpu.size()) + ")");
+        }
+        if (!w.nvswitch_chips_out.empty() &&
+            w.nvswitch_chips_out.size() >= node.switch_links_per_gpu.size())
+            problem("what_if.nvswitch_chips_out: every NVSwitch chip is out; the node has no "
+                    "NVLink fabric left");
+    }
+    if (node.fabric == NodeFabric::NVLinkMesh) {
+        for (const NVLinkPair& pair : node.nvlink_pairs) {
+            if (pair.gpu_a < 0 || pair.gpu_b < 0 || pair.gpu_a >= node.gpus ||
+                pair.gpu_b >= node.gpus || pair.gpu_a == pair.gpu_b || pair.links < 1)
+                problem("node.nvlink_pairs: pair " + std::to_string(pair.gpu_a) + "-" +
+                        std::to_string(pair.gpu_b) +
+                        " must join two different GPUs of the node "
+                        "with at least one link");
+        }
+        if (node.gpus > 16)
+            problem("node.gpus: an NVLink mesh without a switch is modelled up to 16 GPUs");
+    }
+    if (node.fabric != NodeFabric::NVSwitch || node.gpus > 1) {
+        if (!positiveFinite(node.pcie_GBps.value))
+            problem("node.pcie: a per-GPU PCIe bandwidth is required");
+    }
+    if (node.fabric != NodeFabric::NVSwitch) {
+        if (!positiveFinite(node.host_link_GBps.value))
+            problem("node.host_link: a host-link bandwidth is required");
+        if (node.gpus_per_host_link < 1 || node.gpus % node.gpus_per_host_link != 0)
+            problem("node.gpus_per_host_link: must divide the GPUs per node (" +
+                    std::to_string(node.gpus) + ")");
+    }
+    if (cluster.nodes > 1) {
+        if (node.nics < 1)
+            problem("node.nics: a cluster of several nodes needs at least one NIC per node");
+        if (!positiveFinite(node.nic_GBps.value))
+            problem("node.nic: a NIC bandwidth is required for a cluster of several nodes");
+    }
+    for (const Sourced* fraction : {&node.nvlink_ring_efficiency, &node.nvls_efficiency,
+                                    &node.pcie_efficiency, &node.nic_efficiency}) {
+        if (!(fraction->value > 0 && fraction->value <= 1.5)) {
+            problem("node: efficiencies must lie in (0, 1.5]");
+            break;
+        }
+    }
+    if (cluster.network.nodes_per_rack < 0)
+        problem("network.nodes_per_rack: must not be negative");
+    if (!(cluster.network.spine_oversubscription.value >= 1.0) ||
+        !std::isfinite(cluster.network.spine_oversubscription.value))
+        problem("network.spine_oversubscription: must be a ratio of at least 1 (1 = non-blocking, "
+                "2 = 2:1)");
+    return problems;
+}
+
+bool finalizeCluster(ClusterSpec* cluster, std::string* error)
+{
+    if (!cluster->is_torus)
+        return true;
+    TorusSpec& torus = cluster->torus;
+    if (torus.dims_auto && !torusDimsForChips(cluster->nodes, &torus.dims)) {
+        *error = "cannot arrange " + std::to_string(cluster->nodes) +
+                 " chips as a 3D torus with dimensions of at most 64; give torus.dims";
+        return false;
+    }
+    if (torus.wrap_auto) {
+        for (int axis = 0; axis < 3; ++axis)
+            torus.wrap[axis] = torus.dims[axis] >= 4 && torus.dims[axis] % 4 == 0;
+    }
+    return true;
+}
+
+bool torusDimsForChips(long long chips, std::array<int, 3>* dims)
+{
+    if (chips < 1)
+        return false;
+    // Powers of two, grown smallest-first so the shape stays close to a cube.
+    std::array<long long, 3> d{1, 1, 1};
+    long long rest = chips;
+    while (rest % 2 == 0) {
+        int smallest = 0;
+        for (int axis = 1; axis < 3; ++axis) {
+            if (d[axis] < d[smallest])
+                smallest = axis;
+        }
+        d[smallest] *= 2;
+        rest /= 2;
+    }
+    if (rest != 1) {
+        // Not a power of two: put the odd factor on the smallest axis (e.g. 12x16x16).
+        int smallest = 0;
+        for (int axis = 1; axis < 3; ++axis) {
+            if (d[axis] < d[smallest])
+                smallest = axis;
+        }
+        d[smallest] *= rest;
+    }
+    std::sort(d.begin(), d.end());
+    for (int axis = 0; axis < 3; ++axis) {
+        if (d[axis] > 64)
+            return false;
+        (*dims)[axis] = static_cast<int>(d[axis]);
+    }
+    return true;
+}
+
+} // namespace paraplan

@@ -1,0 +1,125 @@
+#pragma once
+
+#include "provenance.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+class HardwareCatalog;
+
+enum class NodeFabric
+{
+    NVSwitch,   ///< non-blocking crossbar: every GPU reaches every other at its full NVLink rate
+    NVLinkMesh, ///< point-to-point NVLinks between some GPU pairs; the rest over PCIe
+    PCIe,       ///< no NVLink; GPUs share host links
+};
+const char* nodeFabricName(NodeFabric fabric);
+
+struct NVLinkPair
+{
+    int gpu_a = 0;
+    int gpu_b = 0;
+    int links = 0;
+};
+
+/// One server: its GPUs, the fabric between them, and its network ports.
+struct NodeSpec
+{
+    int gpus = 8;
+    NodeFabric fabric = NodeFabric::NVSwitch;
+
+    std::string nvlink_id;
+    Sourced nvlink_link_GBps; ///< per link, per direction
+    std::string nvswitch_id;
+    std::vector<int> switch_links_per_gpu; ///< NVLinks from each GPU to each NVSwitch chip
+    bool in_switch_reduction = false;
+    std::vector<NVLinkPair> nvlink_pairs; ///< NVLinkMesh only
+
+    std::string pcie_id;
+    Sourced pcie_GBps; ///< each GPU's own PCIe link, per direction
+    std::string host_link_id;
+    Sourced host_link_GBps; ///< the CPU-side link that `gpus_per_host_link` GPUs share
+    int gpus_per_host_link = 1;
+    bool pcie_p2p = true; ///< GPUs under one switch talk without crossing the host link
+
+    std::string nic_id;
+    int nics = 0;
+    Sourced nics_count_source;
+    Sourced nic_GBps; ///< per port, per direction
+
+    Sourced nvlink_ring_efficiency;
+    Sourced nvls_efficiency;
+    Sourced pcie_efficiency;
+    Sourced nic_efficiency;
+
+    int nvlinkLinksPerGpu() const;
+};
+
+/// Racks and the spine above them.
+struct NetworkSpec
+{
+    int nodes_per_rack = 0; ///< 0: every node in one rack
+    Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
+    bool sharp = false; ///< in-network reduction (InfiniBand SHARP) on the switches
+};
+
+/// A TPU-style torus of chips with direct links to their neighbours.
+struct TorusSpec
+{
+    std::array<int, 3> dims{1, 1, 1};
+    std::array<bool, 3> wrap{false, false, false};
+    bool dims_auto = false; ///< derive dims from the chip count (torusDimsForChips)
+    bool wrap_auto = false; ///< wrap-around on axes that are multiples of 4 (Cloud TPU v4 rule)
+    std::string ici_id;
+    Sourced link_GBps; ///< per link, per direction
+    Sourced efficiency;
+    Sourced hop_latency_us;
+};
+
+/// What-ifs that leave the described hardware but take part of it out of service.
+struct FailureWhatIf
+{
+    std::vector<int> nvswitch_chips_out; ///< indices into switch_links_per_gpu
+    double nvlink_factor = 1.0;          ///< a degraded NVLink fabric (0..1]
+    double pcie_factor = 1.0;
+    double nic_factor = 1.0;
+    double spine_factor = 1.0;
+    double ici_factor = 1.0;
+
+    bool any() const;
+};
+
+/// A whole cluster: N identical nodes (or a torus of chips), racks and spine.
+struct ClusterSpec
+{
+    std::string preset; ///< the preset it started from, if any
+    std::string name;
+    std::string gpu_id;
+    int nodes = 1; ///< for a torus: chips
+    NodeSpec node;
+    NetworkSpec network;
+    bool is_torus = false;
+    TorusSpec torus;
+    FailureWhatIf what_if;
+    std::string source;
+
+    int gpusPerNode() const { return is_torus ? 1 : node.gpus; }
+    long long totalGpus() const { return static_cast<long long>(nodes) * gpusPerNode(); }
+};
+
+/// Checks a cluster for values the model cannot use; returns one message per problem.
+std::vector<std::string> validateCluster(const ClusterSpec& cluster,
+                                         const HardwareCatalog& catalog);
+
+/// Resolves the automatic parts (torus dims and wrap-around) after the chip count is final.
+bool finalizeCluster(ClusterSpec* cluster, std::string* error);
+
+/// Picks torus dimensions for `chips` chips: powers of two as close to a cube as possible,
+/// the smallest first (4096 -> 16x16x16, 1024 -> 8x8x16). Returns false if `chips` does not
+/// factor into three dimensions of at most 64 (the largest v4 slice is 16x16x16).
+bool torusDimsForChips(long long chips, std::array<int, 3>* dims);
+
+} // namespace paraplan

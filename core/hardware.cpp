@@ -1,0 +1,177 @@
+#include "hardware.h"
+
+#include "jsonutil.h"
+
+#include <QFile>
+
+#include <stdexcept>
+
+namespace paraplan {
+
+const char* dtypeName(Dtype dtype)
+{
+    switch (dtype) {
+    case Dtype::FP32:
+        return "fp32";
+    case Dtype::TF32:
+        return "tf32";
+    case Dtype::BF16:
+        return "bf16";
+    case Dtype::FP16:
+        return "fp16";
+    case Dtype::FP8:
+        return "fp8";
+    }
+    return "?";
+}
+
+bool parseDtype(const std::string& text, Dtype* dtype)
+{
+    for (int i = 0; i < kDtypeCount; ++i) {
+        if (text == dtypeName(static_cast<Dtype>(i))) {
+            *dtype = static_cast<Dtype>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* linkKindName(LinkKind kind)
+{
+    switch (kind) {
+    case LinkKind::PCIe:
+        return "pcie";
+    case LinkKind::NVLink:
+        return "nvlink";
+    case LinkKind::NVSwitch:
+        return "nvswitch";
+    case LinkKind::InfiniBand:
+        return "infiniband";
+    case LinkKind::RoCE:
+        return "roce";
+    case LinkKind::ICI:
+        return "ici";
+    }
+    return "?";
+}
+
+const GpuSpec* HardwareCatalog::gpu(const std::string& id) const
+{
+    for (const GpuSpec& spec : gpus) {
+        if (spec.id == id)
+            return &spec;
+    }
+    return nullptr;
+}
+
+const InterconnectSpec* HardwareCatalog::interconnect(const std::string& id) const
+{
+    for (const InterconnectSpec& spec : interconnects) {
+        if (spec.id == id)
+            return &spec;
+    }
+    return nullptr;
+}
+
+namespace {
+
+QJsonObject loadBundled(const char* path)
+{
+    QFile file(QString::fromLatin1(path));
+    if (!file.open(QIODevice::ReadOnly))
+        throw std::runtime_error(std::string("bundled resource missing: ") + path);
+    QJsonObject root;
+    std::string error;
+    if (!json::parseDocument(file.readAll().toStdString(), &root, &error))
+        throw std::runtime_error(std::string(path) + ": " + error);
+    return root;
+}
+
+void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& reader)
+{
+    const QJsonArray array = root.value("gpus").toArray();
+    for (int i = 0; i < array.size(); ++i) {
+        const QJsonObject entry = array.at(i).toObject();
+        const std::string path = "gpus[" + std::to_string(i) + "]";
+        reader.checkKeys(entry, path,
+                         {"id", "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GBps", "memory",
+                          "nvlink", "pcie_generation", "ici", "source"});
+        GpuSpec gpu;
+        reader.string(entry, "id", path, &gpu.id, true);
+        reader.string(entry, "name", path, &gpu.name, true);
+        reader.string(entry, "vendor", path, &gpu.vendor, true);
+        reader.string(entry, "source", path, &gpu.source, true);
+        reader.number(entry, "hbm_GiB", path, &gpu.hbm_GiB, true);
+        reader.number(entry, "hbm_GBps", path, &gpu.hbm_GBps, true);
+        reader.integer(entry, "pcie_generation", path, &gpu.pcie_generation);
+        const QJsonObject peaks = entry.value("peak_tflops").toObject();
+        for (auto it = peaks.begin(); it != peaks.end(); ++it) {
+            Dtype dtype;
+            if (!parseDtype(it.key().toStdString(), &dtype) || !it.value().isDouble())
+                reader.error(path + ".peak_tflops." + it.key().toStdString(), "unknown dtype");
+            else
+                gpu.peak_tflops[static_cast<int>(dtype)] = it.value().toDouble();
+        }
+        const QJsonObject nvlink = entry.value("nvlink").toObject();
+        reader.integer(nvlink, "generation", path + ".nvlink", &gpu.nvlink_generation);
+        reader.integer(nvlink, "links", path + ".nvlink", &gpu.nvlink_links);
+        gpu.is_tpu = entry.contains("ici");
+        catalog->gpus.push_back(std::move(gpu));
+    }
+}
+
+void readInterconnects(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& reader)
+{
+    const QJsonArray array = root.value("interconnects").toArray();
+    for (int i = 0; i < array.size(); ++i) {
+        const QJsonObject entry = array.at(i).toObject();
+        const std::string path = "interconnects[" + std::to_string(i) + "]";
+        reader.checkKeys(entry, path,
+                         {"id", "name", "kind", "per_direction_GBps", "achievable_fraction",
+                          "achievable_source", "chips_per_node", "in_switch_reduction", "source"});
+        InterconnectSpec spec;
+        std::string kind;
+        reader.string(entry, "id", path, &spec.id, true);
+        reader.string(entry, "name", path, &spec.name, true);
+        reader.string(entry, "kind", path, &kind, true);
+        reader.string(entry, "source", path, &spec.source, true);
+        reader.number(entry, "per_direction_GBps", path, &spec.per_direction_GBps, true);
+        reader.number(entry, "achievable_fraction", path, &spec.achievable_fraction);
+        reader.string(entry, "achievable_source", path, &spec.achievable_source);
+        reader.integer(entry, "chips_per_node", path, &spec.chips_per_node);
+        reader.boolean(entry, "in_switch_reduction", path, &spec.in_switch_reduction);
+        bool known = false;
+        for (LinkKind candidate : {LinkKind::PCIe, LinkKind::NVLink, LinkKind::NVSwitch,
+                                   LinkKind::InfiniBand, LinkKind::RoCE, LinkKind::ICI}) {
+            if (kind == linkKindName(candidate)) {
+                spec.kind = candidate;
+                known = true;
+            }
+        }
+        if (!known)
+            reader.error(path + ".kind", "unknown link kind '" + kind + "'");
+        catalog->interconnects.push_back(std::move(spec));
+    }
+}
+
+HardwareCatalog loadCatalog()
+{
+    HardwareCatalog catalog;
+    std::vector<std::string> errors;
+    json::Reader reader(&errors);
+    readGpus(loadBundled(":/paraplan/hardware/gpus.json"), &catalog, reader);
+    readInterconnects(loadBundled(":/paraplan/hardware/interconnects.json"), &catalog, reader);
+    if (!errors.empty())
+        throw std::runtime_error("bundled hardware catalog: " + errors.front());
+    return catalog;
+}
+
+} // namespace
+
+const HardwareCatalog& HardwareCatalog::bundled()
+{
+    static const HardwareCatalog catalog = loadCatalog();
+    return catalog;
+}
+
+} // namespace paraplan

@@ -1,0 +1,149 @@
+#include "jsonutil.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QSaveFile>
+
+#include <cmath>
+#include <set>
+
+namespace paraplan::json {
+
+std::string join(const std::string& path, const char* key)
+{
+    return path.empty() ? std::string(key) : path + "." + key;
+}
+
+void Reader::error(const std::string& path, const std::string& message)
+{
+    m_errors->push_back(path.empty() ? message : path + ": " + message);
+}
+
+void Reader::checkKeys(const QJsonObject& object, const std::string& path,
+                       std::initializer_list<const char*> allowed)
+{
+    std::set<QString> known;
+    for (const char* key : allowed)
+        known.insert(QString::fromLatin1(key));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!known.count(it.key()))
+            error(join(path, it.key().toStdString().c_str()), "unknown key");
+    }
+}
+
+bool Reader::number(const QJsonObject& object, const char* key, const std::string& path,
+                    double* out, bool required)
+{
+    const QJsonValue value = object.value(QLatin1String(key));
+    if (value.isUndefined()) {
+        if (required)
+            error(join(path, key), "missing (a number is required)");
+        return false;
+    }
+    if (!value.isDouble() || !std::isfinite(value.toDouble())) {
+        error(join(path, key), "must be a number");
+        return false;
+    }
+    *out = value.toDouble();
+    return true;
+}
+
+bool Reader::integer(const QJsonObject& object, const char* key, const std::string& path, int* out,
+                     bool required)
+{
+    double value = 0;
+    if (!number(object, key, path, &value, required))
+        return false;
+    if (value != std::floor(value) || std::fabs(value) > 2e9) {
+        error(join(path, key), "must be a whole number");
+        return false;
+    }
+    *out = static_cast<int>(value);
+    return true;
+}
+
+bool Reader::string(const QJsonObject& object, const char* key, const std::string& path,
+                    std::string* out, bool required)
+{
+    const QJsonValue value = object.value(QLatin1String(key));
+    if (value.isUndefined()) {
+        if (required)
+            error(join(path, key), "missing (a string is required)");
+        return false;
+    }
+    if (!value.isString()) {
+        error(join(path, key), "must be a string");
+        return false;
+    }
+    *out = value.toString().toStdString();
+    return true;
+}
+
+bool Reader::boolean(const QJsonObject& object, const char* key, const std::string& path, bool* out)
+{
+    const QJsonValue value = object.value(QLatin1String(key));
+    if (value.isUndefined())
+        return false;
+    if (!value.isBool()) {
+        error(join(path, key), "must be true or false");
+        return false;
+    }
+    *out = value.toBool();
+    return true;
+}
+
+bool parseDocument(const std::string& text, QJsonObject* root, std::string* error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray::fromStdString(text), &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        // Report a line number: offsets mean little to someone editing a file.
+        int line = 1;
+        for (int i = 0; i < parseError.offset && i < static_cast<int>(text.size()); ++i)
+            line += text[static_cast<size_t>(i)] == '\n';
+        *error = "invalid JSON at line " + std::to_string(line) + ": " +
+                 parseError.errorString().toStdString();
+        return false;
+    }
+    if (!document.isObject()) {
+        *error = "the top level must be a JSON object";
+        return false;
+    }
+    *root = document.object();
+    return true;
+}
+
+bool readFile(const std::string& path, std::string* text, std::string* error)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = "cannot open '" + path + "': " + file.errorString().toStdString();
+        return false;
+    }
+    constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
+    if (file.size() > kMaxBytes) {
+        *error = "'" + path + "' is larger than 64 MiB; not a Paraplan file";
+        return false;
+    }
+    *text = file.readAll().toStdString();
+    return true;
+}
+
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error)
+{
+    QSaveFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = "cannot write '" + path + "': " + file.errorString().toStdString();
+        return false;
+    }
+    const QByteArray bytes = QByteArray::fromStdString(text);
+    if (file.write(bytes) != bytes.size() || !file.commit()) {
+        *error = "cannot write '" + path + "': " + file.errorString().toStdString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace paraplan::json

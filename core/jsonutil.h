@@ -1,0 +1,46 @@
+#pragma once
+
+// Small helpers for reading the JSON data files strictly: unknown keys are reported,
+// wrong types are named with their path. Internal to core.
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace paraplan::json {
+
+class Reader
+{
+public:
+    explicit Reader(std::vector<std::string>* errors) : m_errors(errors) {}
+
+    void error(const std::string& path, const std::string& message);
+    void checkKeys(const QJsonObject& object, const std::string& path,
+                   std::initializer_list<const char*> allowed);
+
+    bool number(const QJsonObject& object, const char* key, const std::string& path, double* out,
+                bool required = false);
+    bool integer(const QJsonObject& object, const char* key, const std::string& path, int* out,
+                 bool required = false);
+    bool string(const QJsonObject& object, const char* key, const std::string& path,
+                std::string* out, bool required = false);
+    bool boolean(const QJsonObject& object, const char* key, const std::string& path, bool* out);
+
+    bool ok() const { return m_errors->empty(); }
+
+private:
+    std::vector<std::string>* m_errors;
+};
+
+std::string join(const std::string& path, const char* key);
+bool parseDocument(const std::string& text, QJsonObject* root, std::string* error);
+bool readFile(const std::string& path, std::string* text, std::string* error);
+/// Writes through QSaveFile: the old file stays intact until the new one is complete.
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error);
+
+} // namespace paraplan::json

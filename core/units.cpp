@@ -1,0 +1,179 @@
+#include "units.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace paraplan::units {
+namespace {
+
+std::string trimmed(std::string_view text)
+{
+    size_t begin = 0;
+    size_t end = text.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
+        ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])))
+        --end;
+    return std::string(text.substr(begin, end - begin));
+}
+
+std::string lower(std::string text)
+{
+    for (char& c : text)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// Splits "141GB" into the number and its suffix; the number may carry an exponent.
+bool splitNumber(const std::string& text, double* value, std::string* suffix)
+{
+    if (text.empty())
+        return false;
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    *value = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(*value))
+        return false;
+    *suffix = lower(trimmed(std::string_view(end)));
+    return true;
+}
+
+void setError(std::string* error, std::string message)
+{
+    if (error)
+        *error = std::move(message);
+}
+
+} // namespace
+
+std::optional<double> parseNumber(std::string_view text)
+{
+    double value = 0;
+    std::string suffix;
+    if (!splitNumber(trimmed(text), &value, &suffix) || !suffix.empty())
+        return std::nullopt;
+    return value;
+}
+
+std::optional<double> parseBytes(std::string_view text, std::string* error)
+{
+    const std::string input = trimmed(text);
+    double value = 0;
+    std::string suffix;
+    if (!splitNumber(input, &value, &suffix)) {
+        setError(error, "'" + input + "' is not a byte count (examples: 141e9, 141GB, 400MiB)");
+        return std::nullopt;
+    }
+    struct Suffix
+    {
+        const char* name;
+        double bytes;
+    };
+    static const Suffix suffixes[] = {
+        {"", 1},       {"b", 1},
+        {"k", kKB},    {"kb", kKB},
+        {"kib", kKiB}, {"m", kMB},
+        {"mb", kMB},   {"mib", kMiB},
+        {"g", kGB},    {"gb", kGB},
+        {"gib", kGiB}, {"t", kTB},
+        {"tb", kTB},   {"tib", kGiB * 1024.0},
+    };
+    for (const Suffix& s : suffixes) {
+        if (suffix == s.name) {
+            const double bytes = value * s.bytes;
+            if (!(bytes > 0) || !std::isfinite(bytes)) {
+                setError(error, "byte count '" + input + "' must be positive");
+                return std::nullopt;
+            }
+            return bytes;
+        }
+    }
+    setError(error, "unknown size unit '" + suffix + "' in '" + input +
+                        "' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)");
+    return std::nullopt;
+}
+
+std::optional<double> parseSeconds(std::string_view text, std::string* error)
+{
+    const std::string input = trimmed(text);
+    double value = 0;
+    std::string suffix;
+    if (!splitNumber(input, &value, &suffix)) {
+        setError(error, "'" + input + "' is not a duration (examples: 2.16ms, 15us, 0.27s)");
+        return std::nullopt;
+    }
+    double scale = 0;
+    if (suffix.empty() || suffix == "s")
+        scale = 1;
+    else if (suffix == "ms")
+        scale = 1e-3;
+    else if (suffix == "us")
+        scale = 1e-6;
+    else if (suffix == "ns")
+        scale = 1e-9;
+    if (scale == 0) {
+        setError(error,
+                 "unknown time unit '" + suffix + "' in '" + input + "' (use s, ms, us, ns)");
+        return std::nullopt;
+    }
+    const double seconds = value * scale;
+    if (!(seconds > 0)) {
+        setError(error, "duration '" + input + "' must be positive");
+        return std::nullopt;
+    }
+    return seconds;
+}
+
+std::string formatNumber(double value, int significant)
+{
+    if (!std::isfinite(value))
+        return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+    if (value == 0)
+        return "0";
+    const double magnitude = std::floor(std::log10(std::fabs(value)));
+    int decimals = significant - 1 - static_cast<int>(magnitude);
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 9)
+        decimals = 9;
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string formatBytes(double bytes)
+{
+    struct Step
+    {
+        double size;
+        const char* unit;
+    };
+    static const Step steps[] = {{kTB, "TB"}, {kGB, "GB"}, {kMB, "MB"}, {kKB, "KB"}};
+    for (const Step& step : steps) {
+        if (std::fabs(bytes) >= step.size)
+            return formatNumber(bytes / step.size) + " " + step.unit;
+    }
+    return formatNumber(bytes) + " B";
+}
+
+std::string formatSeconds(double seconds)
+{
+    const double magnitude = std::fabs(seconds);
+    if (magnitude >= 1.0 || magnitude == 0)
+        return formatNumber(seconds) + " s";
+    if (magnitude >= 1e-3)
+        return formatNumber(seconds * 1e3) + " ms";
+    if (magnitude >= 1e-6)
+        return formatNumber(seconds * 1e6) + " us";
+    return formatNumber(seconds * 1e9) + " ns";
+}
+
+std::string formatGBps(double bytes_per_s)
+{
+    return formatNumber(toGBps(bytes_per_s)) + " GB/s";
+}
+
+} // namespace paraplan::units
