@@ -171,27 +171,22 @@ bool torusDimsForChips(long long chips, std::array<int, 3>* dims)
 {
     if (chips < 1)
         return false;
-    // Powers of two, grown smallest-first so the shape stays close to a cube.
-    std::array<long long, 3> d{1, 1, 1};
+    // Prime factors, largest first, each onto the currently smallest axis: the shape stays
+    // close to a cube (3072 -> 12x16x16).
+    std::vector<long long> factors;
     long long rest = chips;
-    while (rest % 2 == 0) {
-        int smallest = 0;
-        for (int axis = 1; axis < 3; ++axis) {
-            if (d[axis] < d[smallest])
-                smallest = axis;
+    for (long long p = 2; p * p <= rest; ++p) {
+        while (rest % p == 0) {
+            factors.push_back(p);
+            rest /= p;
         }
-        d[smallest] *= 2;
-        rest /= 2;
     }
-    if (rest != 1) {
-        // Not a power of two: put the odd factor on the smallest axis (e.g. 12x16x16).
-        int smallest = 0;
-        for (int axis = 1; axis < 3; ++axis) {
-            if (d[axis] < d[smallest])
-                smallest = axis;
-        }
-        d[smallest] *= rest;
-    }
+    if (rest > 1)
+        factors.push_back(rest);
+    std::sort(factors.rbegin(), factors.rend());
+    std::array<long long, 3> d{1, 1, 1};
+    for (long long factor : factors)
+        *std::min_element(d.begin(), d.end()) *= factor;
     std::sort(d.begin(), d.end());
     for (int axis = 0; axis < 3; ++axis) {
         if (d[axis] > 64)

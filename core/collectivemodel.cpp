@@ -178,6 +178,33 @@ double ringWireBytesPerRank(CollectiveOp op, double bytes, int ranks)
     return busBandwidthFactor(op, ranks) * bytes;
 }
 
+const char* wireApproximationName(WireApproximation approximation)
+{
+    switch (approximation) {
+    case WireApproximation::Exact:
+        return "exact";
+    case WireApproximation::LargeN:
+        return "large-n";
+    case WireApproximation::OnePass:
+        return "one-pass";
+    }
+    return "?";
+}
+
+double approximateWireBytesPerRank(CollectiveOp op, double bytes, int ranks,
+                                   WireApproximation approximation)
+{
+    switch (approximation) {
+    case WireApproximation::Exact:
+        return ringWireBytesPerRank(op, bytes, ranks);
+    case WireApproximation::LargeN:
+        return op == CollectiveOp::AllReduce ? 2 * bytes : bytes;
+    case WireApproximation::OnePass:
+        return (ranks - 1.0) / ranks * bytes;
+    }
+    return 0;
+}
+
 MeasuredBandwidth bandwidthFromMeasuredTime(CollectiveOp op, double bytes, int ranks, double time_s)
 {
     MeasuredBandwidth result;
@@ -609,8 +636,20 @@ CollectiveResult CollectiveModel::evaluateAlgorithm(const CollectiveRequest& req
                                       : "(n-1)/n × S";
         const int steps = allReduce ? 2 * (n - 1) : n - 1;
         if (m_cluster.is_torus) {
-            // A ring through every chip of the block runs both ways when it closes (n even).
-            const double bw = m_figures.torus_link_Bps * (n % 2 == 0 ? 2.0 : 1.0);
+            // Two rings, one each way, when the block has a Hamiltonian cycle over neighbour
+            // links: one axis with wrap-around (3+ chips), or a 2D/3D block with an even side.
+            // Otherwise the ring folds back over a line and each link carries both directions.
+            int axesUsed = 0;
+            int lastAxis = 0;
+            for (int axis = 0; axis < 3; ++axis) {
+                if (p.torus_dims[axis] > 1) {
+                    ++axesUsed;
+                    lastAxis = axis;
+                }
+            }
+            const bool cycle =
+                axesUsed == 1 ? (p.torus_wrap[lastAxis] && n >= 3) : (axesUsed > 1 && n % 2 == 0);
+            const double bw = m_figures.torus_link_Bps * (cycle ? 2.0 : 1.0);
             addPhase("ring", ringFormula, Tier::ICI, n, wire, bw);
             intraHops = steps;
         } else {
@@ -668,24 +707,42 @@ CollectiveResult CollectiveModel::evaluateAlgorithm(const CollectiveRequest& req
         break;
     }
     case Algorithm::Torus: {
+        // The buffer is split into one part per axis in use; each part runs rings along the
+        // axes in a rotated order (x,y,z / y,z,x / z,x,y), so every axis's links carry traffic
+        // at once. Each axis's time is the bytes it carries over its links' rate; the slowest
+        // axis sets the bandwidth term.
         const auto& dims = p.torus_dims;
-        double shard = S;
         const double factor = allReduce ? 2.0 : 1.0;
-        static const char* kAxisNames[3] = {"x-axis rings", "y-axis rings", "z-axis rings"};
-        static const char* kAxisAllReduce[3] = {"2(dx-1)/dx × S", "2(dy-1)/dy × S/dx",
-                                                "2(dz-1)/dz × S/(dx dy)"};
-        static const char* kAxisOnce[3] = {"(dx-1)/dx × S", "(dy-1)/dy × S/dx",
-                                           "(dz-1)/dz × S/(dx dy)"};
+        int axes[3];
+        int used = 0;
         for (int axis = 0; axis < 3; ++axis) {
-            const int d = dims[axis];
-            if (d < 2)
-                continue;
-            const double bw = m_figures.torus_link_Bps * (p.torus_wrap[axis] ? 2.0 : 1.0);
-            addPhase(kAxisNames[axis], allReduce ? kAxisAllReduce[axis] : kAxisOnce[axis],
-                     Tier::ICI, d, factor * (d - 1.0) / d * shard, bw);
-            intraHops += static_cast<int>(factor) * (d - 1);
-            shard /= d;
+            if (dims[axis] > 1)
+                axes[used++] = axis;
         }
+        static const char* kAxisNames[3] = {"x-axis links", "y-axis links", "z-axis links"};
+        static const char* kAxisFormula[3] = {
+            "sum over parts of factor (dx-1)/dx × the part's shard on the x axis",
+            "sum over parts of factor (dy-1)/dy × the part's shard on the y axis",
+            "sum over parts of factor (dz-1)/dz × the part's shard on the z axis"};
+        for (int u = 0; u < used; ++u) {
+            const int axis = axes[u];
+            double bytesOnAxis = 0;
+            for (int part = 0; part < used; ++part) {
+                double shard = S / used;
+                for (int step = 0; step < used; ++step) {
+                    const int a = axes[(part + step) % used];
+                    if (a == axis) {
+                        bytesOnAxis += factor * (dims[a] - 1.0) / dims[a] * shard;
+                        break;
+                    }
+                    shard /= dims[a];
+                }
+            }
+            const double bw = m_figures.torus_link_Bps * (p.torus_wrap[axis] ? 2.0 : 1.0);
+            addPhase(kAxisNames[axis], kAxisFormula[axis], Tier::ICI, dims[axis], bytesOnAxis, bw);
+            intraHops += static_cast<int>(factor) * (dims[axis] - 1);
+        }
+        r.phases_concurrent = true;
         if (r.phase_count == 0)
             addPhase("single chip", "0", Tier::ICI, 1, 0, m_figures.torus_link_Bps);
         break;
@@ -783,7 +840,9 @@ CollectiveResult CollectiveModel::evaluateAlgorithm(const CollectiveRequest& req
     double wire = 0;
     int slowest = 0;
     for (int i = 0; i < r.phase_count; ++i) {
-        bandwidthTime += r.phases[static_cast<size_t>(i)].time_s;
+        const double phaseTime = r.phases[static_cast<size_t>(i)].time_s;
+        bandwidthTime =
+            r.phases_concurrent ? std::max(bandwidthTime, phaseTime) : bandwidthTime + phaseTime;
         wire += r.phases[static_cast<size_t>(i)].wire_bytes_per_rank;
         if (r.phases[static_cast<size_t>(i)].time_s > r.phases[static_cast<size_t>(slowest)].time_s)
             slowest = i;
@@ -893,10 +952,13 @@ CollectiveResult CollectiveModel::evaluate(const CollectiveRequest& request) con
         }
         return evaluateAlgorithm(request, placement, request.algorithm);
     }
+    // On a tie the more specific algorithm wins (a ring along one torus axis is "torus").
+    static constexpr Algorithm kPreference[] = {Algorithm::Torus,        Algorithm::InSwitch,
+                                                Algorithm::Hierarchical, Algorithm::Ring,
+                                                Algorithm::Tree,         Algorithm::Direct};
     CollectiveResult best;
-    for (int a = 1; a < kAlgorithmCount; ++a) {
+    for (const Algorithm algorithm : kPreference) {
         const char* why = "";
-        const Algorithm algorithm = static_cast<Algorithm>(a);
         if (!applies(request, placement, algorithm, &why))
             continue;
         CollectiveResult result = evaluateAlgorithm(request, placement, algorithm);

@@ -76,6 +76,19 @@ double busBandwidthFactor(CollectiveOp op, int ranks);
 /// of all_gather, one rank's send buffer of all_to_all).
 double ringWireBytesPerRank(CollectiveOp op, double bytes, int ranks);
 
+/// How a worked example counts the bytes: exactly, with the large-n limit the seed often
+/// uses (2S for 2(n-1)/n S), or as one pass of (n-1)/n S per rank (the seed's 32-node and TPU
+/// examples, which count each byte once against a bidirectional figure).
+enum class WireApproximation
+{
+    Exact,
+    LargeN,
+    OnePass,
+};
+const char* wireApproximationName(WireApproximation approximation);
+double approximateWireBytesPerRank(CollectiveOp op, double bytes, int ranks,
+                                   WireApproximation approximation);
+
 struct MeasuredBandwidth
 {
     double algbw_Bps = 0;
@@ -143,7 +156,8 @@ struct CollectiveResult
 
     std::array<CollectivePhase, 3> phases{};
     int phase_count = 0;
-    const char* note = nullptr; ///< a remark on how the algorithm applies here, if any
+    bool phases_concurrent = false; ///< phases run at once (torus axes): the slowest counts
+    const char* note = nullptr;     ///< a remark on how the algorithm applies here, if any
 };
 
 /// The cost model of collectives on one cluster. Construction does the topology work

@@ -2,6 +2,7 @@
 
 #include "units.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -285,6 +286,10 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
 
     // Bytes and bandwidth term, phase by phase.
     double bandwidthTime = 0;
+    if (result.algorithm == Algorithm::Torus && result.phase_count > 1)
+        d.notes.push_back("Torus all-reduce: the buffer is split into one part per axis; each "
+                          "part runs rings along the axes in a rotated order, so all axes' "
+                          "links carry traffic at once.");
     for (int i = 0; i < result.phase_count; ++i) {
         const CollectivePhase& phase = result.phases[static_cast<size_t>(i)];
         const std::string prefix =
@@ -300,7 +305,8 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
                   std::string(tierName(phase.tier)) + ")",
               formatBytes(phase.wire_bytes_per_rank) + " / " + formatGBps(phase.bandwidth_Bps),
               formatSeconds(phase.time_s), phase.time_s, "s");
-        bandwidthTime += phase.time_s;
+        bandwidthTime = result.phases_concurrent ? std::max(bandwidthTime, phase.time_s)
+                                                 : bandwidthTime + phase.time_s;
     }
     if (result.protocol_bandwidth_fraction != 1.0) {
         d.add("Protocol share of the bandwidth", "bandwidth term / protocol fraction",
@@ -310,8 +316,10 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
               std::string("NCCL protocol ") + protocolName(result.protocol) + " (" +
                   kNcclLatencySource + ")");
     } else if (result.phase_count > 1) {
-        d.add("Bandwidth term", "sum of the phases", "", formatSeconds(result.bandwidth_time_s),
-              result.bandwidth_time_s, "s");
+        d.add("Bandwidth term",
+              result.phases_concurrent ? "the slowest of the phases, which run at once"
+                                       : "sum of the phases",
+              "", formatSeconds(result.bandwidth_time_s), result.bandwidth_time_s, "s");
     }
 
     // Latency term.
@@ -357,7 +365,9 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
          request.op == CollectiveOp::AllGather) &&
         result.algorithm == Algorithm::Ring && result.phase_count == 1) {
         const double factor = request.op == CollectiveOp::AllReduce ? 2.0 : 1.0;
-        const double approx = factor * request.bytes / result.phases[0].bandwidth_Bps;
+        const double approx =
+            approximateWireBytesPerRank(request.op, request.bytes, n, WireApproximation::LargeN) /
+            result.phases[0].bandwidth_Bps;
         const std::string shortcut = request.op == CollectiveOp::AllReduce ? "2S" : "S";
         d.notes.push_back("Approximation: the seed often writes " + shortcut + " for " +
                           busFactorFormula(request.op) + " × S (the large-n limit). Here " +

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and opens Paraplan on the bundled example.
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/setup.sh
+
+example=resources/examples/seed-interview-70b.sh
+if [ -x build/app/paraplan ]; then
+    if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ -n "${QT_QPA_PLATFORM:-}" ]; then
+        exec build/app/paraplan "$@"
+    fi
+    echo "No display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open."
+    echo "Run it under a virtual display with 'xvfb-run ./run.sh', or use the headless CLI:"
+    echo
+fi
+echo "The headless CLI on the bundled example (build/app/paraplan-cli, see 'paraplan-cli help'):"
+echo
+"$example" build/app/paraplan-cli

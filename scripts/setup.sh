@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Shared by run.sh and test.sh: installs the Debian packages Paraplan needs (only those that
+# are missing), then configures and builds Release into build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+    cmake ninja-build g++ pkg-config
+    qt6-base-dev             # Qt 6 Core, Gui, Widgets, PrintSupport, Test
+    libqcustomplot-dev       # the Qt 6 build of QCustomPlot (find_package(QCustomPlotQt6))
+    libbenchmark-dev         # Google Benchmark for tests/bench
+    fonts-dejavu-core        # without a font, labels render as boxes on slim machines
+    poppler-utils            # pdftotext/pdftoppm for checking exported reports
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "==> Installing missing Debian packages: ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if ! command -v sudo >/dev/null 2>&1; then
+            echo "error: need root or sudo to install: ${missing[*]}" >&2
+            exit 1
+        fi
+        sudo="sudo"
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}"
+fi
+
+if [ ! -f build/CMakeCache.txt ]; then
+    generator=()
+    if command -v ninja >/dev/null 2>&1; then
+        generator=(-G Ninja)
+    fi
+    echo "==> Configuring (Release) into build/"
+    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+fi
+echo "==> Building"
+cmake --build build --parallel "$(nproc 2>/dev/null || echo 2)"

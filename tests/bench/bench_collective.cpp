@@ -1,0 +1,90 @@
+// The collective model is called millions of times (live recompute, plan search): one
+// evaluation must take well under a microsecond. Run: build/bench/bench_collective
+#include "clusterio.h"
+#include "collectivemodel.h"
+
+#include <QCoreApplication>
+
+#include <benchmark/benchmark.h>
+
+using namespace paraplan;
+
+namespace {
+
+ClusterSpec cluster(const char* id, int nodes)
+{
+    ClusterOptions options;
+    options.nodes = nodes;
+    ClusterSpec spec;
+    std::string error;
+    if (!clusterFromPreset(id, options, &spec, &error))
+        throw std::runtime_error(error);
+    return spec;
+}
+
+void evaluateLoop(benchmark::State& state, const CollectiveModel& model, CollectiveOp op, int ranks,
+                  int stride)
+{
+    CollectiveRequest request;
+    request.op = op;
+    request.ranks = ranks;
+    request.stride = stride;
+    double bytes = 1e3;
+    for (auto _ : state) {
+        request.bytes = bytes;
+        benchmark::DoNotOptimize(model.evaluate(request).time_s);
+        bytes = bytes < 1e10 ? bytes * 1.7 : 1e3;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void BM_AllReduceAutoOneNode(benchmark::State& state)
+{
+    static const CollectiveModel model(cluster("dgx-h100", 1));
+    evaluateLoop(state, model, CollectiveOp::AllReduce, 8, 1);
+}
+BENCHMARK(BM_AllReduceAutoOneNode);
+
+void BM_AllReduceAutoAcrossRacks(benchmark::State& state)
+{
+    ClusterSpec spec = cluster("dgx-h100", 2048);
+    spec.network.spine_oversubscription.value = 2;
+    static const CollectiveModel model(spec);
+    evaluateLoop(state, model, CollectiveOp::AllReduce, 2048, 8);
+}
+BENCHMARK(BM_AllReduceAutoAcrossRacks);
+
+void BM_AllToAllMesh(benchmark::State& state)
+{
+    static const CollectiveModel model(cluster("a100-nvlink-mesh", 4));
+    evaluateLoop(state, model, CollectiveOp::AllToAll, 32, 1);
+}
+BENCHMARK(BM_AllToAllMesh);
+
+void BM_AllReduceTorus(benchmark::State& state)
+{
+    static const CollectiveModel model(cluster("tpu-v4-pod", 4096));
+    evaluateLoop(state, model, CollectiveOp::AllReduce, 4096, 1);
+}
+BENCHMARK(BM_AllReduceTorus);
+
+void BM_BuildMeshModel(benchmark::State& state)
+{
+    const ClusterSpec spec = cluster("a100-nvlink-mesh", 1);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(CollectiveModel(spec).figures().spine_ratio);
+}
+BENCHMARK(BM_BuildMeshModel)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv); // the presets are Qt resources
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,331 @@
+// paraplan-cli: commands run in-process through the same entry point as the binary, plus one
+// end-to-end run of the real executable for exit codes and stderr.
+#include "clicommands.h"
+#include "clusterio.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sstream>
+
+using namespace paraplan;
+
+namespace {
+
+struct CliRun
+{
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+CliRun runCli(const QStringList& args)
+{
+    std::vector<std::string> argv;
+    for (const QString& arg : args)
+        argv.push_back(arg.toStdString());
+    std::ostringstream out;
+    std::ostringstream err;
+    CliRun result;
+    result.code = cli::run(argv, out, err);
+    result.out = QString::fromStdString(out.str());
+    result.err = QString::fromStdString(err.str());
+    return result;
+}
+
+QJsonObject json(const CliRun& run)
+{
+    return QJsonDocument::fromJson(run.out.toUtf8()).object();
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void collectiveJsonHasTheDocumentedKeys()
+    {
+        const CliRun run = runCli({"collective", "--op", "all_reduce", "--bytes", "141GB",
+                                   "--ranks", "8", "--bw-GBps", "900", "--json"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.err.isEmpty());
+        const QJsonObject result = json(run);
+        for (const char* key :
+             {"time_s", "algbw_GBps", "busbw_GBps", "bytes_per_rank", "bottleneck", "regime"})
+            QVERIFY2(result.contains(key), key);
+        QVERIFY(qAbs(result["time_s"].toDouble() - 0.27417) < 1e-4);
+        QCOMPARE(result["bottleneck"].toString(), QString("link"));
+        QCOMPARE(result["regime"].toString(), QString("bandwidth-bound"));
+        QVERIFY(qAbs(result["busbw_GBps"].toDouble() - 900) < 1e-6);
+    }
+
+    void byteFormsAgree_data()
+    {
+        QTest::addColumn<QString>("bytes");
+        QTest::newRow("scientific") << "141e9";
+        QTest::newRow("GB") << "141GB";
+        QTest::newRow("spaced") << "141 GB";
+    }
+    void byteFormsAgree()
+    {
+        QFETCH(QString, bytes);
+        const CliRun run = runCli({"collective", "--op", "all_reduce", "--bytes", bytes, "--ranks",
+                                   "8", "--bw-GBps", "900", "--json"});
+        QCOMPARE(run.code, 0);
+        QCOMPARE(json(run)["bytes"].toDouble(), 141e9);
+        const CliRun binary = runCli({"collective", "--op", "all_reduce", "--bytes", "400MiB",
+                                      "--ranks", "8", "--bw-GBps", "900", "--json"});
+        QCOMPARE(json(binary)["bytes"].toDouble(), 400.0 * 1024 * 1024);
+    }
+
+    void clusterCollective()
+    {
+        const CliRun run = runCli({"collective", "--op", "all_reduce", "--bytes", "1GB", "--ranks",
+                                   "64", "--stride", "8", "--cluster", "dgx-h100", "--nodes", "64",
+                                   "--nodes-per-rack", "32", "--oversubscription", "2", "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject result = json(run);
+        QCOMPARE(result["bottleneck"].toString(), QString("spine"));
+        QCOMPARE(result["placement"].toObject()["racks"].toInt(), 2);
+        QVERIFY(result["phases"].toArray().size() >= 1);
+    }
+
+    void whatIfOptions()
+    {
+        const QStringList base = {"collective", "--op",    "all_reduce", "--bytes",
+                                  "4GB",        "--ranks", "8",          "--cluster",
+                                  "dgx-h100",   "--algo",  "ring",       "--json"};
+        const double healthy = json(runCli(base))["busbw_GBps"].toDouble();
+        const double chipOut =
+            json(runCli(base + QStringList{"--nvswitch-out", "0"}))["busbw_GBps"].toDouble();
+        const double degraded =
+            json(runCli(base + QStringList{"--degrade", "nvlink=0.5"}))["busbw_GBps"].toDouble();
+        QVERIFY(qAbs(chipOut / healthy - 13.0 / 18) < 1e-3);
+        QVERIFY(qAbs(degraded / healthy - 0.5) < 1e-3);
+    }
+
+    void sweepCoversOneKilobyteToSixteenGigabytes()
+    {
+        const CliRun csv = runCli(
+            {"sweep-collective", "--op", "all_reduce", "--ranks", "8", "--cluster", "dgx-h100"});
+        QCOMPARE(csv.code, 0);
+        const QStringList lines = csv.out.trimmed().split('\n');
+        QCOMPARE(
+            lines.first(),
+            QString("bytes,time_s,algbw_GBps,busbw_GBps,algorithm,protocol,bottleneck,regime"));
+        QCOMPARE(lines.size(), 1 + 24); // 1 KB x 2^0 .. 2^23
+        QVERIFY(lines.at(1).startsWith("1000,"));
+        QVERIFY(lines.at(1).endsWith("latency-bound"));
+        QVERIFY(lines.last().endsWith("bandwidth-bound"));
+        const CliRun js =
+            runCli({"sweep-collective", "--op", "reduce_scatter", "--ranks", "4", "--bw-GBps",
+                    "100", "--json", "--min-bytes", "1MB", "--max-bytes", "1GB", "--factor", "10"});
+        QCOMPARE(js.code, 0);
+        QCOMPARE(json(js)["points"].toArray().size(), 4);
+    }
+
+    void walkthroughReadsLikeTheSeed()
+    {
+        const CliRun run = runCli({"walkthrough", "--op", "all_reduce", "--bytes", "134217728",
+                                   "--ranks", "8", "--bw-GBps", "450"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.contains("2(n-1)/n × S"));
+        QVERIFY(run.out.contains("2(8-1)/8 × 134 MB"));
+        QVERIFY(run.out.contains("Approximation: the seed often writes 2S"));
+        QVERIFY(run.out.contains("597 us")); // the seed's ~0.6 ms, via 2S
+        QVERIFY(run.out.contains("user entry: --bw-GBps 450"));
+        const CliRun cluster = runCli({"walkthrough", "--op", "all_reduce", "--bytes", "14GB",
+                                       "--ranks", "16", "--cluster", "dgx-a100"});
+        QCOMPARE(cluster.code, 0);
+        QVERIFY(cluster.out.contains("Network share per GPU"));
+        QVERIFY(cluster.out.contains("preset"));
+        QVERIFY(cluster.out.contains("Alternative:"));
+        const CliRun asJson = runCli({"walkthrough", "--op", "all_gather", "--bytes", "1GB",
+                                      "--ranks", "8", "--cluster", "dgx-h100", "--json"});
+        QCOMPARE(asJson.code, 0);
+        QVERIFY(json(asJson)["steps"].toArray().size() >= 5);
+    }
+
+    void measuredTimeGivesBusBandwidth()
+    {
+        const CliRun run = runCli({"collective", "--op", "all_reduce", "--bytes", "400MB",
+                                   "--ranks", "4", "--measured-time", "2.16ms", "--json"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(qAbs(json(run)["busbw_GBps"].toDouble() - 277.78) < 0.01);
+        const CliRun explained = runCli({"walkthrough", "--op", "reduce_scatter", "--bytes",
+                                         "400MB", "--ranks", "4", "--measured-time", "4.3ms"});
+        QCOMPARE(explained.code, 0);
+        QVERIFY(explained.out.contains("69.8 GB/s"));
+        QVERIFY(explained.out.contains("S = 1.60 GB and busbw = 279 GB/s"));
+    }
+
+    void dpTraffic()
+    {
+        const CliRun run = runCli({"dp-traffic", "--params", "7e9", "--dtype", "bf16", "--ranks",
+                                   "8", "--zero", "3", "--bw-GBps", "277", "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject result = json(run);
+        QCOMPARE(result["passes"].toDouble(), 3.0);
+        QVERIFY(qAbs(result["bytes_per_rank"].toDouble() - 3 * 7.0 / 8 * 14e9) < 1);
+        const CliRun text = runCli(
+            {"dp-traffic", "--params", "7.5e9", "--ranks", "64", "--zero", "1", "--walkthrough"});
+        QVERIFY(text.out.contains("31.4 GB"));
+    }
+
+    void presetsListSources()
+    {
+        const CliRun run = runCli({"presets"});
+        QCOMPARE(run.code, 0);
+        for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", "pcie-h100",
+                               "a100-nvlink-mesh", "tpu-v4-pod", "h100-sxm5-80gb", "ib-ndr"})
+            QVERIFY2(run.out.contains(id), id);
+        QVERIFY(run.out.count("source:") >= 30);
+        QVERIFY(run.out.contains("per direction"));
+        const CliRun js = runCli({"presets", "--json"});
+        QCOMPARE(json(js)["clusters"].toArray().size(), 7);
+    }
+
+    void exportClusterWritesALoadableFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.json");
+        const CliRun run = runCli({"export-cluster", "--cluster", "dgx-h200", "--nodes", "16",
+                                   "--oversubscription", "2", "-o", path});
+        QCOMPARE(run.code, 0);
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY2(loadCluster(path.toStdString(), {}, &cluster, &error), error.c_str());
+        QCOMPARE(cluster.nodes, 16);
+        const CliRun again = runCli({"collective", "--op", "all_reduce", "--bytes", "1GB",
+                                     "--ranks", "128", "--cluster", path, "--json"});
+        QCOMPARE(again.code, 0);
+    }
+
+    void badArgumentsGiveOneErrorLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("messagePart");
+        const QStringList flat = {"collective", "--op",      "all_reduce", "--ranks",
+                                  "8",          "--bw-GBps", "900"};
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command";
+        QTest::newRow("unknown option")
+            << (flat + QStringList{"--bytes", "1GB", "--wat", "1"}) << "unknown option '--wat'";
+        QTest::newRow("missing bytes") << flat << "--bytes is required";
+        QTest::newRow("bad bytes") << (flat + QStringList{"--bytes", "lots"}) << "not a byte count";
+        QTest::newRow("negative bytes") << (flat + QStringList{"--bytes", "-1GB"}) << "positive";
+        QTest::newRow("bad op") << QStringList{"collective", "--op", "allsum",    "--bytes", "1",
+                                               "--ranks",    "2",    "--bw-GBps", "1"}
+                                << "unknown collective";
+        QTest::newRow("nan bandwidth")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "8",    "--bw-GBps",  "nan"}
+            << "not a number";
+        QTest::newRow("zero bandwidth")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "8",    "--bw-GBps",  "0"}
+            << "must be positive";
+        QTest::newRow("one rank") << QStringList{"collective", "--op",      "all_reduce",
+                                                 "--bytes",    "1GB",       "--ranks",
+                                                 "1",          "--bw-GBps", "10"}
+                                  << "at least 2 ranks";
+        QTest::newRow("fractional ranks")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "2.5",  "--bw-GBps",  "10"}
+            << "whole number";
+        QTest::newRow("both link kinds")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB", "--ranks", "8",
+                           "--bw-GBps",  "10",   "--cluster",  "dgx-h100"}
+            << "either --bw-GBps";
+        QTest::newRow("neither link kind")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB", "--ranks", "8"}
+            << "either --bw-GBps";
+        QTest::newRow("unknown cluster")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "8",    "--cluster",  "dgx-x9"}
+            << "neither a cluster preset";
+        QTest::newRow("group too large")
+            << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "100000000", "--cluster",  "dgx-h100"}
+            << "the cluster has 32";
+        QTest::newRow("zero nodes")
+            << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB", "--ranks",
+                           "8",          "--cluster", "dgx-h100",   "--nodes", "0"}
+            << "from 1 to 1000000";
+        QTest::newRow("bad algorithm")
+            << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB",  "--ranks",
+                           "8",          "--bw-GBps", "10",         "--algo",  "magic"}
+            << "unknown algorithm";
+        QTest::newRow("bad degrade")
+            << QStringList{"collective", "--op",     "all_reduce", "--bytes", "1GB", "--ranks", "8",
+                           "--cluster",  "dgx-h100", "--degrade",  "nvlink=3"}
+            << "(0, 1]";
+        QTest::newRow("value missing")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes"} << "needs a value";
+        QTest::newRow("bad measured time")
+            << QStringList{"collective", "--op", "all_reduce",      "--bytes", "1GB",
+                           "--ranks",    "8",    "--measured-time", "fast"}
+            << "not a duration";
+        QTest::newRow("bad zero stage")
+            << QStringList{"dp-traffic", "--params", "7e9", "--ranks", "8", "--zero", "4"}
+            << "from 0 to 3";
+        QTest::newRow("bad factor")
+            << QStringList{"sweep-collective", "--op", "all_reduce", "--ranks", "8",
+                           "--bw-GBps",        "10",   "--factor",   "1"}
+            << "greater than 1";
+    }
+    void badArgumentsGiveOneErrorLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, messagePart);
+        const CliRun run = runCli(args);
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY2(run.err.startsWith("error: "), qPrintable(run.err));
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains(messagePart), qPrintable(run.err));
+    }
+
+    void badClusterFileIsReportedByName()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("broken.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"preset\": \"dgx-h100\", \"nodes\": ");
+        file.close();
+        const CliRun run = runCli({"collective", "--op", "all_reduce", "--bytes", "1GB", "--ranks",
+                                   "8", "--cluster", path});
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.err.contains("broken.json"));
+        QVERIFY(run.err.contains("invalid JSON"));
+    }
+
+    void theBinaryExitsWithTwoOnBadInput()
+    {
+        const QString binary = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-cli";
+        if (!QFile::exists(binary))
+            QSKIP("paraplan-cli not built");
+        QProcess process;
+        process.start(binary, {"collective", "--op", "all_reduce", "--bytes", "x", "--ranks", "8",
+                               "--bw-GBps", "1"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2);
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY(err.startsWith("error: "));
+        QVERIFY(process.readAllStandardOutput().isEmpty());
+        process.start(binary, {"collective", "--op", "all_reduce", "--bytes", "141GB", "--ranks",
+                               "8", "--bw-GBps", "900"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("274 ms"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

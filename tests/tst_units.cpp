@@ -1,0 +1,115 @@
+#include "units.h"
+
+#include <QTest>
+
+using namespace paraplan;
+
+class TestUnits : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void parseBytes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<double>("bytes");
+        QTest::newRow("scientific") << "141e9" << 141e9;
+        QTest::newRow("GB decimal") << "141GB" << 141e9;
+        QTest::newRow("MB with space") << "400 MB" << 400e6;
+        QTest::newRow("MiB binary") << "400MiB" << 400.0 * 1024 * 1024;
+        QTest::newRow("GiB binary") << "16GiB" << 16.0 * 1024 * 1024 * 1024;
+        QTest::newRow("bare G is decimal") << "2G" << 2e9;
+        QTest::newRow("lower case") << "1.5kb" << 1500.0;
+        QTest::newRow("plain bytes") << "4" << 4.0;
+        QTest::newRow("B suffix") << "8B" << 8.0;
+        QTest::newRow("TB") << "1TB" << 1e12;
+    }
+    void parseBytes()
+    {
+        QFETCH(QString, text);
+        QFETCH(double, bytes);
+        const std::optional<double> parsed = units::parseBytes(text.toStdString());
+        QVERIFY(parsed.has_value());
+        QCOMPARE(*parsed, bytes);
+    }
+
+    void rejectsBadBytes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("empty") << ""
+                               << "not a byte count";
+        QTest::newRow("word") << "lots"
+                              << "not a byte count";
+        QTest::newRow("negative") << "-5GB"
+                                  << "must be positive";
+        QTest::newRow("zero") << "0"
+                              << "must be positive";
+        QTest::newRow("unknown unit") << "5XB"
+                                      << "unknown size unit";
+        QTest::newRow("nan") << "nan"
+                             << "not a byte count";
+        QTest::newRow("inf") << "inf"
+                             << "not a byte count";
+        QTest::newRow("overflow") << "1e400"
+                                  << "not a byte count";
+    }
+    void rejectsBadBytes()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, messagePart);
+        std::string error;
+        QVERIFY(!units::parseBytes(text.toStdString(), &error).has_value());
+        QVERIFY2(QString::fromStdString(error).contains(messagePart), error.c_str());
+    }
+
+    void parseSeconds_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<double>("seconds");
+        QTest::newRow("ms") << "2.16ms" << 2.16e-3;
+        QTest::newRow("ms spaced") << "4.3 ms" << 4.3e-3;
+        QTest::newRow("us") << "15us" << 15e-6;
+        QTest::newRow("s") << "0.27s" << 0.27;
+        QTest::newRow("bare") << "1.5" << 1.5;
+    }
+    void parseSeconds()
+    {
+        QFETCH(QString, text);
+        QFETCH(double, seconds);
+        const std::optional<double> parsed = units::parseSeconds(text.toStdString());
+        QVERIFY(parsed.has_value());
+        QVERIFY(qFuzzyCompare(*parsed, seconds));
+    }
+
+    void formatting_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("bytes GB") << "bytes" << 141e9 << "141 GB";
+        QTest::newRow("bytes MB") << "bytes" << 268.4e6 << "268 MB";
+        QTest::newRow("bytes small") << "bytes" << 6.0 << "6.00 B";
+        QTest::newRow("seconds s") << "seconds" << 1.4 << "1.40 s";
+        QTest::newRow("seconds ms") << "seconds" << 0.274 << "274 ms";
+        QTest::newRow("seconds us") << "seconds" << 15e-6 << "15.0 us";
+        QTest::newRow("bandwidth") << "bandwidth" << 450e9 << "450 GB/s";
+    }
+    void formatting()
+    {
+        QFETCH(QString, kind);
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        std::string formatted;
+        if (kind == "bytes")
+            formatted = units::formatBytes(value);
+        else if (kind == "seconds")
+            formatted = units::formatSeconds(value);
+        else
+            formatted = units::formatGBps(value);
+        QCOMPARE(QString::fromStdString(formatted), text);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestUnits)
+#include "tst_units.moc"
