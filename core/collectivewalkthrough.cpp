@@ -185,10 +185,11 @@ void deriveLinkFigures(const CollectiveModel& model, const CollectiveResult& res
                            "case: all groups of a layout sync together), so a GPU gets its share "
                            "of the node's NICs.");
         if (result.racks_spanned > 1 && f.spine_ratio > 1) {
-            d->add("Spine share", "network share / oversubscription",
-                   "÷ " + formatNumber(f.spine_ratio),
-                   "the group's network bandwidth divided by " + formatNumber(f.spine_ratio),
-                   f.spine_ratio, "", describeSource(cluster.network.spine_oversubscription));
+            const double spineShare = f.nic_share_per_gpu_Bps / f.spine_ratio;
+            d->add("Network share per GPU across the spine", "network share / oversubscription",
+                   formatGBps(f.nic_share_per_gpu_Bps) + " / " + formatNumber(f.spine_ratio),
+                   formatGBps(spineShare), spineShare, "B/s",
+                   describeSource(cluster.network.spine_oversubscription));
             d->notes.push_back("The group spans " + std::to_string(result.racks_spanned) +
                                " racks: with every rack sending across the spine at once, a "
                                "spine at " +

@@ -133,6 +133,12 @@ std::string formatNumber(double value, int significant)
         return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
     if (value == 0)
         return "0";
+    // Whole numbers (ratios, counts, link rates) print without a decimal tail.
+    if (value == std::round(value) && std::fabs(value) < 1e15) {
+        char whole[32];
+        std::snprintf(whole, sizeof whole, "%.0f", value);
+        return whole;
+    }
     const double magnitude = std::floor(std::log10(std::fabs(value)));
     int decimals = significant - 1 - static_cast<int>(magnitude);
     if (decimals < 0)

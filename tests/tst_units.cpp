@@ -89,10 +89,12 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::newRow("bytes GB") << "bytes" << 141e9 << "141 GB";
         QTest::newRow("bytes MB") << "bytes" << 268.4e6 << "268 MB";
-        QTest::newRow("bytes small") << "bytes" << 6.0 << "6.00 B";
+        QTest::newRow("bytes small") << "bytes" << 6.0 << "6 B";
         QTest::newRow("seconds s") << "seconds" << 1.4 << "1.40 s";
+        QTest::newRow("ratio") << "number" << 2.0 << "2";
+        QTest::newRow("fraction") << "number" << 0.822 << "0.822";
         QTest::newRow("seconds ms") << "seconds" << 0.274 << "274 ms";
-        QTest::newRow("seconds us") << "seconds" << 15e-6 << "15.0 us";
+        QTest::newRow("seconds us") << "seconds" << 15e-6 << "15 us";
         QTest::newRow("bandwidth") << "bandwidth" << 450e9 << "450 GB/s";
     }
     void formatting()
@@ -105,6 +107,8 @@ private slots:
             formatted = units::formatBytes(value);
         else if (kind == "seconds")
             formatted = units::formatSeconds(value);
+        else if (kind == "number")
+            formatted = units::formatNumber(value);
         else
             formatted = units::formatGBps(value);
         QCOMPARE(QString::fromStdString(formatted), text);
