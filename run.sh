@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
 
-example=resources/examples/seed-interview-70b.sh
+example=resources/examples/gpt3-175b-dgx-a100.json
 if [ -x build/app/paraplan ]; then
     if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ -n "${QT_QPA_PLATFORM:-}" ]; then
         exec build/app/paraplan "$@"
@@ -13,6 +13,9 @@ if [ -x build/app/paraplan ]; then
     echo "Run it under a virtual display with 'xvfb-run ./run.sh', or use the headless CLI:"
     echo
 fi
-echo "The headless CLI on the bundled example (build/app/paraplan-cli, see 'paraplan-cli help'):"
+echo "The headless CLI on the bundled example plan (build/app/paraplan-cli, see 'paraplan-cli help'):"
 echo
-"$example" build/app/paraplan-cli
+build/app/paraplan-cli evaluate "$example"
+echo
+echo "Explain it step by step:   build/app/paraplan-cli walkthrough $example"
+echo "Check the model's accuracy: build/app/paraplan-cli validate"

@@ -51,7 +51,8 @@ public:
     {
         m_reader.checkKeys(root, "",
                            {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
-                            "source", "preset", "schema"});
+                            "source", "preset", "schema", "nodes_per_rack",
+                            "spine_oversubscription"});
         std::string id;
         if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
             cluster->preset = id;
@@ -64,6 +65,8 @@ public:
             applyNode(object(root, "node"), &cluster->node);
         if (root.contains("network"))
             applyNetwork(object(root, "network"), &cluster->network);
+        // The preset knobs may also stand at the top level, beside "nodes".
+        applyNetwork(root, &cluster->network, false);
         if (root.contains("torus")) {
             cluster->is_torus = true;
             applyTorus(object(root, "torus"), &cluster->torus);
@@ -243,10 +246,11 @@ private:
         fraction(node, "nic_efficiency", path, &spec->nic_efficiency);
     }
 
-    void applyNetwork(const QJsonObject& network, NetworkSpec* spec)
+    void applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys = true)
     {
-        m_reader.checkKeys(network, "network",
-                           {"nodes_per_rack", "spine_oversubscription", "sharp"});
+        if (checkKeys)
+            m_reader.checkKeys(network, "network",
+                               {"nodes_per_rack", "spine_oversubscription", "sharp"});
         m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack);
         double ratio = 0;
         if (m_reader.number(network, "spine_oversubscription", "network", &ratio))

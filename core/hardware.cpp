@@ -95,7 +95,7 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
         const std::string path = "gpus[" + std::to_string(i) + "]";
         reader.checkKeys(entry, path,
                          {"id", "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GBps", "memory",
-                          "nvlink", "pcie_generation", "ici", "source"});
+                          "nvlink", "pcie_generation", "ici", "source", "hbm_achievable_fraction"});
         GpuSpec gpu;
         reader.string(entry, "id", path, &gpu.id, true);
         reader.string(entry, "name", path, &gpu.name, true);
@@ -112,6 +112,15 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
             else
                 gpu.peak_tflops[static_cast<int>(dtype)] = it.value().toDouble();
         }
+        const QJsonObject fraction = entry.value("hbm_achievable_fraction").toObject();
+        reader.number(fraction, "value", path + ".hbm_achievable_fraction",
+                      &gpu.hbm_achievable_fraction.value, true);
+        std::string fractionSource;
+        reader.string(fraction, "source", path + ".hbm_achievable_fraction", &fractionSource, true);
+        gpu.hbm_achievable_fraction.source = gpu.name + ": " + fractionSource;
+        gpu.hbm_achievable_fraction.origin = fraction.value("origin").toString() == "assumption"
+                                                 ? Origin::Assumption
+                                                 : Origin::Preset;
         const QJsonObject nvlink = entry.value("nvlink").toObject();
         reader.integer(nvlink, "generation", path + ".nvlink", &gpu.nvlink_generation);
         reader.integer(nvlink, "links", path + ".nvlink", &gpu.nvlink_links);

@@ -29,6 +29,7 @@ struct GpuSpec
     std::array<double, kDtypeCount> peak_tflops{}; ///< dense; 0 where the dtype is unsupported
     double hbm_GiB = 0;
     double hbm_GBps = 0;
+    Sourced hbm_achievable_fraction; ///< share of hbm_GBps that memory-bound kernels reach
     int nvlink_generation = 0;
     int nvlink_links = 0;
     int pcie_generation = 0;

@@ -131,7 +131,7 @@ std::string formatNumber(double value, int significant)
 {
     if (!std::isfinite(value))
         return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-    if (value == 0)
+    if (std::fabs(value) < 1e-12)
         return "0";
     // Whole numbers (ratios, counts, link rates) print without a decimal tail.
     if (value == std::round(value) && std::fabs(value) < 1e15) {

@@ -207,6 +207,103 @@ private slots:
         QCOMPARE(again.code, 0);
     }
 
+    void evaluatePlanJson()
+    {
+        const QString plan =
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.json";
+        const CliRun run = runCli({"evaluate", plan, "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject result = json(run);
+        for (const char* key : {"step_time_s", "tokens_per_s", "mfu", "hfu", "fits", "breakdown_s",
+                                "memory_bytes", "collectives"})
+            QVERIFY2(result.contains(key), key);
+        const QJsonObject breakdown = result["breakdown_s"].toObject();
+        double sum = 0;
+        for (const char* key : {"compute", "bubble", "tp_comm_exposed", "pp_comm_exposed",
+                                "dp_comm_exposed", "optimizer"})
+            QVERIFY2(breakdown.contains(key), key);
+        for (const QJsonValue& value : breakdown)
+            sum += value.toDouble();
+        QVERIFY(qAbs(sum - result["step_time_s"].toDouble()) < 1e-9);
+        const QJsonObject memory = result["memory_bytes"].toObject();
+        QCOMPARE(memory["stages"].toArray().size(), 8);
+        QVERIFY(memory["max_stage_total"].toDouble() > 0);
+        QVERIFY(result["fits"].toBool());
+        // Korthikanti et al. measured 13.75 s for this layout.
+        QVERIFY(qAbs(result["step_time_s"].toDouble() / 13.75 - 1) < 0.10);
+        QVERIFY(result["collectives"].toArray().size() >= 2);
+        const CliRun text = runCli({"evaluate", plan});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("Step-time breakdown"));
+        QVERIFY(text.out.contains("Memory per GPU by pipeline stage"));
+        QVERIFY(text.out.contains("MFU / HFU"));
+    }
+
+    void walkthroughOfAPlan()
+    {
+        const QString plan =
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+        const CliRun run = runCli({"walkthrough", plan});
+        QCOMPARE(run.code, 0);
+        for (const char* part : {"Model FLOPs per step", "Pipeline bubble", "MFU",
+                                 "Memory of stage 0 per GPU", "Korthikanti"})
+            QVERIFY2(run.out.contains(part), part);
+    }
+
+    void validateAgainstPublishedMeasurements()
+    {
+        const CliRun run = runCli({"validate", "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject report = json(run);
+        QCOMPARE(report["rows"].toArray().size(), 8);
+        QVERIFY(report["mean_abs_error"].toDouble() <= 0.05);
+        QVERIFY(report["max_abs_error"].toDouble() <= 0.10);
+        QVERIFY(report["memory_max_abs_error"].toDouble() <= 0.10);
+        const CliRun text = runCli({"validate"});
+        QVERIFY(text.out.contains("mean |error|"));
+        const CliRun file = runCli({"validate", QStringLiteral(PARAPLAN_TEST_DATA_DIR) +
+                                                    "/calibration-korthikanti2022.json"});
+        QCOMPARE(file.code, 0);
+    }
+
+    void badPlansExitTwo_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("rule")
+            << R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-h100", "nodes": 1},
+            "parallel": {"tp": 3, "dp": 1, "micro_batch": 1, "global_batch": 8}})"
+            << "[rule gpu-count]";
+        QTest::newRow("file") << "{"
+                              << "invalid JSON";
+        QTest::newRow("several") << R"({"model": {"preset": "x"}, "cluster": {"preset": "y"},
+            "parallel": {"micro_batch": 1, "global_batch": 8}})"
+                                 << "more";
+    }
+    void badPlansExitTwo()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, messagePart);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("plan.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text.toUtf8());
+        file.close();
+        for (const char* command : {"evaluate", "walkthrough"}) {
+            const CliRun run = runCli({command, path});
+            QCOMPARE(run.code, 2);
+            QCOMPARE(run.err.count('\n'), 1);
+            QVERIFY2(run.err.startsWith("error: "), qPrintable(run.err));
+            QVERIFY2(run.err.contains(messagePart), qPrintable(run.err));
+        }
+        const CliRun missing = runCli({"evaluate", dir.filePath("absent.json")});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("cannot open"));
+        const CliRun noFile = runCli({"evaluate", "--json"});
+        QCOMPARE(noFile.code, 2);
+    }
+
     void badArgumentsGiveOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("args");

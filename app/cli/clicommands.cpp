@@ -1,11 +1,15 @@
 #include "clicommands.h"
 
+#include "calibration.h"
 #include "clusterio.h"
 #include "collectivemodel.h"
 #include "collectivewalkthrough.h"
 #include "dptraffic.h"
 #include "hardware.h"
 #include "paraplan_version.h"
+#include "planio.h"
+#include "stepmodel.h"
+#include "stepwalkthrough.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -470,6 +474,20 @@ int commandSweep(const Args& args, std::ostream& out)
     return kExitOk;
 }
 
+Plan planFromFile(const std::string& path);
+StepCost evaluatePlan(const Plan& plan);
+
+int commandWalkthroughPlan(const std::vector<std::string>& args, std::ostream& out)
+{
+    const Args options(args, 2, {}, {"--json"});
+    const Plan plan = planFromFile(args[1]);
+    const StepEngine engine(plan.cluster);
+    const StepCost cost = evaluatePlan(plan);
+    const Derivation d = derivePlan(plan, cost, engine);
+    out << (options.flag("--json") ? d.toJson() : d.toText());
+    return kExitOk;
+}
+
 int commandWalkthrough(const Args& args, std::ostream& out)
 {
     if (args.has("--measured-time"))
@@ -607,6 +625,259 @@ int commandExportCluster(const Args& args, std::ostream& out)
     return kExitOk;
 }
 
+Plan planFromFile(const std::string& path)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!loadPlan(path, &plan, &errors)) {
+        std::string message = path + ": " + errors.front();
+        if (errors.size() > 1)
+            message += " (and " + std::to_string(errors.size() - 1) + " more: " + errors[1] +
+                       (errors.size() > 2 ? ", ..." : "") + ")";
+        throw UsageError(message);
+    }
+    return plan;
+}
+
+StepCost evaluatePlan(const Plan& plan)
+{
+    const StepEngine engine(plan.cluster);
+    StepCost cost = engine.evaluate(plan);
+    if (!cost.ok) {
+        std::string message = "plan rejected: " + cost.issues.front().message + " [rule " +
+                              cost.issues.front().rule + "]";
+        if (cost.issues.size() > 1)
+            message += " (and " + std::to_string(cost.issues.size() - 1) + " more)";
+        throw UsageError(message);
+    }
+    return cost;
+}
+
+QJsonObject stepCostJson(const Plan& plan, const StepCost& cost)
+{
+    const StepBreakdown& b = cost.breakdown;
+    QJsonObject breakdown{{"compute", b.compute_s},
+                          {"recompute", b.recompute_s},
+                          {"bubble", b.bubble_s},
+                          {"tp_comm_exposed", b.tp_comm_exposed_s},
+                          {"cp_comm_exposed", b.cp_comm_exposed_s},
+                          {"ep_comm_exposed", b.ep_comm_exposed_s},
+                          {"pp_comm_exposed", b.pp_comm_exposed_s},
+                          {"dp_comm_exposed", b.dp_comm_exposed_s},
+                          {"optimizer", b.optimizer_s}};
+    QJsonArray stages;
+    for (const StageCost& st : cost.stages)
+        stages.append(QJsonObject{{"stage", st.stage},
+                                  {"layers", st.layers},
+                                  {"weights", st.weights_bytes},
+                                  {"grads", st.grads_bytes},
+                                  {"optimizer", st.optimizer_bytes},
+                                  {"activations", st.activations_bytes},
+                                  {"buffers", st.buffers_bytes},
+                                  {"total", st.total_bytes},
+                                  {"in_flight_microbatches", st.in_flight_microbatches},
+                                  {"fits", st.fits}});
+    QJsonArray collectives;
+    for (const CollectiveCost& c : cost.collectives) {
+        QJsonObject entry = resultJson(c.call);
+        entry["group"] = c.group;
+        entry["purpose"] = c.purpose;
+        entry["stride"] = c.stride;
+        entry["calls_per_step"] = c.calls_per_step;
+        entry["total_s"] = c.total_s;
+        entry["exposed_s"] = c.exposed_s;
+        collectives.append(entry);
+    }
+    QJsonArray warnings;
+    for (const std::string& warning : cost.warnings)
+        warnings.append(QString::fromStdString(warning));
+    const StepMetrics& mt = cost.metrics;
+    QJsonObject json{{"plan", QString::fromStdString(plan.name)},
+                     {"step_time_s", cost.step_time_s},
+                     {"tokens_per_s", mt.tokens_per_s},
+                     {"tokens_per_step", mt.tokens_per_step},
+                     {"mfu", mt.mfu},
+                     {"hfu", mt.hfu},
+                     {"model_flops_per_step", mt.model_flops_per_step},
+                     {"fits", cost.fits},
+                     {"breakdown_s", breakdown},
+                     {"memory_bytes", QJsonObject{{"stages", stages},
+                                                  {"max_stage_total", cost.max_stage_total_bytes},
+                                                  {"hbm", cost.hbm_bytes}}},
+                     {"collectives", collectives},
+                     {"microbatches", cost.microbatches},
+                     {"warnings", warnings}};
+    if (mt.time_to_train_s > 0) {
+        json["time_to_train_s"] = mt.time_to_train_s;
+        json["gpu_hours"] = mt.gpu_hours;
+        if (mt.cost_usd > 0)
+            json["cost_usd"] = mt.cost_usd;
+    }
+    return json;
+}
+
+int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
+{
+    if (args.size() < 2 || args[1].rfind("--", 0) == 0)
+        throw UsageError("evaluate needs a plan file: paraplan-cli evaluate PLAN.json [--json]");
+    const Args options(args, 2, {}, {"--json"});
+    const Plan plan = planFromFile(args[1]);
+    const StepCost cost = evaluatePlan(plan);
+    if (options.flag("--json")) {
+        printJson(stepCostJson(plan, cost), out);
+        return kExitOk;
+    }
+    const ParallelLayout& p = plan.parallel;
+    const StepMetrics& mt = cost.metrics;
+    out << (plan.name.empty() ? args[1] : plan.name) << "\n"
+        << "  " << plan.model.name << " on " << plan.cluster.name << ", "
+        << plan.cluster.totalGpus() << " GPUs\n"
+        << "  tp " << p.tp << "  pp " << p.pp << "  dp " << p.dp << "  cp " << p.cp << "  ep "
+        << p.ep << "  zero " << p.zero << (p.sequence_parallel ? "  sp" : "") << "  recompute "
+        << recomputeName(p.recompute) << "  interleave " << p.interleave << "  micro-batch "
+        << p.micro_batch << "  global batch " << p.global_batch << " (" << cost.microbatches
+        << " micro-batches per pipeline)\n\n";
+    auto row = [&](const char* label, const std::string& value) {
+        out << "  " << std::left << std::setw(24) << label << value << "\n";
+    };
+    row("step time", formatSeconds(cost.step_time_s));
+    row("tokens/s", formatNumber(mt.tokens_per_s, 4));
+    row("MFU / HFU", formatNumber(100 * mt.mfu) + "% / " + formatNumber(100 * mt.hfu) + "%");
+    if (mt.time_to_train_s > 0) {
+        row("time to train", formatNumber(mt.time_to_train_s / 86400) + " days (" +
+                                 formatNumber(mt.gpu_hours, 4) + " GPU-hours)");
+        if (mt.cost_usd > 0)
+            row("cost", "$" + formatNumber(mt.cost_usd, 4));
+    }
+    row("memory (fullest stage)", formatNumber(units::toGiB(cost.max_stage_total_bytes)) +
+                                      " GiB of " + formatNumber(units::toGiB(cost.hbm_bytes)) +
+                                      " GiB" + (cost.fits ? " (fits)" : " (DOES NOT FIT)"));
+    out << "\n  Step-time breakdown\n";
+    const StepBreakdown& b = cost.breakdown;
+    auto part = [&](const char* label, double seconds) {
+        if (seconds <= 0)
+            return;
+        out << "    " << std::left << std::setw(20) << label << std::right << std::setw(10)
+            << formatSeconds(seconds) << std::setw(8)
+            << formatNumber(100 * seconds / cost.step_time_s) + "%"
+            << "\n";
+    };
+    part("compute", b.compute_s);
+    part("recompute", b.recompute_s);
+    part("pipeline bubble", b.bubble_s);
+    part("TP comm (exposed)", b.tp_comm_exposed_s);
+    part("CP comm (exposed)", b.cp_comm_exposed_s);
+    part("EP comm (exposed)", b.ep_comm_exposed_s);
+    part("PP comm (exposed)", b.pp_comm_exposed_s);
+    part("DP comm (exposed)", b.dp_comm_exposed_s);
+    part("optimizer", b.optimizer_s);
+    if (!cost.collectives.empty()) {
+        out << "\n  Collectives (critical stage)\n";
+        out << "    " << std::left << std::setw(7) << "group" << std::setw(16) << "op" << std::right
+            << std::setw(10) << "bytes" << std::setw(7) << "ranks" << std::setw(16) << "tier"
+            << std::setw(10) << "each" << std::setw(9) << "calls" << std::setw(11) << "total"
+            << std::setw(11) << "exposed"
+            << "\n";
+        for (const CollectiveCost& c : cost.collectives)
+            out << "    " << std::left << std::setw(7) << c.group << std::setw(16)
+                << collectiveOpName(c.call.op) << std::right << std::setw(10)
+                << formatBytes(c.call.bytes) << std::setw(7) << c.call.ranks << std::setw(16)
+                << tierName(c.call.bottleneck) << std::setw(10) << formatSeconds(c.call.time_s)
+                << std::setw(9) << formatNumber(c.calls_per_step, 4) << std::setw(11)
+                << formatSeconds(c.total_s) << std::setw(11) << formatSeconds(c.exposed_s) << "\n";
+    }
+    out << "\n  Memory per GPU by pipeline stage (GiB)\n";
+    out << "    stage layers  weights    grads optimizer activations buffers    total\n";
+    const size_t shown = std::min<size_t>(cost.stages.size(), 8);
+    for (size_t i = 0; i < cost.stages.size(); ++i) {
+        if (i == shown && i + 1 < cost.stages.size()) {
+            out << "    ... (" << cost.stages.size() - shown - 1 << " more stages)\n";
+            i = cost.stages.size() - 1;
+        }
+        const StageCost& st = cost.stages[i];
+        out << "    " << std::right << std::setw(5) << st.stage << std::setw(7) << st.layers;
+        for (double bytes : {st.weights_bytes, st.grads_bytes, st.optimizer_bytes,
+                             st.activations_bytes, st.buffers_bytes, st.total_bytes})
+            out << std::setw(9) << formatNumber(units::toGiB(bytes));
+        out << (st.fits ? "" : "  over") << "\n";
+    }
+    for (const std::string& warning : cost.warnings)
+        out << "\n  warning: " << warning;
+    if (!cost.warnings.empty())
+        out << "\n";
+    return kExitOk;
+}
+
+int commandValidate(const std::vector<std::string>& args, std::ostream& out)
+{
+    std::string path;
+    size_t first = 1;
+    if (args.size() > 1 && args[1].rfind("--", 0) != 0) {
+        path = args[1];
+        first = 2;
+    }
+    const Args options(args, first, {}, {"--json"});
+    CalibrationReport report;
+    std::string error;
+    if (!runCalibration(path, &report, &error))
+        throw UsageError(error);
+    if (options.flag("--json")) {
+        QJsonArray rows;
+        for (const CalibrationRow& row : report.rows)
+            rows.append(QJsonObject{{"model", QString::fromStdString(row.model)},
+                                    {"plan", QString::fromStdString(row.plan.name)},
+                                    {"gpus", row.gpus},
+                                    {"measured_s", row.measured_s},
+                                    {"predicted_s", row.predicted_s},
+                                    {"error", row.error},
+                                    {"mfu", row.mfu}});
+        QJsonArray memory;
+        for (const MemoryCalibrationRow& row : report.memory)
+            memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
+                                      {"what", QString::fromStdString(row.what)},
+                                      {"measured_GiB", row.measured_GiB},
+                                      {"predicted_GiB", row.predicted_GiB},
+                                      {"error", row.error}});
+        printJson(QJsonObject{{"source", QString::fromStdString(report.source)},
+                              {"rows", rows},
+                              {"mean_abs_error", report.mean_abs_error},
+                              {"max_abs_error", report.max_abs_error},
+                              {"memory", memory},
+                              {"memory_max_abs_error", report.memory_max_abs_error}},
+                  out);
+        return kExitOk;
+    }
+    out << "Calibration: " << report.source << "\n"
+        << "Hardware: " << report.hardware << "\n\n";
+    out << "  " << std::left << std::setw(14) << "model" << std::setw(11) << "recompute"
+        << std::right << std::setw(6) << "GPUs" << std::setw(12) << "measured" << std::setw(12)
+        << "predicted" << std::setw(9) << "error" << std::setw(7) << "MFU"
+        << "\n";
+    for (const CalibrationRow& row : report.rows)
+        out << "  " << std::left << std::setw(14) << row.model << std::setw(11)
+            << recomputeName(row.plan.parallel.recompute) << std::right << std::setw(6) << row.gpus
+            << std::setw(12) << formatSeconds(row.measured_s) << std::setw(12)
+            << formatSeconds(row.predicted_s) << std::setw(8)
+            << formatNumber(100 * row.error, 2) + "%" << std::setw(6)
+            << formatNumber(100 * row.mfu, 3) + "%"
+            << "\n";
+    out << "\n  iteration time: mean |error| " << formatNumber(100 * report.mean_abs_error, 3)
+        << "%, max " << formatNumber(100 * report.max_abs_error, 3) << "%"
+        << "  (best public analytical tool on this set: "
+        << formatNumber(report.reference_mean_pct, 3) << "% / "
+        << formatNumber(report.reference_max_pct, 3) << "%)\n";
+    out << "\n  First-stage memory per GPU (GiB)\n";
+    for (const MemoryCalibrationRow& row : report.memory)
+        out << "  " << std::left << std::setw(14) << row.model << std::setw(26) << row.what
+            << std::right << std::setw(10) << formatNumber(row.measured_GiB, 4) << std::setw(10)
+            << formatNumber(row.predicted_GiB, 4) << std::setw(8)
+            << formatNumber(100 * row.error, 2) + "%"
+            << "\n";
+    out << "\n  memory: max |error| " << formatNumber(100 * report.memory_max_abs_error, 3)
+        << "%\n";
+    return kExitOk;
+}
+
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -629,6 +900,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                      withOptions(kCollectiveOptions, {"--min-bytes", "--max-bytes", "--factor"}),
                      {"--json", "--csv"}),
                 out);
+        if (command == "walkthrough" && args.size() > 1 && args[1].rfind("--", 0) != 0)
+            return commandWalkthroughPlan(args, out);
         if (command == "walkthrough")
             return commandWalkthrough(Args(args, 1, kCollectiveOptions, {"--json"}), out);
         if (command == "dp-traffic")
@@ -637,6 +910,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                      {"--params", "--dtype", "--bytes-per-param", "--ranks", "--zero", "--bw-GBps"},
                      {"--json", "--walkthrough"}),
                 out);
+        if (command == "evaluate")
+            return commandEvaluate(args, out);
+        if (command == "validate")
+            return commandValidate(args, out);
         if (command == "presets")
             return commandPresets(Args(args, 1, {}, {"--json"}), out);
         if (command == "export-cluster")

@@ -1,0 +1,98 @@
+#include "model.h"
+
+namespace paraplan {
+
+ParameterCount countParameters(const ModelSpec& m)
+{
+    ParameterCount c;
+    const double h = m.hidden;
+    const double q = static_cast<double>(m.heads) * m.headDim();
+    const double kv = static_cast<double>(m.kv_heads) * m.headDim();
+    c.attention_per_layer = h * q + 2 * h * kv + q * h;
+    if (m.biases)
+        c.attention_per_layer += q + 2 * kv + h;
+    const double mats = m.mlp == MlpKind::SwiGLU ? 3 : 2;
+    c.dense_mlp_per_layer = mats * h * m.ffn_hidden;
+    if (m.biases)
+        c.dense_mlp_per_layer += m.ffn_hidden * (mats - 1) + h;
+    if (m.isMoe()) {
+        const double expert = mats * h * m.expert_ffn_hidden;
+        c.mlp_per_layer = m.experts * expert;
+        c.router_per_layer = h * m.experts;
+    } else {
+        c.mlp_per_layer = c.dense_mlp_per_layer;
+    }
+    c.norms_per_layer = (m.biases ? 4 : 2) * h;
+    c.embedding = static_cast<double>(m.vocab) * h;
+    if (m.learned_positions)
+        c.embedding += static_cast<double>(m.max_positions) * h;
+    c.lm_head = m.tied_embeddings ? 0 : static_cast<double>(m.vocab) * h;
+    c.final_norm = (m.biases ? 2 : 1) * h;
+    const int moe = m.moeLayers();
+    const int dense = m.layers - moe;
+    c.total = dense * c.layer(false) + moe * c.layer(true) + c.embedding + c.lm_head + c.final_norm;
+    double activeMoe = c.layer(false);
+    if (m.isMoe())
+        activeMoe = c.attention_per_layer + c.norms_per_layer + c.router_per_layer +
+                    m.experts_per_token * mats * h * m.expert_ffn_hidden;
+    c.active_per_token =
+        dense * c.layer(false) + moe * activeMoe + c.embedding + c.lm_head + c.final_norm;
+    return c;
+}
+
+double modelFlopsPerStep(const ModelSpec& m, double global_batch, int seq_len)
+{
+    const double B = global_batch;
+    const double s = seq_len;
+    const double h = m.hidden;
+    const double a = m.heads;
+    const double g = m.kv_heads;
+    const double q = a * m.headDim();
+    const double c = m.mlp == MlpKind::SwiGLU ? 1.5 : 1.0;
+    auto layers = [&](double count, double ffn, double k) {
+        return 12 * B * s * count * h * h * ((1 + g / a + s / h) * (q / h) + (ffn / h) * k * c);
+    };
+    const int moe = m.moeLayers();
+    double flops = layers(m.layers - moe, m.ffn_hidden, 1);
+    if (moe > 0)
+        flops += layers(moe, m.expert_ffn_hidden, m.experts_per_token);
+    flops += 6 * B * s * h * m.vocab; // the LM head: 12 B s L h^2 x V/(2 L h)
+    return flops;
+}
+
+std::vector<std::string> validateModel(const ModelSpec& m)
+{
+    std::vector<std::string> problems;
+    auto positive = [&](int value, const char* name) {
+        if (value < 1)
+            problems.push_back(std::string("model.") + name + ": must be at least 1 (got " +
+                               std::to_string(value) + ")");
+    };
+    positive(m.layers, "layers");
+    positive(m.hidden, "hidden");
+    positive(m.heads, "heads");
+    positive(m.kv_heads, "kv_heads");
+    positive(m.ffn_hidden, "ffn_hidden");
+    positive(m.vocab, "vocab");
+    if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0)
+        problems.push_back("model.kv_heads: " + std::to_string(m.kv_heads) + " must divide the " +
+                           std::to_string(m.heads) + " attention heads (grouped-query attention)");
+    if (m.head_dim == 0 && m.heads > 0 && m.hidden % m.heads != 0)
+        problems.push_back("model.heads: " + std::to_string(m.heads) + " do not divide hidden " +
+                           std::to_string(m.hidden) + "; give head_dim");
+    if (m.layers > 100000 || m.hidden > 1000000 || m.vocab > 100000000)
+        problems.push_back("model: sizes beyond any model we can model (layers <= 100000, "
+                           "hidden <= 1000000, vocab <= 100000000)");
+    if (m.isMoe()) {
+        if (m.experts_per_token < 1 || m.experts_per_token > m.experts)
+            problems.push_back("model.experts_per_token: must be between 1 and experts (" +
+                               std::to_string(m.experts) + ")");
+        if (m.expert_ffn_hidden < 1)
+            problems.push_back("model.expert_ffn_hidden: must be at least 1");
+        if (m.dense_layers < 0 || m.dense_layers > m.layers)
+            problems.push_back("model.dense_layers: must be between 0 and layers");
+    }
+    return problems;
+}
+
+} // namespace paraplan

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+enum class MlpKind
+{
+    GeLU,   ///< two matrices, h -> f -> h
+    SwiGLU, ///< three matrices (gate, up, down)
+};
+
+/// A decoder-only transformer, dense or mixture-of-experts.
+struct ModelSpec
+{
+    std::string name;
+    std::string preset;
+    int layers = 0;
+    int hidden = 0;
+    int heads = 0;
+    int kv_heads = 0; ///< grouped-query attention; = heads for multi-head attention
+    int head_dim = 0; ///< 0: hidden / heads
+    int ffn_hidden = 0;
+    int vocab = 0;
+    MlpKind mlp = MlpKind::GeLU;
+    bool tied_embeddings = false;
+    bool learned_positions = false; ///< GPT-style position embedding table (s x h parameters)
+    int max_positions = 0;
+    bool biases = false;  ///< GPT-style linear and LayerNorm biases
+    bool dropout = false; ///< dropout layers (their masks are activations to store)
+    // Mixture of experts (experts == 0: dense).
+    int experts = 0;
+    int experts_per_token = 0;
+    int expert_ffn_hidden = 0;
+    int dense_layers = 0; ///< leading layers with a dense MLP
+    std::string source;
+
+    bool isMoe() const { return experts > 0; }
+    int headDim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+    int moeLayers() const { return isMoe() ? layers - dense_layers : 0; }
+};
+
+/// Parameter counts, by part.
+struct ParameterCount
+{
+    double attention_per_layer = 0; ///< Q, K, V, O (+ biases)
+    double mlp_per_layer = 0;       ///< one dense MLP, or all experts of an MoE layer
+    double dense_mlp_per_layer = 0; ///< the dense MLP of a dense layer
+    double norms_per_layer = 0;
+    double router_per_layer = 0;
+    double embedding = 0; ///< token (and learned position) embedding
+    double lm_head = 0;   ///< 0 when tied to the embedding
+    double final_norm = 0;
+    double total = 0;
+    double active_per_token = 0; ///< what one token touches (MoE: k of E experts)
+
+    double layer(bool moe) const
+    {
+        return attention_per_layer + norms_per_layer +
+               (moe ? mlp_per_layer + router_per_layer : dense_mlp_per_layer);
+    }
+};
+ParameterCount countParameters(const ModelSpec& model);
+
+/// Model FLOPs of one training step (forward + backward, no recompute), Megatron-LM's
+/// generalisation of Korthikanti et al. 2022 (planner-models.md):
+/// 12 B s L h^2 [ (1 + g/a + s/h)(q/h) + (f/h) k c + V/(2 L h) ], q = a x head_dim,
+/// k = experts per token (1 dense), c = 1.5 for SwiGLU, 1 otherwise; MoE and dense layers
+/// are summed separately.
+double modelFlopsPerStep(const ModelSpec& model, double global_batch, int seq_len);
+
+/// Problems with the description itself, one message each.
+std::vector<std::string> validateModel(const ModelSpec& model);
+
+} // namespace paraplan

@@ -1,0 +1,334 @@
+#include "planio.h"
+
+#include "clusterio.h"
+#include "jsonutil.h"
+#include "modelio.h"
+#include "modeljson.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+namespace paraplan {
+namespace {
+
+std::string resolve(const std::string& base, const std::string& path)
+{
+    const QString file = QString::fromStdString(path);
+    if (QFileInfo(file).isAbsolute() || base.empty())
+        return path;
+    return QDir(QString::fromStdString(base)).filePath(file).toStdString();
+}
+
+void readModel(const QJsonObject& object, const std::string& base, json::Reader& reader,
+               std::vector<std::string>* errors, ModelSpec* model)
+{
+    ModelSpec spec;
+    std::string preset;
+    std::string hf;
+    if (reader.string(object, "preset", "model", &preset)) {
+        std::string error;
+        if (!modelFromPreset(preset, &spec, &error)) {
+            reader.error("model.preset", error);
+            return;
+        }
+    } else if (reader.string(object, "hf_config", "model", &hf)) {
+        std::string error;
+        if (!loadHuggingFaceConfig(resolve(base, hf), &spec, &error)) {
+            reader.error("model.hf_config", error);
+            return;
+        }
+    } else if (object.isEmpty()) {
+        reader.error("model", "missing: give {\"preset\": ID}, {\"hf_config\": FILE} or the "
+                              "model's fields");
+        return;
+    }
+    applyModelFields(object, "model", reader, &spec);
+    if (spec.name.empty())
+        spec.name = preset.empty() ? "custom model" : preset;
+    if (preset.empty() && hf.empty() && spec.source.empty())
+        spec.source = "user entry (plan file)";
+    (void)errors;
+    *model = spec;
+}
+
+void readCluster(const QJsonObject& object, const std::string& base, json::Reader& reader,
+                 std::vector<std::string>* errors, ClusterSpec* cluster)
+{
+    if (object.isEmpty()) {
+        reader.error("cluster", "missing: give {\"preset\": ID, \"nodes\": N}, {\"file\": FILE} "
+                                "or the cluster's fields");
+        return;
+    }
+    if (object.contains("file")) {
+        reader.checkKeys(object, "cluster",
+                         {"file", "nodes", "nodes_per_rack", "spine_oversubscription"});
+        std::string file;
+        reader.string(object, "file", "cluster", &file, true);
+        ClusterOptions options;
+        int nodes = 0;
+        int perRack = 0;
+        double ratio = 0;
+        if (reader.integer(object, "nodes", "cluster", &nodes))
+            options.nodes = nodes;
+        if (reader.integer(object, "nodes_per_rack", "cluster", &perRack))
+            options.nodes_per_rack = perRack;
+        if (reader.number(object, "spine_oversubscription", "cluster", &ratio))
+            options.spine_oversubscription = ratio;
+        std::string error;
+        if (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error))
+            reader.error("cluster.file", error);
+        return;
+    }
+    std::vector<std::string> clusterErrors;
+    const std::string text = QJsonDocument(object).toJson().toStdString();
+    if (!clusterFromJsonText(text, "plan file", {}, cluster, &clusterErrors)) {
+        for (const std::string& error : clusterErrors)
+            errors->push_back("cluster." + error);
+    }
+}
+
+void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
+{
+    const std::string path = "parallel";
+    reader.checkKeys(o, path,
+                     {"tp", "pp", "dp", "cp", "ep", "zero", "sequence_parallel", "recompute",
+                      "interleave", "micro_batch", "global_batch", "dp_overlap", "rank_order"});
+    reader.integer(o, "tp", path, &p->tp);
+    reader.integer(o, "pp", path, &p->pp);
+    reader.integer(o, "dp", path, &p->dp);
+    reader.integer(o, "cp", path, &p->cp);
+    reader.integer(o, "ep", path, &p->ep);
+    reader.integer(o, "zero", path, &p->zero);
+    reader.boolean(o, "sequence_parallel", path, &p->sequence_parallel);
+    reader.integer(o, "interleave", path, &p->interleave);
+    reader.integer(o, "micro_batch", path, &p->micro_batch, true);
+    reader.integer(o, "global_batch", path, &p->global_batch, true);
+    reader.boolean(o, "dp_overlap", path, &p->dp_overlap);
+    std::string recompute;
+    if (reader.string(o, "recompute", path, &recompute)) {
+        if (recompute == "none")
+            p->recompute = Recompute::None;
+        else if (recompute == "selective")
+            p->recompute = Recompute::Selective;
+        else if (recompute == "full")
+            p->recompute = Recompute::Full;
+        else
+            reader.error("parallel.recompute",
+                         "unknown recompute '" + recompute + "' (none, selective, full)");
+    }
+    std::string order;
+    if (reader.string(o, "rank_order", path, &order)) {
+        // "tp-cp-dp-pp": innermost first; every dimension once.
+        std::array<ParallelDim, 4> dims{};
+        int count = 0;
+        bool seen[4] = {false, false, false, false};
+        QString text = QString::fromStdString(order);
+        bool ok = true;
+        for (const QString& part : text.split('-')) {
+            ParallelDim dim;
+            if (part == "tp")
+                dim = ParallelDim::TP;
+            else if (part == "cp")
+                dim = ParallelDim::CP;
+            else if (part == "dp")
+                dim = ParallelDim::DP;
+            else if (part == "pp")
+                dim = ParallelDim::PP;
+            else {
+                ok = false;
+                break;
+            }
+            if (count >= 4 || seen[static_cast<int>(dim)]) {
+                ok = false;
+                break;
+            }
+            seen[static_cast<int>(dim)] = true;
+            dims[static_cast<size_t>(count++)] = dim;
+        }
+        if (!ok || count != 4)
+            reader.error("parallel.rank_order", "must name tp, cp, dp and pp once each, "
+                                                "innermost first (e.g. \"tp-cp-dp-pp\")");
+        else
+            p->rank_order = dims;
+    }
+}
+
+void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* t)
+{
+    const std::string path = "training";
+    reader.checkKeys(
+        o, path,
+        {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd", "flash_attention"});
+    reader.integer(o, "seq_len", path, &t->seq_len);
+    std::string dtype;
+    if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
+        reader.error("training.dtype",
+                     "unknown dtype '" + dtype + "' (fp32, tf32, bf16, fp16, fp8)");
+    std::string optimizer;
+    if (reader.string(o, "optimizer", path, &optimizer)) {
+        if (optimizer == "adam" || optimizer == "adamw")
+            t->optimizer = Optimizer::Adam;
+        else if (optimizer == "sgd")
+            t->optimizer = Optimizer::SGD;
+        else
+            reader.error("training.optimizer", "unknown optimizer '" + optimizer + "' (adam, sgd)");
+    }
+    reader.number(o, "train_tokens", path, &t->train_tokens);
+    reader.number(o, "gpu_hour_usd", path, &t->gpu_hour_usd);
+    reader.boolean(o, "flash_attention", path, &t->flash_attention);
+}
+
+void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
+{
+    const std::string path = "overrides";
+    reader.checkKeys(o, path,
+                     {"gemm_peak_fraction", "hbm_fraction", "attention_fraction", "grad_bytes",
+                      "optimizer_step_bytes", "dp_bucket_bytes"});
+    struct Field
+    {
+        const char* key;
+        Sourced* target;
+    };
+    for (const Field& field :
+         {Field{"gemm_peak_fraction", &f->gemm_peak_fraction},
+          Field{"hbm_fraction", &f->hbm_fraction},
+          Field{"attention_fraction", &f->attention_fraction}, Field{"grad_bytes", &f->grad_bytes},
+          Field{"optimizer_step_bytes", &f->optimizer_step_bytes},
+          Field{"dp_bucket_bytes", &f->dp_bucket_bytes}}) {
+        double value = 0;
+        if (reader.number(o, field.key, path, &value))
+            *field.target = userEntry(value, std::string("plan overrides.") + field.key);
+    }
+}
+
+QJsonObject sectionOf(const QJsonObject& root, const char* key, json::Reader& reader)
+{
+    const QJsonValue value = root.value(QLatin1String(key));
+    if (value.isUndefined())
+        return {};
+    if (!value.isObject()) {
+        reader.error(key, "must be an object");
+        return {};
+    }
+    return value.toObject();
+}
+
+} // namespace
+
+bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan* plan,
+                      std::vector<std::string>* errors)
+{
+    QJsonObject root;
+    std::string error;
+    if (!json::parseDocument(text, &root, &error)) {
+        errors->push_back(error);
+        return false;
+    }
+    json::Reader reader(errors);
+    reader.checkKeys(root, "",
+                     {"schema", "name", "model", "cluster", "parallel", "training", "overrides"});
+    Plan result;
+    reader.string(root, "name", "", &result.name);
+    readModel(sectionOf(root, "model", reader), base_dir, reader, errors, &result.model);
+    readCluster(sectionOf(root, "cluster", reader), base_dir, reader, errors, &result.cluster);
+    if (!root.contains("parallel"))
+        reader.error("parallel", "missing: the parallel layout (tp, pp, dp, micro_batch, "
+                                 "global_batch, ...)");
+    readParallel(sectionOf(root, "parallel", reader), reader, &result.parallel);
+    readTraining(sectionOf(root, "training", reader), reader, &result.training);
+    if (!errors->empty())
+        return false;
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(result.cluster.gpu_id);
+    if (!gpu) {
+        errors->push_back("cluster: unknown GPU '" + result.cluster.gpu_id + "'");
+        return false;
+    }
+    result.figures = defaultEngineFigures(*gpu, result.training.optimizer, result.training.dtype);
+    readOverrides(sectionOf(root, "overrides", reader), reader, &result.figures);
+    if (!errors->empty())
+        return false;
+    *plan = std::move(result);
+    return true;
+}
+
+bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors)
+{
+    std::string text;
+    std::string error;
+    if (!json::readFile(path, &text, &error)) {
+        errors->push_back(error);
+        return false;
+    }
+    const std::string base = QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
+    return planFromJsonText(text, base, plan, errors);
+}
+
+std::string planToJsonText(const Plan& plan)
+{
+    QJsonObject root;
+    root["schema"] = "paraplan-plan/1";
+    if (!plan.name.empty())
+        root["name"] = QString::fromStdString(plan.name);
+    QJsonObject model = modelToJson(plan.model);
+    if (!plan.model.preset.empty())
+        model["preset"] = QString::fromStdString(plan.model.preset);
+    root["model"] = model;
+    root["cluster"] =
+        QJsonDocument::fromJson(QByteArray::fromStdString(clusterToJsonText(plan.cluster)))
+            .object();
+    const ParallelLayout& p = plan.parallel;
+    static const char* kDims[4] = {"tp", "cp", "dp", "pp"};
+    QString order;
+    for (ParallelDim dim : p.rank_order)
+        order += (order.isEmpty() ? "" : "-") + QString(kDims[static_cast<int>(dim)]);
+    root["parallel"] = QJsonObject{{"tp", p.tp},
+                                   {"pp", p.pp},
+                                   {"dp", p.dp},
+                                   {"cp", p.cp},
+                                   {"ep", p.ep},
+                                   {"zero", p.zero},
+                                   {"sequence_parallel", p.sequence_parallel},
+                                   {"recompute", recomputeName(p.recompute)},
+                                   {"interleave", p.interleave},
+                                   {"micro_batch", p.micro_batch},
+                                   {"global_batch", p.global_batch},
+                                   {"dp_overlap", p.dp_overlap},
+                                   {"rank_order", order}};
+    const TrainingSettings& t = plan.training;
+    QJsonObject training{{"seq_len", t.seq_len},
+                         {"dtype", dtypeName(t.dtype)},
+                         {"optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd"},
+                         {"flash_attention", t.flash_attention}};
+    if (t.train_tokens > 0)
+        training["train_tokens"] = t.train_tokens;
+    if (t.gpu_hour_usd > 0)
+        training["gpu_hour_usd"] = t.gpu_hour_usd;
+    root["training"] = training;
+    QJsonObject overrides;
+    const EngineFigures& f = plan.figures;
+    struct Field
+    {
+        const char* key;
+        const Sourced* figure;
+    };
+    for (const Field& field :
+         {Field{"gemm_peak_fraction", &f.gemm_peak_fraction},
+          Field{"hbm_fraction", &f.hbm_fraction},
+          Field{"attention_fraction", &f.attention_fraction}, Field{"grad_bytes", &f.grad_bytes},
+          Field{"optimizer_step_bytes", &f.optimizer_step_bytes},
+          Field{"dp_bucket_bytes", &f.dp_bucket_bytes}}) {
+        if (field.figure->origin == Origin::UserEntry)
+            overrides[field.key] = field.figure->value;
+    }
+    if (!overrides.isEmpty())
+        root["overrides"] = overrides;
+    return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+}
+
+bool savePlan(const std::string& path, const Plan& plan, std::string* error)
+{
+    return json::writeFileAtomically(path, planToJsonText(plan), error);
+}
+
+} // namespace paraplan

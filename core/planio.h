@@ -1,0 +1,21 @@
+#pragma once
+
+#include "plan.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// Reads a plan file's text. `base_dir` resolves relative "file" and "hf_config" paths.
+/// Every unknown key, wrong type and bad value is reported, one message each.
+bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan* plan,
+                      std::vector<std::string>* errors);
+bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors);
+
+/// The plan as JSON (model and cluster written out in full, with sources).
+std::string planToJsonText(const Plan& plan);
+/// Atomic: the previous file stays intact until the new one is complete.
+bool savePlan(const std::string& path, const Plan& plan, std::string* error);
+
+} // namespace paraplan

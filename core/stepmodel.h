@@ -1,0 +1,148 @@
+#pragma once
+
+#include "collectivemodel.h"
+#include "plan.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// One kind of collective a step issues, with how often and what is left exposed.
+struct CollectiveCost
+{
+    const char* group = "";   ///< "tp", "cp", "ep", "pp", "dp"
+    const char* purpose = ""; ///< what it carries
+    CollectiveResult call;    ///< one call, as the collective model costs it
+    int stride = 1;           ///< GPU stride of the group's ranks
+    double calls_per_step = 0;
+    double total_s = 0;   ///< calls x time, on the critical stage
+    double exposed_s = 0; ///< the part not hidden behind compute
+};
+
+/// Per pipeline stage: layers and memory per GPU.
+struct StageCost
+{
+    int stage = 0;
+    int layers = 0;
+    int moe_layers = 0;
+    double params = 0; ///< parameters held per GPU before ZeRO sharding
+    // Time of one micro-batch through this stage (forward + backward), per GPU.
+    double forward_s = 0;
+    double backward_s = 0;
+    double recompute_s = 0;
+    double tp_comm_s = 0;
+    double cp_comm_exposed_s = 0;
+    double ep_comm_s = 0;
+    double pp_comm_s = 0;
+    double microbatch_s = 0; ///< all of the above
+    // Memory per GPU, bytes.
+    double weights_bytes = 0;
+    double grads_bytes = 0;
+    double optimizer_bytes = 0;
+    double activations_bytes = 0;
+    double buffers_bytes = 0;
+    double total_bytes = 0;
+    double in_flight_microbatches = 0;
+    double activation_bytes_per_layer = 0; ///< one micro-batch
+    bool fits = true;
+};
+
+/// What one training step costs. Every component of `step_time_s` is in `breakdown`.
+struct StepBreakdown
+{
+    double compute_s = 0;   ///< forward + backward on the critical stage, all micro-batches
+    double recompute_s = 0; ///< recomputed forward work
+    double bubble_s = 0;    ///< pipeline fill and drain
+    double tp_comm_exposed_s = 0;
+    double cp_comm_exposed_s = 0;
+    double ep_comm_exposed_s = 0;
+    double pp_comm_exposed_s = 0;
+    double dp_comm_exposed_s = 0;
+    double optimizer_s = 0;
+
+    double total() const
+    {
+        return compute_s + recompute_s + bubble_s + tp_comm_exposed_s + cp_comm_exposed_s +
+               ep_comm_exposed_s + pp_comm_exposed_s + dp_comm_exposed_s + optimizer_s;
+    }
+};
+
+struct StepMetrics
+{
+    double tokens_per_step = 0;
+    double tokens_per_s = 0;
+    double model_flops_per_step = 0;
+    double hardware_flops_per_step = 0;
+    double peak_flops_per_gpu = 0;
+    double mfu = 0;
+    double hfu = 0;
+    double time_to_train_s = 0; ///< 0 when no token budget is given
+    double gpu_hours = 0;
+    double cost_usd = 0;
+};
+
+/// How the per-layer compute time came about, for derivations.
+struct LayerCompute
+{
+    double gemm_forward_s = 0;
+    double attention_forward_s = 0;
+    double elementwise_forward_s = 0;
+    double forward_s = 0;
+    double backward_s = 0;
+    double recompute_s = 0;
+    double gemm_forward_flops = 0;
+    double attention_forward_flops = 0;
+    double elementwise_forward_bytes = 0;
+    double elementwise_backward_bytes = 0;
+};
+
+struct StepCost
+{
+    bool ok = false;
+    std::vector<PlanIssue> issues; ///< why the plan was rejected
+    std::vector<std::string> warnings;
+
+    double step_time_s = 0;
+    StepBreakdown breakdown;
+    std::vector<CollectiveCost> collectives;
+    std::vector<StageCost> stages;
+    int critical_stage = 0;
+    double max_stage_total_bytes = 0;
+    double hbm_bytes = 0;
+    bool fits = false;
+    StepMetrics metrics;
+    LayerCompute dense_layer;
+    LayerCompute moe_layer;
+    double lm_head_s = 0;   ///< forward + backward of the LM head, last stage
+    double embedding_s = 0; ///< forward + backward of the embedding, first stage
+    int microbatches = 0;
+    bool tp_within_node = true;
+};
+
+/// Evaluates plans on one cluster. Construction builds the cluster's collective model (the
+/// topology work); evaluate() is cheap and safe to call from several threads.
+class StepEngine
+{
+public:
+    explicit StepEngine(const ClusterSpec& cluster);
+
+    StepCost evaluate(const Plan& plan) const;
+    const CollectiveModel& collectives() const { return m_collectives; }
+
+private:
+    ClusterSpec m_cluster;
+    CollectiveModel m_collectives;
+};
+
+/// The stride of each parallel dimension's groups for a rank order.
+struct GroupStrides
+{
+    int tp = 1;
+    int cp = 1;
+    int dp = 1;
+    int pp = 1;
+};
+GroupStrides groupStrides(const ParallelLayout& layout);
+
+} // namespace paraplan

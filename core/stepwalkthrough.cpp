@@ -1,0 +1,172 @@
+#include "stepwalkthrough.h"
+
+#include "collectivewalkthrough.h"
+#include "units.h"
+
+#include <cmath>
+
+namespace paraplan {
+namespace {
+
+using units::formatBytes;
+using units::formatGBps;
+using units::formatNumber;
+using units::formatSeconds;
+
+std::string gib(double bytes)
+{
+    return formatNumber(units::toGiB(bytes), 4) + " GiB";
+}
+
+} // namespace
+
+Derivation derivePlan(const Plan& plan, const StepCost& cost, const StepEngine& engine)
+{
+    Derivation d;
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    const EngineFigures& f = plan.figures;
+    d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
+              plan.cluster.gpu_id + " (tp " + std::to_string(p.tp) + ", pp " +
+              std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
+    d.inputs.push_back("model: " + m.name + ", L = " + std::to_string(m.layers) +
+                       ", h = " + std::to_string(m.hidden) + ", a = " + std::to_string(m.heads) +
+                       ", g = " + std::to_string(m.kv_heads) + ", f = " +
+                       std::to_string(m.ffn_hidden) + ", V = " + std::to_string(m.vocab) + " (" +
+                       (m.source.empty() ? "user entry" : m.source) + ")");
+    d.inputs.push_back("cluster: " + plan.cluster.name + ", " +
+                       std::to_string(plan.cluster.totalGpus()) + " GPUs (" + plan.cluster.source +
+                       ")");
+    d.inputs.push_back("batch: B = " + std::to_string(p.global_batch) +
+                       " sequences of s = " + std::to_string(t.seq_len) +
+                       " tokens, micro-batch b = " + std::to_string(p.micro_batch) +
+                       " (user entry)");
+    d.inputs.push_back("GEMM ceiling " + formatNumber(f.gemm_peak_fraction.value) + " (" +
+                       describeSource(f.gemm_peak_fraction) + ")");
+    d.inputs.push_back("HBM fraction " + formatNumber(f.hbm_fraction.value) + " (" +
+                       describeSource(f.hbm_fraction) + ")");
+    if (!cost.ok) {
+        for (const PlanIssue& issue : cost.issues)
+            d.notes.push_back("rejected [" + issue.rule + "]: " + issue.message);
+        return d;
+    }
+    const StepMetrics& mt = cost.metrics;
+    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
+                              "GQA, SwiGLU and MoE (planner-models.md)";
+    d.add("Model FLOPs per step", "12 B s L h^2 [ (1 + g/a + s/h)(q/h) + (f/h) k c ] + 6 B s h V",
+          "B = " + std::to_string(p.global_batch) + ", s = " + std::to_string(t.seq_len) +
+              ", L = " + std::to_string(m.layers) + ", h = " + std::to_string(m.hidden),
+          formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP", mt.model_flops_per_step,
+          "FLOP", flopsSource);
+
+    const LayerCompute& l = cost.dense_layer;
+    d.add("One layer, one micro-batch, forward: GEMMs",
+          "sum over GEMMs of 2MKN / (peak x ceiling) + bytes / (HBM x fraction)",
+          formatNumber(l.gemm_forward_flops / 1e12, 4) + " TFLOP at " +
+              formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s x " +
+              formatNumber(f.gemm_peak_fraction.value),
+          formatSeconds(l.gemm_forward_s), l.gemm_forward_s, "s",
+          "formula: additive roofline per GEMM (docs/engine.md)");
+    d.add("... attention scores and values",
+          t.flash_attention ? "causal half of 4 b s^2 d heads / (peak x FlashAttention share)"
+                            : "QK^T and AV batched GEMMs (full, unfused)",
+          formatNumber(l.attention_forward_flops / 1e12, 4) + " TFLOP",
+          formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
+          t.flash_attention ? describeSource(f.attention_fraction) : "formula: roofline");
+    d.add("... element-wise kernels (norms, activations, residuals, softmax, dropout)",
+          "bytes / (HBM x fraction)", formatBytes(l.elementwise_forward_bytes),
+          formatSeconds(l.elementwise_forward_s), l.elementwise_forward_s, "s",
+          "formula: Megatron-LM's kernels, bytes per token (docs/engine.md)");
+    d.add("One layer, forward + backward + recompute",
+          "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",
+          formatSeconds(l.forward_s) + " + " + formatSeconds(l.backward_s) + " + " +
+              formatSeconds(l.recompute_s),
+          formatSeconds(l.forward_s + l.backward_s + l.recompute_s),
+          l.forward_s + l.backward_s + l.recompute_s, "s",
+          std::string("recompute: ") + recomputeName(p.recompute));
+
+    const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
+    d.add("Critical stage, one micro-batch",
+          "layers x layer + TP comm + CP/EP comm + PP send/recv (+ LM head / embedding)",
+          std::to_string(st.layers) + " layers: " + formatSeconds(st.forward_s + st.backward_s) +
+              " + recompute " + formatSeconds(st.recompute_s) + " + TP " +
+              formatSeconds(st.tp_comm_s) + " + PP " + formatSeconds(st.pp_comm_s),
+          formatSeconds(st.microbatch_s), st.microbatch_s, "s",
+          "stage " + std::to_string(st.stage) + " of " + std::to_string(p.pp));
+    const int mb = cost.microbatches;
+    d.add("Micro-batches per pipeline", "m = B / (b x dp)",
+          std::to_string(p.global_batch) + " / (" + std::to_string(p.micro_batch) + " x " +
+              std::to_string(p.dp) + ")",
+          std::to_string(mb), mb, "");
+    if (p.pp > 1)
+        d.add("Pipeline bubble",
+              p.interleave > 1 ? "(sum of stage times - slowest) / v; uniform: (p-1)/v x stage"
+                               : "sum of stage times - slowest; uniform: (p-1) x stage",
+              "p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
+                  ", fraction of the pipelined time (p-1)/(v m) = " +
+                  formatNumber(double(p.pp - 1) / (p.interleave * mb)),
+              formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
+              "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
+    for (const CollectiveCost& c : cost.collectives) {
+        const CollectiveRequest request{c.call.op, c.call.bytes, c.call.ranks, c.stride,
+                                        Algorithm::Auto};
+        d.add(std::string(c.group) + ": " + c.purpose,
+              "calls per step x time per call; exposed part on the critical path",
+              formatNumber(c.calls_per_step, 4) + " x " + formatSeconds(c.call.time_s) + " (" +
+                  collectiveOpName(c.call.op) + " of " + formatBytes(c.call.bytes) + " over " +
+                  std::to_string(c.call.ranks) + " ranks, " + tierName(c.call.bottleneck) + " at " +
+                  formatGBps(c.call.bottleneck_Bps) + ")",
+              formatSeconds(c.total_s) + " total, " + formatSeconds(c.exposed_s) + " exposed",
+              c.exposed_s, "s",
+              "see 'paraplan-cli walkthrough --op " + std::string(collectiveOpName(c.call.op)) +
+                  "' for the call");
+        (void)request;
+    }
+    d.add("Optimizer step", "params per GPU (/ dp with ZeRO) x bytes per parameter / HBM",
+          formatNumber(f.optimizer_step_bytes.value) + " B/param",
+          formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
+          describeSource(f.optimizer_step_bytes));
+    const StepBreakdown& b = cost.breakdown;
+    d.add("Step time",
+          "m x (compute + recompute + exposed comm of the critical stage) + bubble + DP + "
+          "optimizer",
+          formatSeconds(b.compute_s) + " + " + formatSeconds(b.recompute_s) + " + " +
+              formatSeconds(b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.ep_comm_exposed_s +
+                            b.pp_comm_exposed_s) +
+              " + " + formatSeconds(b.bubble_s) + " + " + formatSeconds(b.dp_comm_exposed_s) +
+              " + " + formatSeconds(b.optimizer_s),
+          formatSeconds(cost.step_time_s), cost.step_time_s, "s");
+    d.add("Tokens per second", "B s / step time",
+          formatNumber(mt.tokens_per_step, 4) + " / " + formatSeconds(cost.step_time_s),
+          formatNumber(mt.tokens_per_s, 4), mt.tokens_per_s, "tokens/s");
+    d.add("MFU", "model FLOPs / (step time x GPUs x peak)",
+          formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP / (" +
+              formatSeconds(cost.step_time_s) + " x " + std::to_string(p.gpus()) + " x " +
+              formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
+          formatNumber(100 * mt.mfu, 3) + "%", mt.mfu, "", flopsSource);
+    d.add("HFU", "(model FLOPs + recomputed FLOPs) / (step time x GPUs x peak)", "",
+          formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "");
+
+    const StageCost& first = cost.stages.front();
+    const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
+                               "Rajbhandari et al. 2020 (ZeRO sharding)";
+    d.add("Memory of stage 0 per GPU",
+          "weights + gradients + optimizer state + activations x in-flight micro-batches + "
+          "buffers",
+          gib(first.weights_bytes) + " + " + gib(first.grads_bytes) + " + " +
+              gib(first.optimizer_bytes) + " + " + gib(first.activation_bytes_per_layer) + " x " +
+              std::to_string(first.layers) + " layers x " +
+              formatNumber(first.in_flight_microbatches) + " + " + gib(first.buffers_bytes),
+          gib(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"), first.total_bytes,
+          "B", memorySource);
+    for (const std::string& warning : cost.warnings)
+        d.notes.push_back("warning: " + warning);
+    d.notes.push_back("TP collectives are on the critical path (no GEMM/communication overlap, "
+                      "as Megatron-LM by default); DP gradient sync overlaps the last "
+                      "micro-batch's backward when dp_overlap is on.");
+    (void)engine;
+    return d;
+}
+
+} // namespace paraplan

@@ -1,0 +1,458 @@
+// The training-step engine: calibration against published measurements, the seed's TP cliff,
+// parameter and FLOP counts, the pipeline schedule, memory per stage, and every validation
+// rule.
+#include "calibration.h"
+#include "clusterio.h"
+#include "modelio.h"
+#include "stepmodel.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace paraplan;
+
+namespace {
+
+Plan makePlan(const char* model, const char* cluster, int nodes, ParallelLayout layout,
+              int seq = 2048, Dtype dtype = Dtype::BF16)
+{
+    Plan plan;
+    std::string error;
+    if (!modelFromPreset(model, &plan.model, &error))
+        qFatal("%s", error.c_str());
+    ClusterOptions options;
+    options.nodes = nodes;
+    if (!clusterFromPreset(cluster, options, &plan.cluster, &error))
+        qFatal("%s", error.c_str());
+    plan.parallel = layout;
+    plan.training.seq_len = seq;
+    plan.training.dtype = dtype;
+    plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
+                                        plan.training.optimizer, dtype);
+    return plan;
+}
+
+ParallelLayout layout(int tp, int pp, int dp, int micro, int global)
+{
+    ParallelLayout p;
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
+    p.micro_batch = micro;
+    p.global_batch = global;
+    return p;
+}
+
+StepCost evaluate(const Plan& plan)
+{
+    return StepEngine(plan.cluster).evaluate(plan);
+}
+
+bool hasRule(const StepCost& cost, const QString& rule)
+{
+    for (const PlanIssue& issue : cost.issues) {
+        if (QString::fromStdString(issue.rule) == rule)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestStepModel : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void calibrationMeetsTheTarget()
+    {
+        CalibrationReport report;
+        std::string error;
+        QVERIFY2(runCalibration({}, &report, &error), error.c_str());
+        QCOMPARE(report.rows.size(), size_t(8));
+        for (const CalibrationRow& row : report.rows)
+            qInfo("%-14s %-9s measured %7.2f s predicted %7.2f s error %+5.1f%%", row.model.c_str(),
+                  recomputeName(row.plan.parallel.recompute), row.measured_s, row.predicted_s,
+                  100 * row.error);
+        // Targets of the issue: mean at most 5%, max at most 10% (the best public analytical
+        // tool gets 3.65% / 8.87% on this set).
+        QVERIFY2(report.mean_abs_error <= 0.05, qPrintable(QString::number(report.mean_abs_error)));
+        QVERIFY2(report.max_abs_error <= 0.10, qPrintable(QString::number(report.max_abs_error)));
+        QCOMPARE(report.memory.size(), size_t(12));
+        QVERIFY2(report.memory_max_abs_error <= 0.10,
+                 qPrintable(QString::number(report.memory_max_abs_error)));
+    }
+
+    void tensorParallelCliff()
+    {
+        // Seed 11.1.1: "a 42% throughput drop at TP=16 and a 65% drop at TP=32 relative to
+        // TP=8, on the same number of GPUs". On DGX H100 nodes (8 NDR NICs each, ~376 GB/s of
+        // network per node against ~370 GB/s of NVLink ring bandwidth) a ring that leaves the
+        // node is not much slower per byte; the drop comes from TP traffic per GPU doubling
+        // with TP while compute per GPU halves, plus inter-node latency. We pin the direction
+        // and accept the seed's figures within 17 points (TP=16: 25-60%, TP=32: 48-82%), since
+        // the seed's measurement system is unnamed.
+        auto throughput = [](int tp) {
+            ParallelLayout p = layout(tp, 1, 64 / tp, 1, 256);
+            p.zero = 1;
+            p.sequence_parallel = true;
+            p.recompute = Recompute::Selective;
+            const StepCost cost = evaluate(makePlan("llama2-70b", "dgx-h100", 8, p, 4096));
+            if (!cost.ok)
+                qFatal("%s", cost.issues.front().message.c_str());
+            return cost.metrics.tokens_per_s;
+        };
+        const double tp8 = throughput(8);
+        const double drop16 = 1 - throughput(16) / tp8;
+        const double drop32 = 1 - throughput(32) / tp8;
+        qInfo("TP=16 drop %.1f%%, TP=32 drop %.1f%% (seed: 42%%, 65%%)", 100 * drop16,
+              100 * drop32);
+        QVERIFY(drop16 > 0.25 && drop16 < 0.60);
+        QVERIFY(drop32 > 0.48 && drop32 < 0.82);
+        QVERIFY(drop32 > drop16);
+    }
+
+    void parameterCounts_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("billions");
+        // Published sizes (model cards and papers).
+        QTest::newRow("gpt3-175b") << "gpt3-175b" << 175.0;
+        QTest::newRow("megatron-1t") << "megatron-1t" << 1008.0;
+        QTest::newRow("llama2-7b") << "llama2-7b" << 6.74;
+        QTest::newRow("llama2-13b") << "llama2-13b" << 13.0;
+        QTest::newRow("llama2-70b") << "llama2-70b" << 68.98;
+        QTest::newRow("llama3-8b") << "llama3-8b" << 8.03;
+        QTest::newRow("llama3-70b") << "llama3-70b" << 70.55;
+        QTest::newRow("llama3-405b") << "llama3-405b" << 405.85;
+        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b" << 46.70;
+    }
+    void parameterCounts()
+    {
+        QFETCH(QString, model);
+        QFETCH(double, billions);
+        ModelSpec spec;
+        std::string error;
+        QVERIFY(modelFromPreset(model.toStdString(), &spec, &error));
+        const double total = countParameters(spec).total / 1e9;
+        QVERIFY2(std::fabs(total / billions - 1) < 0.01, qPrintable(QString::number(total)));
+    }
+
+    void narayananParameterFormula()
+    {
+        // P = 12 L h^2 (1 + 13/(12h) + (V+s)/(12 L h)) for GPT (tied, learned positions).
+        ModelSpec gpt;
+        std::string error;
+        QVERIFY(modelFromPreset("gpt3-175b", &gpt, &error));
+        const double L = gpt.layers, h = gpt.hidden, V = gpt.vocab, s = gpt.max_positions;
+        const double narayanan = 12 * L * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * L * h));
+        // The formula omits the final LayerNorm (2h parameters).
+        QCOMPARE(countParameters(gpt).total - 2 * h, narayanan);
+    }
+
+    void mixtralActiveParameters()
+    {
+        ModelSpec mixtral;
+        std::string error;
+        QVERIFY(modelFromPreset("mixtral-8x7b", &mixtral, &error));
+        // Mistral AI: 46.7B total, 12.9B active per token.
+        QVERIFY(std::fabs(countParameters(mixtral).active_per_token / 12.9e9 - 1) < 0.01);
+    }
+
+    void korthikantiFlops()
+    {
+        ModelSpec gpt;
+        std::string error;
+        QVERIFY(modelFromPreset("megatron-22b", &gpt, &error));
+        const double B = 4, s = 2048, L = gpt.layers, h = gpt.hidden, V = gpt.vocab;
+        const double expected = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
+        QVERIFY(std::fabs(modelFlopsPerStep(gpt, B, int(s)) / expected - 1) < 1e-12);
+    }
+
+    void pipelineScheduleAndUnevenStages()
+    {
+        // 126 layers over pp = 4: two stages of 32 and two of 31, said in the stage list.
+        ParallelLayout p = layout(8, 4, 1, 1, 32);
+        p.zero = 1;
+        const StepCost cost = evaluate(makePlan("llama3-405b", "dgx-h100", 4, p, 4096));
+        QVERIFY(cost.ok);
+        QCOMPARE(cost.stages.size(), size_t(4));
+        QCOMPARE(cost.stages[0].layers, 32);
+        QCOMPARE(cost.stages[1].layers, 32);
+        QCOMPARE(cost.stages[2].layers, 31);
+        QCOMPARE(cost.stages[3].layers, 31);
+        // 1F1B: step = m x slowest + (sum - slowest) for the fill and drain.
+        double sum = 0;
+        double slowest = 0;
+        for (const StageCost& st : cost.stages) {
+            sum += st.microbatch_s;
+            slowest = std::max(slowest, st.microbatch_s);
+        }
+        QVERIFY(std::fabs(cost.breakdown.bubble_s - (sum - slowest)) < 1e-9);
+        const double pipelined = cost.breakdown.compute_s + cost.breakdown.recompute_s +
+                                 cost.breakdown.tp_comm_exposed_s +
+                                 cost.breakdown.pp_comm_exposed_s;
+        QVERIFY(std::fabs(pipelined - cost.microbatches * slowest) < 1e-9);
+        // m = 32 not divisible by... any m works for 1F1B; the bubble is about (p-1)/m.
+        QVERIFY(std::fabs(cost.breakdown.bubble_s / pipelined - 3.0 / 32) < 0.02);
+    }
+
+    void interleavingDividesTheBubble()
+    {
+        ParallelLayout p = layout(8, 8, 1, 1, 64);
+        p.sequence_parallel = true;
+        p.recompute = Recompute::Selective;
+        const StepCost plain = evaluate(makePlan("gpt3-175b", "dgx-a100", 8, p));
+        p.interleave = 3;
+        const StepCost interleaved = evaluate(makePlan("gpt3-175b", "dgx-a100", 8, p));
+        QVERIFY(plain.ok && interleaved.ok);
+        QVERIFY(std::fabs(plain.breakdown.bubble_s / interleaved.breakdown.bubble_s - 3) < 0.15);
+        // ... at v times the point-to-point traffic.
+        QVERIFY(
+            std::fabs(interleaved.breakdown.pp_comm_exposed_s / plain.breakdown.pp_comm_exposed_s -
+                      3) < 1e-6);
+    }
+
+    void activationMemoryFollowsKorthikanti()
+    {
+        // GPT with dropout, no FlashAttention, t = 8: per layer s b h (10 + 24/t + 5as/(ht))
+        // without SP; 34 s b h / t with SP and selective recompute; 2 s b h with full.
+        ParallelLayout p = layout(8, 1, 1, 4, 4);
+        Plan plan = makePlan("megatron-22b", "dgx-a100", 1, p, 2048, Dtype::FP16);
+        plan.training.flash_attention = false;
+        const double s = 2048, b = 4, h = 6144, a = 64, t = 8;
+        const double sbh = s * b * h;
+        auto perLayer = [&](Recompute recompute, bool sp) {
+            Plan variant = plan;
+            variant.parallel.recompute = recompute;
+            variant.parallel.sequence_parallel = sp;
+            return evaluate(variant).stages.front().activation_bytes_per_layer;
+        };
+        QVERIFY(std::fabs(perLayer(Recompute::None, false) /
+                              (sbh * (10 + 24 / t + 5 * a * s / (h * t))) -
+                          1) < 1e-12);
+        QVERIFY(std::fabs(perLayer(Recompute::Selective, true) / (34 * sbh / t) - 1) < 1e-12);
+        QVERIFY(std::fabs(perLayer(Recompute::Selective, false) / (sbh * (10 + 24 / t)) - 1) <
+                1e-12);
+        QVERIFY(std::fabs(perLayer(Recompute::Full, false) / (2 * sbh) - 1) < 1e-12);
+        // FlashAttention drops the attention-score term.
+        plan.training.flash_attention = true;
+        QVERIFY(std::fabs(perLayer(Recompute::None, false) / (sbh * (10 + 24 / t)) - 1) < 1e-12);
+    }
+
+    void zeroShardsModelState()
+    {
+        // Rajbhandari et al.: with K = 12, stage 1 shards the optimizer state, 2 also the
+        // gradients, 3 also the weights.
+        ParallelLayout p = layout(1, 1, 64, 1, 64);
+        auto stage = [&](int zero) {
+            ParallelLayout q = p;
+            q.zero = zero;
+            return evaluate(makePlan("llama2-7b", "dgx-a100", 8, q)).stages.front();
+        };
+        const StageCost z0 = stage(0), z1 = stage(1), z2 = stage(2), z3 = stage(3);
+        QCOMPARE(z1.optimizer_bytes, z0.optimizer_bytes / 64);
+        QCOMPARE(z1.grads_bytes, z0.grads_bytes);
+        QCOMPARE(z2.grads_bytes, z0.grads_bytes / 64);
+        QCOMPARE(z2.weights_bytes, z0.weights_bytes);
+        QCOMPARE(z3.weights_bytes, z0.weights_bytes / 64);
+        QCOMPARE(z0.optimizer_bytes, 12 * z0.params);
+        QCOMPARE(z0.weights_bytes, 2 * z0.params);
+    }
+
+    void dataParallelSyncOverlapsTheBackward()
+    {
+        ParallelLayout p = layout(8, 1, 8, 1, 64);
+        p.zero = 1;
+        Plan plan = makePlan("llama2-13b", "dgx-h100", 8, p, 4096);
+        const StepCost overlapped = evaluate(plan);
+        plan.parallel.dp_overlap = false;
+        const StepCost serial = evaluate(plan);
+        QVERIFY(overlapped.ok && serial.ok);
+        QVERIFY(serial.breakdown.dp_comm_exposed_s > overlapped.breakdown.dp_comm_exposed_s);
+        double total = 0;
+        for (const CollectiveCost& c : serial.collectives) {
+            if (QString(c.group) == "dp")
+                total += c.total_s;
+        }
+        QVERIFY(std::fabs(serial.breakdown.dp_comm_exposed_s - total) < 1e-9);
+        // ZeRO-3 moves 3(n-1)/n P with one micro-batch: reduce-scatter + two all-gathers.
+        ParallelLayout z3 = layout(1, 1, 64, 1, 64);
+        z3.zero = 3;
+        const StepCost sharded = evaluate(makePlan("llama2-7b", "dgx-h100", 8, z3, 4096));
+        QVERIFY(sharded.ok);
+        double gathered = 0;
+        double reduced = 0;
+        for (const CollectiveCost& c : sharded.collectives) {
+            if (c.call.op == CollectiveOp::AllGather)
+                gathered = c.calls_per_step * c.call.wire_bytes_per_rank;
+            if (c.call.op == CollectiveOp::ReduceScatter)
+                reduced = c.call.wire_bytes_per_rank;
+        }
+        QVERIFY(std::fabs(gathered / reduced - 2) < 1e-9);
+    }
+
+    void metricsAreConsistent()
+    {
+        ParallelLayout p = layout(8, 2, 2, 1, 64);
+        p.recompute = Recompute::Full;
+        Plan plan = makePlan("llama2-13b", "dgx-h100", 4, p, 4096);
+        plan.training.train_tokens = 1e12;
+        plan.training.gpu_hour_usd = 2;
+        const StepCost cost = evaluate(plan);
+        QVERIFY(cost.ok);
+        QVERIFY(std::fabs(cost.step_time_s - cost.breakdown.total()) < 1e-12);
+        QVERIFY(cost.metrics.mfu > 0.1 && cost.metrics.mfu < 1);
+        QVERIFY(std::fabs(cost.metrics.hfu / cost.metrics.mfu - 4.0 / 3) < 1e-9);
+        QCOMPARE(cost.metrics.tokens_per_step, 64.0 * 4096);
+        QVERIFY(std::fabs(cost.metrics.time_to_train_s - 1e12 / cost.metrics.tokens_per_s) < 1e-6);
+        QVERIFY(std::fabs(cost.metrics.cost_usd - cost.metrics.gpu_hours * 2) < 1e-6);
+    }
+
+    void tpAcrossNodesIsFlagged()
+    {
+        ParallelLayout p = layout(16, 1, 2, 1, 32);
+        const StepCost cost = evaluate(makePlan("llama2-70b", "dgx-h100", 4, p, 4096));
+        QVERIFY(cost.ok);
+        QVERIFY(!cost.tp_within_node);
+        QVERIFY(!cost.warnings.empty());
+        QVERIFY(QString::fromStdString(cost.warnings.front()).contains("spans 2 nodes"));
+    }
+
+    void mixtureOfExpertsAndContextParallel()
+    {
+        ParallelLayout p = layout(2, 1, 16, 1, 64);
+        p.ep = 8;
+        p.zero = 1;
+        const StepCost moe = evaluate(makePlan("mixtral-8x7b", "dgx-h100", 4, p, 4096));
+        QVERIFY(moe.ok);
+        bool sawEp = false;
+        for (const CollectiveCost& c : moe.collectives)
+            sawEp |= QString(c.group) == "ep" && c.call.op == CollectiveOp::AllToAll;
+        QVERIFY(sawEp);
+        QVERIFY(moe.breakdown.ep_comm_exposed_s > 0);
+
+        ParallelLayout cp = layout(8, 1, 2, 1, 16);
+        cp.cp = 2;
+        ParallelLayout noCp = layout(8, 1, 4, 1, 16);
+        const StepCost withCp = evaluate(makePlan("llama3-8b", "dgx-h100", 4, cp, 8192));
+        const StepCost without = evaluate(makePlan("llama3-8b", "dgx-h100", 4, noCp, 8192));
+        QVERIFY(withCp.ok && without.ok);
+        QVERIFY(std::fabs(withCp.stages[0].activation_bytes_per_layer /
+                              without.stages[0].activation_bytes_per_layer -
+                          0.5) < 1e-9);
+        bool sawCp = false;
+        for (const CollectiveCost& c : withCp.collectives)
+            sawCp |= QString(c.group) == "cp";
+        QVERIFY(sawCp);
+    }
+
+    void rulesNameWhatFailed_data()
+    {
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("gpu-count") << "gpu-count";
+        QTest::newRow("tp-heads") << "tp-heads";
+        QTest::newRow("tp-kv-heads") << "tp-kv-heads";
+        QTest::newRow("pp-layers") << "pp-layers";
+        QTest::newRow("interleave-layers") << "interleave-layers";
+        QTest::newRow("interleave-pp") << "interleave-pp";
+        QTest::newRow("interleave-microbatches") << "interleave-microbatches";
+        QTest::newRow("batch-divisible") << "batch-divisible";
+        QTest::newRow("cp-seq") << "cp-seq";
+        QTest::newRow("ep-moe") << "ep-moe";
+        QTest::newRow("ep-experts") << "ep-experts";
+        QTest::newRow("sp-tp") << "sp-tp";
+        QTest::newRow("zero-range") << "zero-range";
+        QTest::newRow("zero-pp") << "zero-pp";
+        QTest::newRow("dtype-gpu") << "dtype-gpu";
+        QTest::newRow("seq-positions") << "seq-positions";
+        QTest::newRow("positive") << "positive";
+        QTest::newRow("figure-range") << "figure-range";
+        QTest::newRow("model") << "model";
+        QTest::newRow("cluster") << "cluster";
+    }
+    void rulesNameWhatFailed()
+    {
+        QFETCH(QString, rule);
+        // A valid plan (llama2-70b, 32 H100s), broken in exactly one way per row.
+        Plan plan = makePlan("llama2-70b", "dgx-h100", 4, layout(8, 2, 2, 1, 32), 4096);
+        QVERIFY(validatePlan(plan).empty());
+        if (rule == "gpu-count")
+            plan.parallel.dp = 3;
+        else if (rule == "tp-heads")
+            plan = makePlan("llama2-7b", "dgx-h100", 6, layout(6, 1, 8, 1, 32), 4096);
+        else if (rule == "tp-kv-heads")
+            plan = makePlan("mixtral-8x7b", "dgx-a100", 24, layout(6, 4, 8, 1, 64), 4096);
+        else if (rule == "pp-layers")
+            plan = makePlan("llama2-7b", "dgx-h100", 8, layout(1, 64, 1, 1, 64), 4096);
+        else if (rule == "interleave-layers")
+            plan.parallel.interleave = 3;
+        else if (rule == "interleave-pp") {
+            plan.parallel = layout(8, 1, 4, 1, 32);
+            plan.parallel.interleave = 2;
+        } else if (rule == "interleave-microbatches") {
+            plan.parallel.interleave = 2;
+            plan.parallel.global_batch = 6;
+        } else if (rule == "batch-divisible")
+            plan.parallel.global_batch = 33;
+        else if (rule == "cp-seq") {
+            plan.parallel.cp = 2;
+            plan.parallel.dp = 1;
+            plan.training.seq_len = 4094;
+        } else if (rule == "ep-moe")
+            plan.parallel.ep = 2;
+        else if (rule == "ep-experts") {
+            plan = makePlan("mixtral-8x7b", "dgx-h100", 4, layout(8, 1, 4, 1, 32), 4096);
+            plan.parallel.ep = 4;
+            plan.model.experts = 6;
+        } else if (rule == "sp-tp") {
+            plan.parallel = layout(1, 2, 16, 1, 32);
+            plan.parallel.sequence_parallel = true;
+        } else if (rule == "zero-range")
+            plan.parallel.zero = 4;
+        else if (rule == "zero-pp")
+            plan.parallel.zero = 2;
+        else if (rule == "dtype-gpu")
+            plan = makePlan("llama2-70b", "dgx-a100", 4, layout(8, 2, 2, 1, 32), 4096, Dtype::FP8);
+        else if (rule == "seq-positions")
+            plan = makePlan("gpt3-175b", "dgx-a100", 8, layout(8, 8, 1, 1, 8), 4096);
+        else if (rule == "positive")
+            plan.parallel.micro_batch = 0;
+        else if (rule == "figure-range")
+            plan.figures.hbm_fraction.value = std::nan("");
+        else if (rule == "model")
+            plan.model.hidden = -5;
+        else if (rule == "cluster")
+            plan.cluster.nodes = 0;
+        const StepCost cost = evaluate(plan);
+        QVERIFY(!cost.ok);
+        QVERIFY2(hasRule(cost, rule),
+                 qPrintable(QString::fromStdString(
+                     cost.issues.empty() ? "no issue" : cost.issues.front().rule)));
+        for (const PlanIssue& issue : cost.issues)
+            QVERIFY(!issue.message.empty());
+    }
+
+    void absurdPlansAreRejectedNotCrashing()
+    {
+        Plan plan = makePlan("llama2-7b", "dgx-h100", 1, layout(8, 1, 1, 1, 8), 4096);
+        for (int dp : {0, -1, 100000000}) {
+            plan.parallel.dp = dp;
+            const StepCost cost = evaluate(plan);
+            QVERIFY(!cost.ok);
+        }
+        plan.parallel.dp = 1;
+        plan.training.train_tokens = std::nan("");
+        QVERIFY(!evaluate(plan).ok);
+        plan.training.train_tokens = 0;
+        plan.parallel.global_batch = 2000000000;
+        plan.parallel.micro_batch = 1;
+        const StepCost huge = evaluate(plan);
+        QVERIFY(huge.ok); // legal, just enormous
+        QVERIFY(std::isfinite(huge.step_time_s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStepModel)
+#include "tst_stepmodel.moc"
