@@ -353,6 +353,12 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
     }
 
+    if (extra > 0)
+        cost.warnings.push_back(
+            std::to_string(m.layers) + " layers over pp = " + std::to_string(p.pp) +
+            " do not split evenly: stages 0-" + std::to_string(extra - 1) + " get " +
+            std::to_string(base + 1) + " layers, stages " + std::to_string(extra) + "-" +
+            std::to_string(p.pp - 1) + " get " + std::to_string(base));
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
     double sumMicrobatch = 0;

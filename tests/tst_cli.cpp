@@ -304,6 +304,22 @@ private slots:
         QCOMPARE(noFile.code, 2);
     }
 
+    void modelCommand()
+    {
+        const CliRun preset = runCli({"model", "--preset", "llama3-405b", "--json"});
+        QCOMPARE(preset.code, 0);
+        QVERIFY(qAbs(json(preset)["parameters"].toDouble() / 405.85e9 - 1) < 0.01);
+        const CliRun hf =
+            runCli({"model", "--hf-config",
+                    QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json"});
+        QCOMPARE(hf.code, 0);
+        QVERIFY(hf.out.contains("active per token"));
+        const CliRun unknown = runCli(
+            {"model", "--hf-config", QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/t5-small.json"});
+        QCOMPARE(unknown.code, 2);
+        QVERIFY(unknown.err.contains("hidden_size"));
+    }
+
     void badArgumentsGiveOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -182,6 +182,10 @@ private slots:
         QCOMPARE(cost.stages[1].layers, 32);
         QCOMPARE(cost.stages[2].layers, 31);
         QCOMPARE(cost.stages[3].layers, 31);
+        bool said = false;
+        for (const std::string& warning : cost.warnings)
+            said |= QString::fromStdString(warning).contains("stages 0-1 get 32 layers");
+        QVERIFY(said);
         // 1F1B: step = m x slowest + (sum - slowest) for the fill and drain.
         double sum = 0;
         double slowest = 0;

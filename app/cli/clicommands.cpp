@@ -6,6 +6,7 @@
 #include "collectivewalkthrough.h"
 #include "dptraffic.h"
 #include "hardware.h"
+#include "modelio.h"
 #include "paraplan_version.h"
 #include "planio.h"
 #include "stepmodel.h"
@@ -50,6 +51,12 @@ Commands
   walkthrough       A collective (or a measured time) explained as a worked derivation.
   dp-traffic        Data-parallel gradient sync bytes per rank under ZeRO 0-3, with the
                     model-state memory per GPU.
+  evaluate PLAN     What one training step of a plan costs: breakdown, collectives,
+                    memory per pipeline stage, MFU, tokens/s, time and cost to train.
+  walkthrough PLAN  The same as a worked derivation, figure by figure.
+  validate [FILE]   The engine against published measurements (Korthikanti et al. 2022).
+  model             A model preset (--preset ID) or Hugging Face config (--hf-config FILE):
+                    architecture, parameters, FLOPs per token.
   presets           GPU, interconnect and cluster presets with their sources.
   export-cluster    Write a cluster preset (with options applied) as a cluster JSON file.
   help              This text.
@@ -878,6 +885,60 @@ int commandValidate(const std::vector<std::string>& args, std::ostream& out)
     return kExitOk;
 }
 
+int commandModel(const std::vector<std::string>& args, std::ostream& out)
+{
+    const Args options(args, 1, {"--preset", "--hf-config", "--seq-len"}, {"--json"});
+    ModelSpec model;
+    std::string error;
+    if (options.has("--preset") == options.has("--hf-config"))
+        throw UsageError("give --preset ID or --hf-config FILE");
+    if (options.has("--preset")
+            ? !modelFromPreset(options.text("--preset"), &model, &error)
+            : !loadHuggingFaceConfig(options.text("--hf-config"), &model, &error))
+        throw UsageError(error);
+    const std::vector<std::string> problems = validateModel(model);
+    if (!problems.empty())
+        throw UsageError(problems.front());
+    const int seq = options.has("--seq-len")
+                        ? options.integer("--seq-len", 1, 10000000)
+                        : (model.max_positions > 0 ? model.max_positions : 2048);
+    const ParameterCount count = countParameters(model);
+    const double flopsPerToken = modelFlopsPerStep(model, 1, seq) / seq;
+    if (options.flag("--json")) {
+        printJson(QJsonObject{{"name", QString::fromStdString(model.name)},
+                              {"layers", model.layers},
+                              {"hidden", model.hidden},
+                              {"heads", model.heads},
+                              {"kv_heads", model.kv_heads},
+                              {"ffn_hidden", model.ffn_hidden},
+                              {"vocab", model.vocab},
+                              {"experts", model.experts},
+                              {"parameters", count.total},
+                              {"active_parameters", count.active_per_token},
+                              {"seq_len", seq},
+                              {"training_flops_per_token", flopsPerToken},
+                              {"source", QString::fromStdString(model.source)}},
+                  out);
+        return kExitOk;
+    }
+    out << model.name << "\n  source: " << model.source << "\n"
+        << "  layers " << model.layers << ", hidden " << model.hidden << ", heads " << model.heads
+        << " (KV " << model.kv_heads << "), FFN " << model.ffn_hidden
+        << (model.mlp == MlpKind::SwiGLU ? " SwiGLU" : " GeLU") << ", vocab " << model.vocab
+        << (model.tied_embeddings ? " (tied)" : "") << "\n";
+    if (model.isMoe())
+        out << "  experts " << model.experts << ", " << model.experts_per_token
+            << " per token, expert FFN " << model.expert_ffn_hidden << "\n";
+    out << "  parameters " << formatNumber(count.total / 1e9, 4) << "B";
+    if (model.isMoe())
+        out << " (" << formatNumber(count.active_per_token / 1e9, 4) << "B active per token)";
+    out << "\n  training FLOPs per token at s = " << seq << ": "
+        << formatNumber(flopsPerToken / 1e9, 4)
+        << " GFLOP (6 x parameters = " << formatNumber(6 * count.active_per_token / 1e9, 4)
+        << " GFLOP, plus attention)\n";
+    return kExitOk;
+}
+
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -910,6 +971,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                      {"--params", "--dtype", "--bytes-per-param", "--ranks", "--zero", "--bw-GBps"},
                      {"--json", "--walkthrough"}),
                 out);
+        if (command == "model")
+            return commandModel(args, out);
         if (command == "evaluate")
             return commandEvaluate(args, out);
         if (command == "validate")
