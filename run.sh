@@ -7,7 +7,10 @@ scripts/setup.sh
 example=resources/examples/gpt3-175b-dgx-a100.json
 if [ -x build/app/paraplan ]; then
     if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ -n "${QT_QPA_PLATFORM:-}" ]; then
-        exec build/app/paraplan "$@"
+        if [ $# -gt 0 ]; then
+            exec build/app/paraplan "$@"
+        fi
+        exec build/app/paraplan "$example"
     fi
     echo "No display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open."
     echo "Run it under a virtual display with 'xvfb-run ./run.sh', or use the headless CLI:"

@@ -20,7 +20,7 @@ std::string gib(double bytes)
 
 } // namespace
 
-Derivation derivePlan(const Plan& plan, const StepCost& cost, const StepEngine& engine)
+Derivation derivePlan(const Plan& plan, const StepCost& cost)
 {
     Derivation d;
     const ModelSpec& m = plan.model;
@@ -165,7 +165,6 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost, const StepEngine& 
     d.notes.push_back("TP collectives are on the critical path (no GEMM/communication overlap, "
                       "as Megatron-LM by default); DP gradient sync overlaps the last "
                       "micro-batch's backward when dp_overlap is on.");
-    (void)engine;
     return d;
 }
 

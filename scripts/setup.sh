@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev             # Qt 6 Core, Gui, Widgets, PrintSupport, Test
+    qt6-svg-dev              # SVG export of plots
     libqcustomplot-dev       # the Qt 6 build of QCustomPlot (find_package(QCustomPlotQt6))
     libbenchmark-dev         # Google Benchmark for tests/bench
     fonts-dejavu-core        # without a font, labels render as boxes on slim machines

@@ -119,7 +119,7 @@ private slots:
         QCOMPARE(
             lines.first(),
             QString("bytes,time_s,algbw_GBps,busbw_GBps,algorithm,protocol,bottleneck,regime"));
-        QCOMPARE(lines.size(), 1 + 24); // 1 KB x 2^0 .. 2^23
+        QCOMPARE(lines.size(), 1 + 25); // 1 KB x 2^0 .. 2^24 (16.8 GB)
         QVERIFY(lines.at(1).startsWith("1000,"));
         QVERIFY(lines.at(1).endsWith("latency-bound"));
         QVERIFY(lines.last().endsWith("bandwidth-bound"));

@@ -86,7 +86,8 @@ Collective options
   --measured-time T    instead of modelling, turn a measured time (2.16ms) into algbw and
                        busbw with nccl-tests' definitions
 
-sweep-collective also takes --min-bytes (1KB), --max-bytes (16GB), --factor (2), --csv.
+sweep-collective also takes --min-bytes (1KB), --max-bytes (16.8GB = 1KB x 2^24), --factor
+  (2), --csv.
 dp-traffic takes --params P (7e9), --dtype fp32|bf16|fp16|fp8 (bf16) or --bytes-per-param,
   --ranks N, --zero 0..3, and optionally --bw-GBps X for the sync time; --walkthrough, --json.
 export-cluster takes the cluster options and -o FILE.
@@ -444,7 +445,8 @@ int commandSweep(const Args& args, std::ostream& out)
 {
     CollectiveSetup setup = collectiveFromArgs(args, false);
     const double minBytes = args.has("--min-bytes") ? args.bytes("--min-bytes") : 1e3;
-    const double maxBytes = args.has("--max-bytes") ? args.bytes("--max-bytes") : 16e9;
+    // 1 KB x 2^24 = 16.8 GB: the doubling sweep reaches past 16 GB.
+    const double maxBytes = args.has("--max-bytes") ? args.bytes("--max-bytes") : 1e3 * 16777216.0;
     const double factor = args.has("--factor") ? args.number("--factor") : 2.0;
     if (!(factor > 1.0))
         throw UsageError("--factor must be greater than 1");
@@ -488,9 +490,8 @@ int commandWalkthroughPlan(const std::vector<std::string>& args, std::ostream& o
 {
     const Args options(args, 2, {}, {"--json"});
     const Plan plan = planFromFile(args[1]);
-    const StepEngine engine(plan.cluster);
     const StepCost cost = evaluatePlan(plan);
-    const Derivation d = derivePlan(plan, cost, engine);
+    const Derivation d = derivePlan(plan, cost);
     out << (options.flag("--json") ? d.toJson() : d.toText());
     return kExitOk;
 }

@@ -1,0 +1,49 @@
+// paraplan: the planner window. Usage: paraplan [PLAN.json] [--screenshot FILE.png --size WxH]
+#include "mainwindow.h"
+#include "paraplan_version.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFile>
+#include <QTimer>
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("Paraplan");
+    QApplication::setApplicationName("Paraplan");
+    QApplication::setApplicationVersion(PARAPLAN_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Parallelism planner for distributed training");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("plan", "A plan file to open (JSON).");
+    QCommandLineOption screenshot("screenshot", "Save a PNG of the window and quit.", "file");
+    QCommandLineOption size("size", "Window size for --screenshot, e.g. 1280x800.", "WxH");
+    QCommandLineOption tab("tab", "Tab to show for --screenshot (0-4).", "index");
+    parser.addOptions({screenshot, size, tab});
+    parser.process(app);
+
+    paraplan::ui::MainWindow window(!parser.isSet(screenshot));
+    if (!parser.isSet(screenshot))
+        window.offerRecovery();
+    const QStringList files = parser.positionalArguments();
+    if (!files.isEmpty())
+        window.openFile(files.front());
+    if (parser.isSet(size)) {
+        const QStringList parts = parser.value(size).split('x');
+        if (parts.size() == 2)
+            window.resize(parts[0].toInt(), parts[1].toInt());
+    }
+    window.show();
+    if (parser.isSet(screenshot)) {
+        if (parser.isSet(tab))
+            window.findChild<QTabWidget*>()->setCurrentIndex(parser.value(tab).toInt());
+        QTimer::singleShot(800, &window, [&] {
+            const bool ok = window.grab().save(parser.value(screenshot));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,319 @@
+// The planner window on the offscreen platform: every kind of input recomputes, invalid input
+// is marked at its field while the last valid result stays, undo/redo, files, plots, recovery.
+#include "clusterview.h"
+#include "inputpanel.h"
+#include "mainwindow.h"
+#include "plots.h"
+#include "tablemodels.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QImage>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+double stepTime(MainWindow& window)
+{
+    const auto latest = window.evaluator()->latest();
+    return latest ? latest->cost.step_time_s : 0;
+}
+
+template <typename T> T* field(MainWindow& window, const char* name)
+{
+    T* widget = window.inputPanel()->findChild<T*>(name);
+    if (!widget)
+        qFatal("no input named %s", name);
+    return widget;
+}
+
+void choose(QComboBox* combo, int index)
+{
+    combo->setCurrentIndex(index);
+    emit combo->activated(index); // what a user's pick does
+}
+
+} // namespace
+
+class TestPlanWindow : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("ParaplanTests");
+        QCoreApplication::setApplicationName("tst_planwindow");
+        QFile::remove(MainWindow::recoveryPath());
+    }
+
+    void opensWithResultsAndPlots()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 5000);
+        QVERIFY(window.headlineText().contains("step time"));
+        QVERIFY(window.headlineText().contains("MFU"));
+        // GPT-3 175B on 64 A100s: Korthikanti et al. measured 13.75 s.
+        QVERIFY(qAbs(stepTime(window) / 13.75 - 1) < 0.1);
+        const QList<PlotView*> plots = window.plots();
+        QCOMPARE(plots.size(), 6);
+        QVERIFY(plots[0]->seriesNames().contains("compute"));
+        QVERIFY(plots[0]->seriesNames().contains("TP comm (exposed)"));
+        QVERIFY(plots[1]->seriesNames().contains("activations"));
+        QCOMPARE(plots[1]->pointCount("weights"), 8); // one bar per pipeline stage
+        QVERIFY(plots[2]->pointCount("tokens/s") >= 3);
+        QCOMPARE(plots[2]->pointCount("this plan"), 1);
+        QVERIFY(plots[3]->seriesNames().size() >= 3); // two tiers and the plan's collectives
+        QCOMPARE(plots[3]->pointCount(plots[3]->seriesNames().first()), 25); // 1 KB .. 16.8 GB
+        QVERIFY(plots[4]->pointCount("step time") >= 3);
+        QVERIFY(plots[5]->pointCount("step time") >= 3);
+        QAbstractItemModelTester collectivesTester(window.collectivesModel());
+        QAbstractItemModelTester memoryTester(window.memoryModel());
+        QCOMPARE(window.collectivesModel()->rowCount(), 2);
+        QCOMPARE(window.memoryModel()->rowCount(), 8);
+        QVERIFY(window.derivationText().contains("Model FLOPs per step"));
+        // TP innermost: the eight GPUs of node 0 form one TP group.
+        for (int gpu = 1; gpu < 8; ++gpu)
+            QCOMPARE(window.clusterView()->groupOf(gpu), window.clusterView()->groupOf(0));
+        QVERIFY(window.clusterView()->groupOf(8) != window.clusterView()->groupOf(0));
+    }
+
+    void eachKindOfInputRecomputes_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::newRow("model: layers") << "layers";
+        QTest::newRow("cluster: NVSwitch out") << "switchOut";
+        QTest::newRow("cluster: NIC rate") << "nicRate";
+        QTest::newRow("cluster: preset") << "clusterPreset";
+        QTest::newRow("model: preset") << "modelPreset";
+        QTest::newRow("parallel: recompute") << "recompute";
+        QTest::newRow("parallel: micro-batch + global batch") << "batch";
+        QTest::newRow("training: sequence length") << "seq";
+        QTest::newRow("training: dtype") << "dtype";
+        QTest::newRow("training: FlashAttention") << "flash";
+    }
+    void eachKindOfInputRecomputes()
+    {
+        QFETCH(QString, input);
+        MainWindow window(false);
+        QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
+        QTRY_VERIFY(results.count() >= 1);
+        const double before = stepTime(window);
+        results.clear();
+        if (input == "layers")
+            field<QSpinBox>(window, "layers")->setValue(48);
+        else if (input == "switchOut")
+            field<QSpinBox>(window, "NVSwitch chips out")->setValue(1);
+        else if (input == "nicRate")
+            field<QSpinBox>(window, "NIC rate")->setValue(50);
+        else if (input == "clusterPreset")
+            choose(field<QComboBox>(window, "clusterPreset"),
+                   field<QComboBox>(window, "clusterPreset")->findData("dgx-h100"));
+        else if (input == "modelPreset")
+            choose(field<QComboBox>(window, "modelPreset"),
+                   field<QComboBox>(window, "modelPreset")->findData("megatron-22b"));
+        else if (input == "recompute")
+            choose(field<QComboBox>(window, "recompute"), 2);
+        else if (input == "batch")
+            field<QSpinBox>(window, "global batch")->setValue(128);
+        else if (input == "seq")
+            field<QSpinBox>(window, "sequence length")->setValue(1024);
+        else if (input == "dtype")
+            choose(field<QComboBox>(window, "dtype"), int(Dtype::FP32));
+        else if (input == "flash")
+            field<QCheckBox>(window, "flashAttention")->setChecked(true);
+        QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, 5000);
+        QVERIFY2(stepTime(window) != before, qPrintable(window.statusText()));
+        QVERIFY(window.document()->isModified());
+    }
+
+    void invalidInputIsMarkedAndTheLastResultStays()
+    {
+        MainWindow window(false);
+        QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
+        QSignalSpy rejected(window.evaluator(), &PlanEvaluator::planRejected);
+        QTRY_VERIFY(results.count() >= 1);
+        const double before = stepTime(window);
+        QSpinBox* tp = field<QSpinBox>(window, "TP");
+        tp->setValue(3);
+        QTRY_VERIFY(rejected.count() >= 1);
+        QVERIFY(tp->property("invalid").toBool());
+        QVERIFY(tp->toolTip().contains("rule"));
+        QVERIFY(window.statusText().contains("Invalid plan"));
+        QCOMPARE(stepTime(window), before); // last valid result kept
+        tp->setValue(8);
+        QTRY_VERIFY(results.count() >= 2);
+        QVERIFY(!tp->property("invalid").toBool());
+    }
+
+    void undoRedoRestoresValues()
+    {
+        MainWindow window(false);
+        QUndoStack* undo = window.document()->undoStack();
+        QSpinBox* micro = field<QSpinBox>(window, "micro-batch");
+        QSpinBox* global = field<QSpinBox>(window, "global batch");
+        global->setValue(128);
+        QCOMPARE(window.document()->plan().parallel.global_batch, 128);
+        micro->setValue(2);
+        QCOMPARE(undo->count(), 2);
+        undo->undo();
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 1);
+        QCOMPARE(micro->value(), 1);
+        undo->undo();
+        QCOMPARE(global->value(), 64);
+        QVERIFY(!window.document()->isModified());
+        undo->redo();
+        QCOMPARE(global->value(), 128);
+        QCOMPARE(window.document()->plan().parallel.global_batch, 128);
+    }
+
+    void aDragIsOneUndoStep()
+    {
+        MainWindow window(false);
+        QSpinBox* seq = field<QSpinBox>(window, "sequence length");
+        for (int value : {1024, 1100, 1300, 1500, 1700})
+            seq->setValue(value);
+        QCOMPARE(window.document()->undoStack()->count(), 1);
+        window.document()->undoStack()->undo();
+        QCOMPARE(seq->value(), 2048);
+    }
+
+    void saveAndOpenRoundTrip()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("plan.json");
+        MainWindow window(false);
+        field<QSpinBox>(window, "global batch")->setValue(256);
+        QVERIFY(window.saveTo(path));
+        QVERIFY(!window.document()->isModified());
+        field<QSpinBox>(window, "global batch")->setValue(512);
+        QVERIFY(window.document()->isModified());
+        QVERIFY(window.openFile(path));
+        QCOMPARE(window.document()->plan().parallel.global_batch, 256);
+        QCOMPARE(field<QSpinBox>(window, "global batch")->value(), 256);
+        QVERIFY(!window.document()->isModified());
+        QCOMPARE(window.document()->path(), path);
+        QVERIFY(window.windowTitle().startsWith("plan.json"));
+    }
+
+    void malformedFileLeavesThePlanUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("broken.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"model\": {\"preset\": \"gpt3-175b\"}, \"parallel\": ");
+        file.close();
+        MainWindow window(false);
+        field<QSpinBox>(window, "global batch")->setValue(96);
+        QSignalSpy errors(&window, &MainWindow::errorReported);
+        QVERIFY(!window.openFile(path));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.front().front().toString().contains("invalid JSON"));
+        QCOMPARE(window.document()->plan().parallel.global_batch, 96);
+        QVERIFY(window.document()->isModified());
+        QVERIFY(window.document()->path().isEmpty());
+    }
+
+    void plotsExportToPngPdfSvg()
+    {
+        MainWindow window(false);
+        window.resize(1280, 800);
+        window.show();
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        QTemporaryDir dir;
+        for (PlotView* plot : window.plots()) {
+            for (const char* suffix : {"png", "pdf", "svg"}) {
+                const QString path = dir.filePath(QString("%1.%2")
+                                                      .arg(plot->title())
+                                                      .arg(suffix)
+                                                      .replace(' ', '_')
+                                                      .replace(':', '_'));
+                QString error;
+                QVERIFY2(plot->exportTo(path, &error, QSize(800, 500)), qPrintable(error));
+                QFile out(path);
+                QVERIFY(out.open(QIODevice::ReadOnly));
+                const QByteArray head = out.read(64);
+                if (QString(suffix) == "png")
+                    QVERIFY(!QImage(path).isNull());
+                else if (QString(suffix) == "pdf")
+                    QVERIFY(head.startsWith("%PDF"));
+                else
+                    QVERIFY(head.contains("<?xml") || head.contains("<svg"));
+            }
+        }
+        QString error;
+        QVERIFY(!window.plots().front()->exportTo(dir.filePath("x.bmp2"), &error));
+        QVERIFY(error.contains("unknown image format"));
+    }
+
+    void unsavedWorkIsRecovered()
+    {
+        QFile::remove(MainWindow::recoveryPath());
+        {
+            MainWindow crashed(false);
+            field<QSpinBox>(crashed, "global batch")->setValue(192);
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath()), 6000);
+            // No clean close: the recovery file stays, as after a crash.
+        }
+        MainWindow next(false);
+        next.offerRecovery();
+        QCOMPARE(next.document()->plan().parallel.global_batch, 192);
+        QVERIFY(next.document()->isModified());
+        QVERIFY(!QFile::exists(MainWindow::recoveryPath()));
+    }
+
+    void droppingAPlanFileOpensIt()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dropped.json");
+        {
+            MainWindow source(false);
+            field<QSpinBox>(source, "global batch")->setValue(320);
+            QVERIFY(source.saveTo(path));
+        }
+        MainWindow window(false);
+        auto* mime = new QMimeData;
+        mime->setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &drop);
+        QCOMPARE(window.document()->plan().parallel.global_batch, 320);
+        delete mime;
+    }
+
+    void collectiveDerivationOnDoubleClick()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        auto* table = window.findChild<QTableView*>("collectivesTable");
+        QVERIFY(table);
+        emit table->doubleClicked(window.collectivesModel()->index(0, 0));
+        QVERIFY(window.derivationText().contains("all_gather"));
+        QVERIFY2(window.derivationText().contains("Bus bandwidth"),
+                 qPrintable(window.derivationText().left(600)));
+    }
+};
+
+QTEST_MAIN(TestPlanWindow)
+#include "tst_planwindow.moc"

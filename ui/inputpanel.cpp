@@ -1,0 +1,421 @@
+#include "inputpanel.h"
+
+#include "clusterio.h"
+#include "modelio.h"
+#include "units.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace paraplan::ui {
+namespace {
+
+const char* kInvalidStyle = "border: 2px solid #c0392b; border-radius: 3px;";
+
+QLabel* note(QWidget* parent)
+{
+    auto* label = new QLabel(parent);
+    label->setWordWrap(true);
+    QFont font = label->font();
+    font.setPointSizeF(font.pointSizeF() * 0.9);
+    label->setFont(font);
+    label->setStyleSheet("color: #555;");
+    return label;
+}
+
+} // namespace
+
+InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
+    : QWidget(parent), m_document(document)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+
+    // Model.
+    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* modelForm = new QFormLayout(modelBox);
+    m_modelPreset = new QComboBox(modelBox);
+    m_modelPreset->setObjectName("modelPreset");
+    for (const ModelPresetInfo& info : modelPresets())
+        m_modelPreset->addItem(QString::fromStdString(info.name), QString::fromStdString(info.id));
+    m_modelPreset->addItem(tr("custom"), QString());
+    connect(m_modelPreset, &QComboBox::activated, this, [this](int index) {
+        const std::string id = m_modelPreset->itemData(index).toString().toStdString();
+        if (id.empty())
+            return;
+        m_document->edit(tr("Model: %1").arg(m_modelPreset->itemText(index)), Field::Whole,
+                         [id](Plan& plan) {
+                             std::string error;
+                             modelFromPreset(id, &plan.model, &error);
+                         });
+    });
+    auto* importButton = new QPushButton(tr("Import config.json..."), modelBox);
+    connect(importButton, &QPushButton::clicked, this, &InputPanel::importModelRequested);
+    auto* presetRow = new QHBoxLayout;
+    presetRow->addWidget(m_modelPreset, 1);
+    presetRow->addWidget(importButton);
+    modelForm->addRow(tr("Preset"), presetRow);
+    auto modelField = [this](int min, int max, const QString& name, int ModelSpec::*member) {
+        return spin(min, max, Field::ModelShape, name, [member](Plan& plan, int value) {
+            plan.model.*member = value;
+            if (!plan.model.preset.empty())
+                plan.model.name = "custom (from " + plan.model.preset + ")";
+            plan.model.preset.clear();
+            plan.model.source = "user entry";
+        });
+    };
+    m_layers = modelField(1, 100000, tr("layers"), &ModelSpec::layers);
+    m_hidden = modelField(1, 1000000, tr("hidden size"), &ModelSpec::hidden);
+    m_heads = modelField(1, 100000, tr("attention heads"), &ModelSpec::heads);
+    m_kvHeads = modelField(1, 100000, tr("KV heads"), &ModelSpec::kv_heads);
+    m_ffn = modelField(1, 10000000, tr("FFN hidden"), &ModelSpec::ffn_hidden);
+    m_vocab = modelField(1, 100000000, tr("vocabulary"), &ModelSpec::vocab);
+    auto* shapeRow = new QGridLayout;
+    shapeRow->addWidget(new QLabel(tr("layers")), 0, 0);
+    shapeRow->addWidget(m_layers, 0, 1);
+    shapeRow->addWidget(new QLabel(tr("hidden")), 0, 2);
+    shapeRow->addWidget(m_hidden, 0, 3);
+    shapeRow->addWidget(new QLabel(tr("heads")), 1, 0);
+    shapeRow->addWidget(m_heads, 1, 1);
+    shapeRow->addWidget(new QLabel(tr("KV heads")), 1, 2);
+    shapeRow->addWidget(m_kvHeads, 1, 3);
+    shapeRow->addWidget(new QLabel(tr("FFN")), 2, 0);
+    shapeRow->addWidget(m_ffn, 2, 1);
+    shapeRow->addWidget(new QLabel(tr("vocab")), 2, 2);
+    shapeRow->addWidget(m_vocab, 2, 3);
+    modelForm->addRow(shapeRow);
+    m_modelSummary = note(modelBox);
+    modelForm->addRow(m_modelSummary);
+    m_fieldWidgets["model"] = {m_modelPreset, m_layers, m_hidden, m_heads,
+                               m_kvHeads,     m_ffn,    m_vocab};
+    layout->addWidget(modelBox);
+
+    // Cluster.
+    auto* clusterBox = new QGroupBox(tr("Cluster"), this);
+    auto* clusterForm = new QFormLayout(clusterBox);
+    m_clusterPreset = new QComboBox(clusterBox);
+    m_clusterPreset->setObjectName("clusterPreset");
+    for (const ClusterPresetInfo& info : clusterPresets())
+        m_clusterPreset->addItem(QString::fromStdString(info.id), QString::fromStdString(info.id));
+    m_clusterPreset->addItem(tr("from file"), QString());
+    connect(m_clusterPreset, &QComboBox::activated, this, [this](int index) {
+        const std::string id = m_clusterPreset->itemData(index).toString().toStdString();
+        if (id.empty())
+            return;
+        const int nodes = m_document->plan().cluster.nodes;
+        m_document->edit(tr("Cluster: %1").arg(m_clusterPreset->itemText(index)), Field::Whole,
+                         [id, nodes](Plan& plan) {
+                             ClusterOptions options;
+                             options.nodes = nodes;
+                             std::string error;
+                             if (!clusterFromPreset(id, options, &plan.cluster, &error))
+                                 clusterFromPreset(id, {}, &plan.cluster, &error);
+                         });
+    });
+    auto* clusterFileButton = new QPushButton(tr("Open..."), clusterBox);
+    connect(clusterFileButton, &QPushButton::clicked, this, &InputPanel::openClusterRequested);
+    auto* clusterRow = new QHBoxLayout;
+    clusterRow->addWidget(m_clusterPreset, 1);
+    clusterRow->addWidget(clusterFileButton);
+    clusterForm->addRow(tr("Preset"), clusterRow);
+    m_nodes = spin(1, 1000000, Field::ClusterNodes, tr("nodes"),
+                   [](Plan& plan, int value) { plan.cluster.nodes = value; });
+    m_perRack = spin(0, 1000000, Field::ClusterRack, tr("nodes per rack"),
+                     [](Plan& plan, int value) { plan.cluster.network.nodes_per_rack = value; });
+    m_perRack->setSpecialValueText(tr("one rack"));
+    m_spine = new QDoubleSpinBox(clusterBox);
+    m_spine->setRange(1, 64);
+    m_spine->setDecimals(1);
+    m_spine->setSuffix(" : 1");
+    m_spine->setKeyboardTracking(false);
+    connect(m_spine, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_document->edit(tr("Spine oversubscription %1:1").arg(value), Field::ClusterSpine,
+                         [value](Plan& plan) {
+                             plan.cluster.network.spine_oversubscription =
+                                 userEntry(value, "spine oversubscription");
+                         });
+    });
+    m_switchOut =
+        spin(0, 8, Field::ClusterSwitchOut, tr("NVSwitch chips out"), [](Plan& plan, int value) {
+            plan.cluster.what_if.nvswitch_chips_out.clear();
+            for (int chip = 0; chip < value; ++chip)
+                plan.cluster.what_if.nvswitch_chips_out.push_back(chip);
+        });
+    m_nicRate = spin(1, 100, Field::ClusterNicRate, tr("NIC rate"), [](Plan& plan, int percent) {
+        plan.cluster.what_if.nic_factor = percent / 100.0;
+    });
+    m_nicRate->setSuffix(" %");
+    clusterForm->addRow(tr("Nodes"), m_nodes);
+    clusterForm->addRow(tr("Nodes per rack"), m_perRack);
+    clusterForm->addRow(tr("Spine"), m_spine);
+    clusterForm->addRow(tr("What-if: NVSwitch out"), m_switchOut);
+    clusterForm->addRow(tr("What-if: NICs at"), m_nicRate);
+    m_clusterSummary = note(clusterBox);
+    clusterForm->addRow(m_clusterSummary);
+    m_fieldWidgets["cluster"] = {m_clusterPreset, m_nodes,     m_perRack,
+                                 m_spine,         m_switchOut, m_nicRate};
+    layout->addWidget(clusterBox);
+
+    // Parallelism.
+    auto* parallelBox = new QGroupBox(tr("Parallelism"), this);
+    auto* parallelForm = new QFormLayout(parallelBox);
+    auto degree = [this](Field field, const QString& name, int ParallelLayout::*member) {
+        return spin(1, 100000000, field, name,
+                    [member](Plan& plan, int value) { plan.parallel.*member = value; });
+    };
+    m_tp = degree(Field::Tp, "TP", &ParallelLayout::tp);
+    m_pp = degree(Field::Pp, "PP", &ParallelLayout::pp);
+    m_dp = degree(Field::Dp, "DP", &ParallelLayout::dp);
+    m_cp = degree(Field::Cp, "CP", &ParallelLayout::cp);
+    m_ep = degree(Field::Ep, "EP", &ParallelLayout::ep);
+    m_interleave = degree(Field::Interleave, tr("interleave"), &ParallelLayout::interleave);
+    m_micro = degree(Field::MicroBatch, tr("micro-batch"), &ParallelLayout::micro_batch);
+    m_global = degree(Field::GlobalBatch, tr("global batch"), &ParallelLayout::global_batch);
+    auto* degrees = new QGridLayout;
+    const std::pair<const char*, QSpinBox*> cells[] = {
+        {"TP", m_tp}, {"PP", m_pp}, {"DP", m_dp}, {"CP", m_cp}, {"EP", m_ep}};
+    for (int i = 0; i < 5; ++i) {
+        degrees->addWidget(new QLabel(cells[i].first), i / 3, (i % 3) * 2);
+        degrees->addWidget(cells[i].second, i / 3, (i % 3) * 2 + 1);
+    }
+    parallelForm->addRow(degrees);
+    m_gpuSummary = note(parallelBox);
+    parallelForm->addRow(m_gpuSummary);
+    m_zero = new QComboBox(parallelBox);
+    m_zero->setObjectName("zero");
+    m_zero->addItems(
+        {tr("0 (DDP)"), tr("1 (optimizer)"), tr("2 (+ gradients)"), tr("3 (+ weights)")});
+    connect(m_zero, &QComboBox::activated, this, [this](int index) {
+        m_document->edit(tr("ZeRO %1").arg(index), Field::Zero,
+                         [index](Plan& plan) { plan.parallel.zero = index; });
+    });
+    parallelForm->addRow(tr("ZeRO stage"), m_zero);
+    m_sp = new QCheckBox(tr("sequence parallelism"), parallelBox);
+    m_sp->setObjectName("sequenceParallel");
+    connect(m_sp, &QCheckBox::toggled, this, [this](bool on) {
+        m_document->edit(on ? tr("Sequence parallelism on") : tr("Sequence parallelism off"),
+                         Field::SequenceParallel,
+                         [on](Plan& plan) { plan.parallel.sequence_parallel = on; });
+    });
+    parallelForm->addRow(m_sp);
+    m_recompute = new QComboBox(parallelBox);
+    m_recompute->setObjectName("recompute");
+    m_recompute->addItems({tr("none"), tr("selective"), tr("full")});
+    connect(m_recompute, &QComboBox::activated, this, [this](int index) {
+        m_document->edit(
+            tr("Recompute %1").arg(m_recompute->itemText(index)), Field::Recompute,
+            [index](Plan& plan) { plan.parallel.recompute = static_cast<Recompute>(index); });
+    });
+    parallelForm->addRow(tr("Recompute"), m_recompute);
+    parallelForm->addRow(tr("Interleave (v)"), m_interleave);
+    parallelForm->addRow(tr("Micro-batch"), m_micro);
+    parallelForm->addRow(tr("Global batch"), m_global);
+    m_fieldWidgets["parallel"] = {m_tp, m_pp, m_dp, m_cp};
+    m_fieldWidgets["parallel.tp"] = {m_tp};
+    m_fieldWidgets["parallel.pp"] = {m_pp};
+    m_fieldWidgets["parallel.dp"] = {m_dp};
+    m_fieldWidgets["parallel.cp"] = {m_cp};
+    m_fieldWidgets["parallel.ep"] = {m_ep};
+    m_fieldWidgets["parallel.zero"] = {m_zero};
+    m_fieldWidgets["parallel.sequence_parallel"] = {m_sp};
+    m_fieldWidgets["parallel.interleave"] = {m_interleave};
+    m_fieldWidgets["parallel.micro_batch"] = {m_micro};
+    m_fieldWidgets["parallel.global_batch"] = {m_global, m_micro};
+    layout->addWidget(parallelBox);
+
+    // Training.
+    auto* trainingBox = new QGroupBox(tr("Training"), this);
+    auto* trainingForm = new QFormLayout(trainingBox);
+    m_seq = spin(1, 10000000, Field::SeqLen, tr("sequence length"),
+                 [](Plan& plan, int value) { plan.training.seq_len = value; });
+    trainingForm->addRow(tr("Sequence length"), m_seq);
+    m_dtype = new QComboBox(trainingBox);
+    m_dtype->setObjectName("dtype");
+    for (int d = 0; d < kDtypeCount; ++d)
+        m_dtype->addItem(dtypeName(static_cast<Dtype>(d)));
+    connect(m_dtype, &QComboBox::activated, this, [this](int index) {
+        m_document->edit(tr("dtype %1").arg(m_dtype->itemText(index)), Field::Dtype,
+                         [index](Plan& plan) { plan.training.dtype = static_cast<Dtype>(index); });
+    });
+    trainingForm->addRow(tr("Data type"), m_dtype);
+    m_flash = new QCheckBox(tr("FlashAttention"), trainingBox);
+    m_flash->setObjectName("flashAttention");
+    connect(m_flash, &QCheckBox::toggled, this, [this](bool on) {
+        m_document->edit(on ? tr("FlashAttention on") : tr("FlashAttention off"),
+                         Field::FlashAttention,
+                         [on](Plan& plan) { plan.training.flash_attention = on; });
+    });
+    trainingForm->addRow(m_flash);
+    m_tokens = new QDoubleSpinBox(trainingBox);
+    m_tokens->setObjectName("trainTokens");
+    m_tokens->setRange(0, 1e9);
+    m_tokens->setDecimals(1);
+    m_tokens->setSuffix(tr(" B tokens"));
+    m_tokens->setSpecialValueText(tr("not given"));
+    m_tokens->setKeyboardTracking(false);
+    connect(m_tokens, &QDoubleSpinBox::valueChanged, this, [this](double billions) {
+        m_document->edit(tr("Token budget %1B").arg(billions), Field::TrainTokens,
+                         [billions](Plan& plan) { plan.training.train_tokens = billions * 1e9; });
+    });
+    trainingForm->addRow(tr("Token budget"), m_tokens);
+    m_price = new QDoubleSpinBox(trainingBox);
+    m_price->setObjectName("gpuHourUsd");
+    m_price->setRange(0, 1000);
+    m_price->setDecimals(2);
+    m_price->setPrefix("$");
+    m_price->setSuffix(tr(" / GPU-hour"));
+    m_price->setSpecialValueText(tr("not given"));
+    m_price->setKeyboardTracking(false);
+    connect(m_price, &QDoubleSpinBox::valueChanged, this, [this](double usd) {
+        m_document->edit(tr("Price $%1/GPU-hour").arg(usd), Field::GpuHourUsd,
+                         [usd](Plan& plan) { plan.training.gpu_hour_usd = usd; });
+    });
+    trainingForm->addRow(tr("Price"), m_price);
+    m_fieldWidgets["training.seq_len"] = {m_seq};
+    m_fieldWidgets["training.dtype"] = {m_dtype};
+    m_fieldWidgets["training.train_tokens"] = {m_tokens};
+    m_fieldWidgets["training.gpu_hour_usd"] = {m_price};
+    layout->addWidget(trainingBox);
+    layout->addStretch(1);
+
+    connect(m_document, &PlanDocument::planChanged, this, &InputPanel::syncFromPlan);
+    syncFromPlan();
+}
+
+QSpinBox* InputPanel::spin(int min, int max, Field field, const QString& name,
+                           std::function<void(Plan&, int)> apply)
+{
+    auto* box = new QSpinBox(this);
+    box->setObjectName(name);
+    box->setRange(min, max);
+    box->setKeyboardTracking(false);
+    box->setAccelerated(true);
+    connect(box, &QSpinBox::valueChanged, this, [this, field, name, apply](int value) {
+        m_document->edit(tr("%1 = %2").arg(name).arg(value), field,
+                         [apply, value](Plan& plan) { apply(plan, value); });
+    });
+    return box;
+}
+
+QWidget* InputPanel::widgetFor(const QString& field) const
+{
+    const auto it = m_fieldWidgets.find(field);
+    return it == m_fieldWidgets.end() || it->isEmpty() ? nullptr : it->front();
+}
+
+void InputPanel::markIssues(const std::vector<PlanIssue>& issues)
+{
+    QHash<QWidget*, QStringList> messages;
+    for (const PlanIssue& issue : issues) {
+        const QString field = QString::fromStdString(issue.field);
+        for (QWidget* widget : m_fieldWidgets.value(field))
+            messages[widget] << QString::fromStdString(issue.message) + " [rule " +
+                                    QString::fromStdString(issue.rule) + "]";
+    }
+    for (const QList<QWidget*>& widgets : m_fieldWidgets) {
+        for (QWidget* widget : widgets) {
+            const bool invalid = messages.contains(widget);
+            widget->setProperty("invalid", invalid);
+            widget->setStyleSheet(invalid ? kInvalidStyle : QString());
+            widget->setToolTip(invalid ? messages.value(widget).join("\n") : QString());
+        }
+    }
+}
+
+void InputPanel::syncFromPlan()
+{
+    const Plan& plan = m_document->plan();
+    const ModelSpec& m = plan.model;
+    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden, m_heads,
+                                 m_kvHeads,     m_ffn,        m_vocab,  m_clusterPreset,
+                                 m_nodes,       m_perRack,    m_spine,  m_switchOut,
+                                 m_nicRate,     m_tp,         m_pp,     m_dp,
+                                 m_cp,          m_ep,         m_zero,   m_sp,
+                                 m_recompute,   m_interleave, m_micro,  m_global,
+                                 m_seq,         m_dtype,      m_tokens, m_price,
+                                 m_flash};
+    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
+    for (QObject* object : all)
+        blockers.push_back(std::make_unique<QSignalBlocker>(object));
+
+    const int modelIndex = m_modelPreset->findData(QString::fromStdString(m.preset));
+    m_modelPreset->setCurrentIndex(modelIndex >= 0 ? modelIndex : m_modelPreset->count() - 1);
+    m_layers->setValue(m.layers);
+    m_hidden->setValue(m.hidden);
+    m_heads->setValue(m.heads);
+    m_kvHeads->setValue(m.kv_heads);
+    m_ffn->setValue(m.ffn_hidden);
+    m_vocab->setValue(m.vocab);
+    const ParameterCount count = countParameters(m);
+    m_modelSummary->setText(
+        tr("%1: %2B parameters%3, %4 MLP. Source: %5")
+            .arg(QString::fromStdString(m.name))
+            .arg(count.total / 1e9, 0, 'f', 2)
+            .arg(m.isMoe() ? tr(" (%1B active)").arg(count.active_per_token / 1e9, 0, 'f', 2)
+                           : QString())
+            .arg(m.mlp == MlpKind::SwiGLU ? "SwiGLU" : "GeLU")
+            .arg(QString::fromStdString(m.source)));
+
+    const ClusterSpec& c = plan.cluster;
+    const int clusterIndex = m_clusterPreset->findData(QString::fromStdString(c.preset));
+    m_clusterPreset->setCurrentIndex(clusterIndex >= 0 ? clusterIndex
+                                                       : m_clusterPreset->count() - 1);
+    m_nodes->setValue(c.nodes);
+    m_perRack->setValue(c.network.nodes_per_rack);
+    m_spine->setValue(c.network.spine_oversubscription.value);
+    const int chips = c.is_torus ? 0 : static_cast<int>(c.node.switch_links_per_gpu.size());
+    m_switchOut->setEnabled(chips > 1);
+    m_switchOut->setMaximum(std::max(0, chips - 1));
+    m_switchOut->setValue(static_cast<int>(c.what_if.nvswitch_chips_out.size()));
+    m_nicRate->setValue(static_cast<int>(std::lround(c.what_if.nic_factor * 100)));
+    m_nicRate->setEnabled(!c.is_torus && c.nodes > 1);
+    m_perRack->setEnabled(!c.is_torus);
+    m_spine->setEnabled(!c.is_torus);
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(c.gpu_id);
+    m_clusterSummary->setText(tr("%1 x %2 = %3 %4. Source: %5")
+                                  .arg(c.nodes)
+                                  .arg(c.gpusPerNode())
+                                  .arg(c.totalGpus())
+                                  .arg(gpu ? QString::fromStdString(gpu->name) : QString())
+                                  .arg(QString::fromStdString(c.source)));
+
+    const ParallelLayout& p = plan.parallel;
+    m_tp->setValue(p.tp);
+    m_pp->setValue(p.pp);
+    m_dp->setValue(p.dp);
+    m_cp->setValue(p.cp);
+    m_ep->setValue(p.ep);
+    m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
+    m_sp->setChecked(p.sequence_parallel);
+    m_recompute->setCurrentIndex(static_cast<int>(p.recompute));
+    m_interleave->setValue(p.interleave);
+    m_micro->setValue(p.micro_batch);
+    m_global->setValue(p.global_batch);
+    const long long gpus = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
+    m_gpuSummary->setText(
+        tr("TP x PP x DP x CP = %1 of %2 GPUs; %3 micro-batches per pipeline")
+            .arg(gpus)
+            .arg(c.totalGpus())
+            .arg(p.micro_batch * p.dp > 0
+                     ? QString::number(p.global_batch / double(p.micro_batch * p.dp))
+                     : QString("-")));
+    const TrainingSettings& t = plan.training;
+    m_seq->setValue(t.seq_len);
+    m_dtype->setCurrentIndex(static_cast<int>(t.dtype));
+    m_tokens->setValue(t.train_tokens / 1e9);
+    m_price->setValue(t.gpu_hour_usd);
+    m_flash->setChecked(t.flash_attention);
+}
+
+} // namespace paraplan::ui

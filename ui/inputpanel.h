@@ -1,0 +1,75 @@
+#pragma once
+
+#include "plandocument.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QComboBox;
+class QSpinBox;
+class QDoubleSpinBox;
+class QCheckBox;
+class QLabel;
+
+namespace paraplan::ui {
+
+/// Every input of a plan as fields: model, cluster, parallel layout, training. Edits go to
+/// the document as undoable steps; the fields follow the document (undo, open).
+class InputPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit InputPanel(PlanDocument* document, QWidget* parent = nullptr);
+
+    /// Marks the fields a rule names; clears the others.
+    void markIssues(const std::vector<PlanIssue>& issues);
+    /// The widget that edits `field` (a PlanIssue field such as "parallel.tp"), if any.
+    QWidget* widgetFor(const QString& field) const;
+
+signals:
+    void importModelRequested();
+    void openClusterRequested();
+
+private:
+    void syncFromPlan();
+    QSpinBox* spin(int min, int max, Field field, const QString& name,
+                   std::function<void(Plan&, int)> apply);
+
+    PlanDocument* m_document;
+    QComboBox* m_modelPreset;
+    QSpinBox* m_layers;
+    QSpinBox* m_hidden;
+    QSpinBox* m_heads;
+    QSpinBox* m_kvHeads;
+    QSpinBox* m_ffn;
+    QSpinBox* m_vocab;
+    QLabel* m_modelSummary;
+    QComboBox* m_clusterPreset;
+    QSpinBox* m_nodes;
+    QSpinBox* m_perRack;
+    QDoubleSpinBox* m_spine;
+    QSpinBox* m_switchOut;
+    QSpinBox* m_nicRate;
+    QLabel* m_clusterSummary;
+    QSpinBox* m_tp;
+    QSpinBox* m_pp;
+    QSpinBox* m_dp;
+    QSpinBox* m_cp;
+    QSpinBox* m_ep;
+    QComboBox* m_zero;
+    QCheckBox* m_sp;
+    QComboBox* m_recompute;
+    QSpinBox* m_interleave;
+    QSpinBox* m_micro;
+    QSpinBox* m_global;
+    QLabel* m_gpuSummary;
+    QSpinBox* m_seq;
+    QComboBox* m_dtype;
+    QDoubleSpinBox* m_tokens;
+    QDoubleSpinBox* m_price;
+    QCheckBox* m_flash;
+    QHash<QString, QList<QWidget*>> m_fieldWidgets;
+};
+
+} // namespace paraplan::ui

@@ -1,0 +1,595 @@
+#include "mainwindow.h"
+
+#include "clusterio.h"
+#include "clusterview.h"
+#include "collectivewalkthrough.h"
+#include "inputpanel.h"
+#include "modelio.h"
+#include "planio.h"
+#include "plots.h"
+#include "stepwalkthrough.h"
+#include "tablemodels.h"
+#include "units.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace paraplan::ui {
+namespace {
+
+QString html(const std::string& text)
+{
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+// A derivation as HTML, one anchor per step so that a headline figure can link to it.
+QString derivationHtml(const Derivation& d)
+{
+    QString out = "<h2>" + html(d.title) + "</h2>";
+    if (!d.inputs.empty()) {
+        out += "<h3>Inputs</h3><ul>";
+        for (const std::string& input : d.inputs)
+            out += "<li>" + html(input) + "</li>";
+        out += "</ul>";
+    }
+    out += "<h3>Derivation</h3><table cellspacing='0' cellpadding='4'>";
+    int number = 1;
+    for (const DerivationStep& step : d.steps) {
+        QString anchor = QString::fromStdString(step.label).toLower();
+        anchor.replace(QRegularExpression("[^a-z0-9]+"), "-");
+        out += QString("<tr><td valign='top'><a name='%1'></a><b>%2.</b></td><td><b>%3</b><br>")
+                   .arg(anchor)
+                   .arg(number++)
+                   .arg(html(step.label));
+        if (!step.formula.empty())
+            out += "<code>" + html(step.formula) + "</code><br>";
+        if (!step.substitution.empty())
+            out += "= " + html(step.substitution) + "<br>";
+        out += "= <b>" + html(step.result) + "</b>";
+        if (!step.source.empty())
+            out += "<br><span style='color:#666'>[" + html(step.source) + "]</span>";
+        out += "</td></tr>";
+    }
+    out += "</table>";
+    if (!d.notes.empty()) {
+        out += "<h3>Notes</h3><ul>";
+        for (const std::string& note : d.notes)
+            out += "<li>" + html(note) + "</li>";
+        out += "</ul>";
+    }
+    return out;
+}
+
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
+{
+    auto* table = new QTableView(parent);
+    table->setModel(model);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->verticalHeader()->setVisible(false);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+} // namespace
+
+MainWindow::MainWindow(bool interactive, QWidget* parent)
+    : QMainWindow(parent), m_interactive(interactive), m_document(new PlanDocument(this)),
+      m_evaluator(new PlanEvaluator(this))
+{
+    setAcceptDrops(true);
+    setWindowIcon(QIcon(":/paraplan/icons/paraplan.svg"));
+
+    // Inputs, scrollable, on the left.
+    m_inputs = new InputPanel(m_document, this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_inputs);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(330);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    // Results on the right.
+    auto* results = new QWidget(this);
+    auto* resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(4, 4, 4, 4);
+    m_headline = new QLabel(results);
+    m_headline->setObjectName("headline");
+    m_headline->setTextFormat(Qt::RichText);
+    m_headline->setWordWrap(true);
+    m_headline->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(m_headline, &QLabel::linkActivated, this,
+            [this](const QString& link) { showDerivation(link); });
+    resultsLayout->addWidget(m_headline);
+
+    m_tabs = new QTabWidget(results);
+    // Step: breakdown and collectives.
+    auto* stepTab = new QSplitter(Qt::Vertical, m_tabs);
+    m_breakdown = new BreakdownPlot(stepTab);
+    m_collectivesModel = new CollectivesModel(this);
+    m_collectivesTable = makeTable(m_collectivesModel, stepTab);
+    m_collectivesTable->setObjectName("collectivesTable");
+    connect(m_collectivesTable, &QTableView::doubleClicked, this,
+            [this](const QModelIndex& index) { showCollectiveDerivation(index.row()); });
+    stepTab->addWidget(m_breakdown);
+    stepTab->addWidget(m_collectivesTable);
+    stepTab->setStretchFactor(0, 3);
+    stepTab->setStretchFactor(1, 2);
+    m_tabs->addTab(stepTab, tr("Step time"));
+    // Memory.
+    auto* memoryTab = new QSplitter(Qt::Vertical, m_tabs);
+    m_memoryPlot = new MemoryPlot(memoryTab);
+    m_memoryModel = new MemoryModel(this);
+    m_memoryTable = makeTable(m_memoryModel, memoryTab);
+    m_memoryTable->setObjectName("memoryTable");
+    memoryTab->addWidget(m_memoryPlot);
+    memoryTab->addWidget(m_memoryTable);
+    memoryTab->setStretchFactor(0, 3);
+    memoryTab->setStretchFactor(1, 2);
+    m_tabs->addTab(memoryTab, tr("Memory"));
+    // The four cliff plots.
+    auto* cliffs = new QWidget(m_tabs);
+    auto* grid = new QGridLayout(cliffs);
+    grid->setContentsMargins(0, 0, 0, 0);
+    m_tpPlot = new TpSweepPlot(cliffs);
+    m_bandwidthPlot = new BandwidthPlot(cliffs);
+    m_scalingPlot = new ScalingPlot(cliffs);
+    m_whatIfPlot = new WhatIfPlot(cliffs);
+    grid->addWidget(m_tpPlot, 0, 0);
+    grid->addWidget(m_bandwidthPlot, 0, 1);
+    grid->addWidget(m_scalingPlot, 1, 0);
+    grid->addWidget(m_whatIfPlot, 1, 1);
+    m_tabs->addTab(cliffs, tr("Bandwidth cliffs"));
+    // Cluster picture.
+    auto* clusterTab = new QWidget(m_tabs);
+    auto* clusterLayout = new QVBoxLayout(clusterTab);
+    m_colourBy = new QComboBox(clusterTab);
+    m_colourBy->addItems(
+        {tr("Colour by TP group"), tr("Colour by pipeline stage"), tr("Colour by DP replica")});
+    m_clusterView = new ClusterView(clusterTab);
+    connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_clusterView->setColourBy(static_cast<ClusterView::ColourBy>(index));
+    });
+    clusterLayout->addWidget(m_colourBy, 0, Qt::AlignLeft);
+    clusterLayout->addWidget(m_clusterView, 1);
+    m_tabs->addTab(clusterTab, tr("Cluster"));
+    // Derivations.
+    m_derivation = new QTextBrowser(m_tabs);
+    m_derivation->setObjectName("derivation");
+    m_derivation->setOpenLinks(false);
+    m_tabs->addTab(m_derivation, tr("Derivation"));
+    resultsLayout->addWidget(m_tabs, 1);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(scroll);
+    splitter->addWidget(results);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    setCentralWidget(splitter);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName("status");
+    m_status->setWordWrap(true);
+    statusBar()->addWidget(m_status, 1);
+
+    buildMenus();
+
+    // One evaluation per event-loop turn, however many edits arrived.
+    m_evaluateTimer = new QTimer(this);
+    m_evaluateTimer->setSingleShot(true);
+    m_evaluateTimer->setInterval(0);
+    connect(m_evaluateTimer, &QTimer::timeout, this,
+            [this] { m_evaluator->evaluate(m_document->plan()); });
+    m_recoveryTimer = new QTimer(this);
+    m_recoveryTimer->setSingleShot(true);
+    m_recoveryTimer->setInterval(2000);
+    connect(m_recoveryTimer, &QTimer::timeout, this, &MainWindow::writeRecovery);
+
+    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::scheduleEvaluation);
+    // Unsaved work is copied to the recovery file a moment after each edit.
+    connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this] {
+        if (m_document->isModified())
+            m_recoveryTimer->start();
+    });
+    connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
+    connect(m_evaluator, &PlanEvaluator::resultsAvailable, this, &MainWindow::showResults);
+    connect(m_evaluator, &PlanEvaluator::planRejected, this, &MainWindow::showRejection);
+    connect(m_inputs, &InputPanel::importModelRequested, this, &MainWindow::importModel);
+    connect(m_inputs, &InputPanel::openClusterRequested, this, &MainWindow::openCluster);
+
+    m_document->reset(examplePlan(), QString());
+    updateTitle();
+    resize(1280, 800);
+}
+
+MainWindow::~MainWindow() = default;
+
+QList<PlotView*> MainWindow::plots() const
+{
+    return {m_breakdown, m_memoryPlot, m_tpPlot, m_bandwidthPlot, m_scalingPlot, m_whatIfPlot};
+}
+
+QString MainWindow::headlineText() const
+{
+    return m_headline->text();
+}
+QString MainWindow::derivationText() const
+{
+    return m_derivation->toPlainText();
+}
+QString MainWindow::statusText() const
+{
+    return m_status->text();
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newPlan);
+    file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("Import model config.json..."), this, &MainWindow::importModel);
+    file->addAction(tr("Open cluster file..."), this, &MainWindow::openCluster);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Paraplan"), this, [this] {
+        QMessageBox::about(this, tr("About Paraplan"),
+                           tr("<b>Paraplan</b> %1<br>A parallelism planner for distributed "
+                              "training. Every figure can show its derivation: click a "
+                              "headline number, or double-click a collective.")
+                               .arg(QCoreApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::scheduleEvaluation()
+{
+    m_evaluateTimer->start();
+}
+
+void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
+{
+    const StepCost& cost = r->cost;
+    const StepMetrics& mt = cost.metrics;
+    auto link = [](const QString& anchor, const QString& text) {
+        return QString("<a href='%1' style='text-decoration:none; color:#0b3c5d'>%2</a>")
+            .arg(anchor, text);
+    };
+    QString headline =
+        QString("<table cellspacing='10'><tr>"
+                "<td>step time<br><span style='font-size:13pt'><b>%1</b></span></td>"
+                "<td>tokens/s<br><span style='font-size:13pt'><b>%2</b></span></td>"
+                "<td>MFU / HFU<br><span style='font-size:13pt'><b>%3</b></span></td>"
+                "<td>memory (%6)<br><span style='font-size:13pt;color:%4'><b>%5</b>"
+                "</span></td>")
+            .arg(link("step-time", QString::fromStdString(units::formatSeconds(cost.step_time_s))))
+            .arg(link("tokens-per-second",
+                      QString::fromStdString(units::formatNumber(mt.tokens_per_s, 4))))
+            .arg(link(
+                "mfu",
+                QString("%1% / %2%").arg(100 * mt.mfu, 0, 'f', 1).arg(100 * mt.hfu, 0, 'f', 1)))
+            .arg(cost.fits ? "#1a7f37" : "#c0392b")
+            .arg(link("memory-of-stage-0-per-gpu",
+                      QString("%1 / %2 GiB")
+                          .arg(units::toGiB(cost.max_stage_total_bytes), 0, 'f', 1)
+                          .arg(units::toGiB(cost.hbm_bytes), 0, 'f', 0)))
+            .arg(cost.fits ? tr("fits") : tr("<b style='color:#c0392b'>does not fit</b>"));
+    if (mt.time_to_train_s > 0)
+        headline += QString("<td>time to train<br><span style='font-size:13pt'><b>%1 days</b>"
+                            "</span></td>")
+                        .arg(mt.time_to_train_s / 86400, 0, 'f', 1);
+    if (mt.cost_usd > 0)
+        headline += QString("<td>cost<br><span style='font-size:13pt'><b>$%1M</b></span></td>")
+                        .arg(mt.cost_usd / 1e6, 0, 'f', 2);
+    headline += "</tr></table>";
+    m_headline->setText(headline);
+
+    m_collectivesModel->setResults(r);
+    m_memoryModel->setResults(r);
+    m_collectivesTable->resizeColumnsToContents();
+    m_memoryTable->resizeColumnsToContents();
+    m_breakdown->setResults(*r);
+    m_memoryPlot->setResults(*r);
+    m_tpPlot->setResults(*r);
+    m_bandwidthPlot->setResults(*r);
+    m_scalingPlot->setResults(*r);
+    m_whatIfPlot->setResults(*r);
+    m_clusterView->setResults(r);
+    m_derivation->setHtml(derivationHtml(derivePlan(r->plan, cost)));
+    m_inputs->markIssues({});
+    QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")
+                         .arg(cost.microbatches)
+                         .arg(r->plan.parallel.gpus());
+    for (const std::string& warning : cost.warnings)
+        status += " " + tr("Note: %1.").arg(QString::fromStdString(warning));
+    m_status->setStyleSheet(QString());
+    m_status->setText(status);
+    emit resultsShown();
+}
+
+void MainWindow::showRejection(const std::vector<PlanIssue>& issues)
+{
+    m_inputs->markIssues(issues);
+    QStringList messages;
+    for (const PlanIssue& issue : issues)
+        messages << QString::fromStdString(issue.message);
+    m_status->setStyleSheet("color: #c0392b;");
+    m_status->setText(
+        tr("Invalid plan: %1. Showing the last valid result.").arg(messages.join("; ")));
+}
+
+void MainWindow::showDerivation(const QString& anchor)
+{
+    m_tabs->setCurrentWidget(m_derivation);
+    m_derivation->scrollToAnchor(anchor);
+}
+
+void MainWindow::showCollectiveDerivation(int row)
+{
+    const CollectiveCost* c = m_collectivesModel->collective(row);
+    const auto latest = m_evaluator->latest();
+    if (!c || !latest)
+        return;
+    const CollectiveModel model(latest->plan.cluster);
+    CollectiveRequest request{c->call.op, c->call.bytes, c->call.ranks, c->stride, Algorithm::Auto};
+    const CollectiveResult result = model.evaluate(request);
+    CollectiveInputSources sources;
+    sources.bytes = "the plan: " + std::string(c->purpose);
+    sources.ranks = std::string("the plan's ") + c->group + " group";
+    m_derivation->setHtml(derivationHtml(deriveCollective(model, request, result, sources)));
+    m_tabs->setCurrentWidget(m_derivation);
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString error;
+    if (!m_document->open(path, &error)) {
+        reportError(tr("Cannot open plan"), tr("%1 was not opened:\n%2").arg(path, error));
+        return false;
+    }
+    addRecent(path);
+    QFile::remove(recoveryPath());
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    QString error;
+    if (!m_document->save(path, &error)) {
+        reportError(tr("Cannot save plan"), error);
+        return false;
+    }
+    addRecent(path);
+    QFile::remove(recoveryPath());
+    return true;
+}
+
+void MainWindow::reportError(const QString& title, const QString& message)
+{
+    emit errorReported(message);
+    m_status->setStyleSheet("color: #c0392b;");
+    m_status->setText(message.section('\n', 0, 1).replace('\n', ' '));
+    if (m_interactive)
+        QMessageBox::warning(this, title, message);
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified() || !m_interactive)
+        return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"), tr("The plan has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save)
+        return save();
+    return true;
+}
+
+void MainWindow::newPlan()
+{
+    if (!maybeSave())
+        return;
+    m_document->reset(examplePlan(), QString());
+}
+
+void MainWindow::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), QString(),
+                                                      tr("Paraplan plans (*.json)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_document->path().isEmpty())
+        return saveAs();
+    return saveTo(m_document->path());
+}
+
+bool MainWindow::saveAs()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save plan"),
+        m_document->path().isEmpty() ? QString("plan.json") : m_document->path(),
+        tr("Paraplan plans (*.json)"));
+    return !path.isEmpty() && saveTo(path);
+}
+
+void MainWindow::importModel()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"),
+                                                      QString(), tr("config.json (*.json)"));
+    if (path.isEmpty())
+        return;
+    ModelSpec model;
+    std::string error;
+    if (!loadHuggingFaceConfig(path.toStdString(), &model, &error)) {
+        reportError(tr("Cannot import model"), QString::fromStdString(error));
+        return;
+    }
+    m_document->edit(tr("Import %1").arg(QFileInfo(path).fileName()), Field::Whole,
+                     [model](Plan& plan) { plan.model = model; });
+}
+
+void MainWindow::openCluster()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
+                                                      tr("Cluster files (*.json)"));
+    if (path.isEmpty())
+        return;
+    ClusterSpec cluster;
+    std::string error;
+    if (!loadCluster(path.toStdString(), {}, &cluster, &error)) {
+        reportError(tr("Cannot open cluster"), QString::fromStdString(error));
+        return;
+    }
+    m_document->edit(tr("Cluster from %1").arg(QFileInfo(path).fileName()), Field::Whole,
+                     [cluster](Plan& plan) { plan.cluster = cluster; });
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_document->path().isEmpty() ? tr("Untitled plan")
+                                                      : QFileInfo(m_document->path()).fileName();
+    setWindowTitle(QString("%1%2 - Paraplan").arg(name, m_document->isModified() ? "*" : ""));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > 8)
+        recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent)
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (maybeSave())
+                                openFile(path);
+                        })
+            ->setToolTip(path);
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+QString MainWindow::recoveryPath()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    return QDir(dir).filePath("recovery-plan.json");
+}
+
+void MainWindow::writeRecovery()
+{
+    if (!m_document->isModified())
+        return;
+    QDir().mkpath(QFileInfo(recoveryPath()).absolutePath());
+    std::string error;
+    savePlan(recoveryPath().toStdString(), m_document->plan(), &error);
+}
+
+void MainWindow::offerRecovery()
+{
+    if (!QFile::exists(recoveryPath()))
+        return;
+    if (m_interactive &&
+        QMessageBox::question(this, tr("Recover unsaved plan"),
+                              tr("Paraplan did not close cleanly last time. Open the unsaved "
+                                 "plan it kept?")) != QMessageBox::Yes) {
+        QFile::remove(recoveryPath());
+        return;
+    }
+    QString error;
+    const QString path = recoveryPath();
+    if (m_document->open(path, &error)) {
+        // The recovered plan is unsaved work, not the recovery file itself.
+        const Plan plan = m_document->plan();
+        m_document->reset(plan, QString());
+        m_document->edit(tr("Recovered plan"), Field::Whole, [](Plan&) {});
+    }
+    QFile::remove(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QFile::remove(recoveryPath());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() &&
+        urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = event->mimeData()->urls().front().toLocalFile();
+    if (maybeSave())
+        openFile(path);
+    event->acceptProposedAction();
+}
+
+} // namespace paraplan::ui

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "plandocument.h"
+#include "planevaluator.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLabel;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+class QTimer;
+class QMenu;
+class QComboBox;
+
+namespace paraplan::ui {
+
+class InputPanel;
+class CollectivesModel;
+class MemoryModel;
+class BreakdownPlot;
+class MemoryPlot;
+class TpSweepPlot;
+class BandwidthPlot;
+class ScalingPlot;
+class WhatIfPlot;
+class ClusterView;
+class PlotView;
+
+/// The planner window: inputs on the left, the step cost, plots, cluster picture and
+/// derivations on the right; every edit recomputes once per event-loop turn.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    /// `interactive` false: no modal dialogs (tests); errors go to errorReported only.
+    explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    PlanDocument* document() { return m_document; }
+    PlanEvaluator* evaluator() { return m_evaluator; }
+    InputPanel* inputPanel() { return m_inputs; }
+    QList<PlotView*> plots() const;
+    ClusterView* clusterView() const { return m_clusterView; }
+    CollectivesModel* collectivesModel() const { return m_collectivesModel; }
+    MemoryModel* memoryModel() const { return m_memoryModel; }
+    QString headlineText() const;
+    QString derivationText() const;
+    QString statusText() const;
+
+    bool openFile(const QString& path);
+    bool saveTo(const QString& path);
+    /// Where the recovery copy of unsaved work lives.
+    static QString recoveryPath();
+    /// Offers a recovery copy left by a session that did not end cleanly.
+    void offerRecovery();
+
+signals:
+    void errorReported(const QString& message);
+    /// Results are on screen (models updated, replots queued).
+    void resultsShown();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void scheduleEvaluation();
+    void showResults(std::shared_ptr<const PlanResults> results);
+    void showRejection(const std::vector<PlanIssue>& issues);
+    void showDerivation(const QString& anchor);
+    void showCollectiveDerivation(int row);
+    bool maybeSave();
+    void newPlan();
+    void openDialog();
+    bool save();
+    bool saveAs();
+    void importModel();
+    void openCluster();
+    void updateTitle();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void writeRecovery();
+    void reportError(const QString& title, const QString& message);
+
+    bool m_interactive;
+    PlanDocument* m_document;
+    PlanEvaluator* m_evaluator;
+    InputPanel* m_inputs;
+    QLabel* m_headline;
+    QLabel* m_status;
+    QTabWidget* m_tabs;
+    BreakdownPlot* m_breakdown;
+    MemoryPlot* m_memoryPlot;
+    TpSweepPlot* m_tpPlot;
+    BandwidthPlot* m_bandwidthPlot;
+    ScalingPlot* m_scalingPlot;
+    WhatIfPlot* m_whatIfPlot;
+    ClusterView* m_clusterView;
+    QComboBox* m_colourBy;
+    CollectivesModel* m_collectivesModel;
+    MemoryModel* m_memoryModel;
+    QTableView* m_collectivesTable;
+    QTableView* m_memoryTable;
+    QTextBrowser* m_derivation;
+    QTimer* m_evaluateTimer;
+    QTimer* m_recoveryTimer;
+    QMenu* m_recentMenu = nullptr;
+};
+
+} // namespace paraplan::ui

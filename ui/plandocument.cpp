@@ -1,0 +1,167 @@
+#include "plandocument.h"
+
+#include "cluster.h"
+#include "clusterio.h"
+#include "modelio.h"
+#include "planio.h"
+
+#include <QDateTime>
+#include <QUndoCommand>
+
+namespace paraplan::ui {
+namespace {
+
+// One edit: the plan before and after. Consecutive edits of the same field within a short
+// while merge, so that dragging a slider is a single step.
+class EditCommand : public QUndoCommand
+{
+public:
+    EditCommand(PlanDocument* document, const QString& text, Field field, Plan before, Plan after)
+        : QUndoCommand(text), m_document(document), m_field(field), m_before(std::move(before)),
+          m_after(std::move(after)), m_time(QDateTime::currentMSecsSinceEpoch())
+    {
+    }
+
+    int id() const override { return m_field == Field::Whole ? -1 : static_cast<int>(m_field); }
+
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* next = static_cast<const EditCommand*>(other);
+        if (next->m_field != m_field || next->m_time - m_time > 1500)
+            return false;
+        m_after = next->m_after;
+        m_time = next->m_time;
+        setText(next->text());
+        return true;
+    }
+
+    void undo() override { m_document->setPlanFromHistory(m_before); }
+    void redo() override { m_document->setPlanFromHistory(m_after); }
+
+private:
+    PlanDocument* m_document;
+    Field m_field;
+    Plan m_before;
+    Plan m_after;
+    qint64 m_time;
+};
+
+} // namespace
+
+void refreshDefaultFigures(Plan* plan)
+{
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan->cluster.gpu_id);
+    if (!gpu)
+        return;
+    const EngineFigures defaults =
+        defaultEngineFigures(*gpu, plan->training.optimizer, plan->training.dtype);
+    EngineFigures& f = plan->figures;
+    auto keepUser = [](Sourced& current, const Sourced& fallback) {
+        if (current.origin != Origin::UserEntry)
+            current = fallback;
+    };
+    keepUser(f.gemm_peak_fraction, defaults.gemm_peak_fraction);
+    keepUser(f.hbm_fraction, defaults.hbm_fraction);
+    keepUser(f.attention_fraction, defaults.attention_fraction);
+    keepUser(f.grad_bytes, defaults.grad_bytes);
+    keepUser(f.optimizer_step_bytes, defaults.optimizer_step_bytes);
+    keepUser(f.dp_bucket_bytes, defaults.dp_bucket_bytes);
+}
+
+PlanDocument::PlanDocument(QObject* parent) : QObject(parent)
+{
+    connect(&m_undo, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+void PlanDocument::edit(const QString& description, Field field,
+                        const std::function<void(Plan&)>& edit)
+{
+    Plan after = m_plan;
+    edit(after);
+    refreshDefaultFigures(&after);
+    std::string error;
+    finalizeCluster(&after.cluster, &error); // torus dimensions follow the chip count
+    m_undo.push(new EditCommand(this, description, field, m_plan, std::move(after)));
+}
+
+void PlanDocument::setPlanFromHistory(const Plan& plan)
+{
+    m_plan = plan;
+    emit planChanged();
+}
+
+void PlanDocument::reset(const Plan& plan, const QString& path)
+{
+    m_plan = plan;
+    m_undo.clear();
+    m_undo.setClean();
+    if (m_path != path) {
+        m_path = path;
+        emit pathChanged(m_path);
+    }
+    emit modifiedChanged(false);
+    emit planChanged();
+}
+
+bool PlanDocument::open(const QString& path, QString* error)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!loadPlan(path.toStdString(), &plan, &errors)) {
+        QString message = QString::fromStdString(errors.front());
+        for (size_t i = 1; i < errors.size() && i < 6; ++i)
+            message += "\n" + QString::fromStdString(errors[i]);
+        if (errors.size() > 6)
+            message += QString("\n(and %1 more)").arg(errors.size() - 6);
+        *error = message;
+        return false;
+    }
+    reset(plan, path);
+    return true;
+}
+
+bool PlanDocument::save(const QString& path, QString* error)
+{
+    std::string message;
+    if (!savePlan(path.toStdString(), m_plan, &message)) {
+        *error = QString::fromStdString(message);
+        return false;
+    }
+    m_undo.setClean();
+    if (m_path != path) {
+        m_path = path;
+        emit pathChanged(m_path);
+    }
+    return true;
+}
+
+Plan examplePlan()
+{
+    Plan plan;
+    std::string error;
+    modelFromPreset("gpt3-175b", &plan.model, &error);
+    ClusterOptions options;
+    options.nodes = 8;
+    clusterFromPreset("dgx-a100", options, &plan.cluster, &error);
+    plan.name = "GPT-3 175B on 8 DGX A100 nodes";
+    ParallelLayout& p = plan.parallel;
+    p.tp = 8;
+    p.pp = 8;
+    p.dp = 1;
+    p.sequence_parallel = true;
+    p.recompute = Recompute::Selective;
+    p.interleave = 3;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    plan.training.seq_len = 2048;
+    plan.training.dtype = Dtype::FP16;
+    plan.training.flash_attention = false;
+    plan.training.train_tokens = 3e11;
+    plan.training.gpu_hour_usd = 2.0;
+    plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
+                                        plan.training.optimizer, plan.training.dtype);
+    return plan;
+}
+
+} // namespace paraplan::ui

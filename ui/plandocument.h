@@ -1,0 +1,87 @@
+#pragma once
+
+#include "plan.h"
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+
+#include <functional>
+
+namespace paraplan::ui {
+
+/// Which input an edit touched; consecutive edits of the same field merge into one undo step
+/// (a slider or spin-box drag is one step).
+enum class Field
+{
+    Whole = 0, ///< never merges (preset changes, imports)
+    ModelShape,
+    ClusterNodes,
+    ClusterRack,
+    ClusterSpine,
+    ClusterSwitchOut,
+    ClusterNicRate,
+    Tp,
+    Pp,
+    Dp,
+    Cp,
+    Ep,
+    Zero,
+    SequenceParallel,
+    Recompute,
+    Interleave,
+    MicroBatch,
+    GlobalBatch,
+    SeqLen,
+    Dtype,
+    TrainTokens,
+    GpuHourUsd,
+    FlashAttention,
+};
+
+/// The plan being edited: its value, its file, and the undo history of every edit.
+class PlanDocument : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit PlanDocument(QObject* parent = nullptr);
+
+    const Plan& plan() const { return m_plan; }
+    QString path() const { return m_path; }
+    bool isModified() const { return !m_undo.isClean(); }
+    QUndoStack* undoStack() { return &m_undo; }
+
+    /// Applies `edit` to a copy of the plan and pushes it as one undoable step.
+    void edit(const QString& description, Field field, const std::function<void(Plan&)>& edit);
+
+    /// Replaces the plan without history (New, Open): the undo stack starts afresh.
+    void reset(const Plan& plan, const QString& path);
+
+    /// Opens a plan file. On failure the current plan is untouched and `error` says why.
+    bool open(const QString& path, QString* error);
+    /// Saves atomically; the document is then clean and bound to `path`.
+    bool save(const QString& path, QString* error);
+
+    /// Sets the plan without pushing history; used by the undo commands.
+    void setPlanFromHistory(const Plan& plan);
+
+signals:
+    void planChanged();
+    void pathChanged(const QString& path);
+    void modifiedChanged(bool modified);
+
+private:
+    Plan m_plan;
+    QString m_path;
+    QUndoStack m_undo;
+};
+
+/// Re-derives the engine figures a user did not override (after the GPU, dtype or optimizer
+/// changed).
+void refreshDefaultFigures(Plan* plan);
+
+/// The bundled example opened by default.
+Plan examplePlan();
+
+} // namespace paraplan::ui

@@ -1,0 +1,596 @@
+#include "plots.h"
+
+#include "units.h"
+
+#include <qcustomplot.h>
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include <cmath>
+
+namespace paraplan::ui {
+namespace {
+
+// A colour-blind-safe palette (Okabe and Ito).
+const QColor kPalette[] = {QColor(0, 114, 178),   QColor(230, 159, 0),   QColor(0, 158, 115),
+                           QColor(204, 121, 167), QColor(86, 180, 233),  QColor(213, 94, 0),
+                           QColor(240, 228, 66),  QColor(120, 120, 120), QColor(0, 0, 0)};
+
+QColor colour(int i)
+{
+    return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+QString formatValue(double value, const QString& unit)
+{
+    if (unit == "s")
+        return QString::fromStdString(units::formatSeconds(value));
+    if (unit == "B")
+        return QString::fromStdString(units::formatBytes(value));
+    return QString::fromStdString(units::formatNumber(value, 4)) +
+           (unit.isEmpty() ? "" : " " + unit);
+}
+
+void styleAxes(QCustomPlot* plot)
+{
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->yAxis2}) {
+        axis->setLabelFont(QFont(QFont().family(), 9));
+        axis->setTickLabelFont(QFont(QFont().family(), 8));
+    }
+}
+
+QCPBars* stackedBar(QCustomPlot* plot, QCPAxis* key, QCPAxis* value, const QString& name,
+                    const QColor& c, QCPBars* below)
+{
+    auto* bars = new QCPBars(key, value);
+    bars->setName(name);
+    bars->setPen(QPen(c.darker(130)));
+    bars->setBrush(c);
+    bars->setWidth(0.6);
+    if (below)
+        bars->moveAbove(below);
+    (void)plot;
+    return bars;
+}
+
+} // namespace
+
+PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_title(title)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumSize(320, 220);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->plotLayout()->insertRow(0);
+    auto* titleElement =
+        new QCPTextElement(m_plot, title, QFont(QFont().family(), 10, QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, titleElement);
+    // The legend sits in its own row under the axes, so it never hides data.
+    auto* legendRow = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(2, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(3);
+    m_plot->legend->setFont(QFont(QFont().family(), 8));
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    styleAxes(m_plot);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QCustomPlot::customContextMenuRequested, this, &PlotView::showContextMenu);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &PlotView::showTooltip);
+    connect(m_plot, &QCustomPlot::afterReplot, this, &PlotView::replotted);
+    layout->addWidget(m_plot);
+}
+
+PlotView::~PlotView() = default;
+
+void PlotView::queueReplot()
+{
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotView::clearPlottables()
+{
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+}
+
+QStringList PlotView::seriesNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = m_plot->plottable(i);
+        if (!plottable->name().isEmpty())
+            names << plottable->name();
+    }
+    return names;
+}
+
+int PlotView::pointCount(const QString& series) const
+{
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = m_plot->plottable(i);
+        if (plottable->name() != series)
+            continue;
+        if (auto* graph = qobject_cast<QCPGraph*>(plottable))
+            return graph->dataCount();
+        if (auto* bars = qobject_cast<QCPBars*>(plottable))
+            return bars->dataCount();
+    }
+    return 0;
+}
+
+bool PlotView::exportTo(const QString& path, QString* error, QSize size)
+{
+    const int w = size.isValid() ? size.width() : m_plot->width();
+    const int h = size.isValid() ? size.height() : m_plot->height();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    bool ok = false;
+    if (suffix == "png") {
+        ok = m_plot->savePng(path, w, h, 2.0);
+    } else if (suffix == "pdf") {
+        ok = m_plot->savePdf(path, w, h, QCP::epNoCosmetic, "Paraplan", m_title);
+    } else if (suffix == "svg") {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(QSize(w, h));
+        generator.setViewBox(QRect(0, 0, w, h));
+        generator.setTitle(m_title);
+        generator.setDescription("Paraplan plot");
+        QCPPainter painter;
+        ok = painter.begin(&generator);
+        if (ok) {
+            m_plot->toPainter(&painter, w, h);
+            ok = painter.end();
+        }
+    } else {
+        *error = "unknown image format '" + suffix + "' (use .png, .pdf or .svg)";
+        return false;
+    }
+    if (!ok)
+        *error = "could not write " + path;
+    return ok;
+}
+
+void PlotView::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Reset zoom"), this, [this] {
+        m_plot->rescaleAxes();
+        queueReplot();
+    });
+    menu.addSeparator();
+    for (const char* format : {"PNG", "PDF", "SVG"}) {
+        const QString suffix = QString(format).toLower();
+        menu.addAction(tr("Export %1...").arg(format), this, [this, suffix, format] {
+            const QString path =
+                QFileDialog::getSaveFileName(this, tr("Export plot"), m_title + "." + suffix,
+                                             QString("%1 (*.%2)").arg(format, suffix));
+            if (path.isEmpty())
+                return;
+            QString error;
+            if (!exportTo(path, &error))
+                QToolTip::showText(QCursor::pos(), error, this);
+        });
+    }
+    menu.exec(m_plot->mapToGlobal(pos));
+}
+
+void PlotView::showTooltip(QMouseEvent* event)
+{
+    // The nearest data point of any graph within 12 pixels, or the bar under the cursor.
+    const QPointF pos = event->position();
+    QString best;
+    double bestDistance = 12;
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = m_plot->plottable(i);
+        const QString xUnit = plottable->property("xUnit").toString();
+        const QString yUnit = plottable->property("yUnit").toString();
+        if (auto* graph = qobject_cast<QCPGraph*>(plottable)) {
+            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+                if (std::isnan(it->value))
+                    continue;
+                const QPointF point = graph->coordsToPixels(it->key, it->value);
+                const double distance = std::hypot(point.x() - pos.x(), point.y() - pos.y());
+                if (distance < bestDistance) {
+                    bestDistance = distance;
+                    best = QString("%1\n%2: %3\n%4: %5")
+                               .arg(graph->name(), graph->keyAxis()->label(),
+                                    formatValue(it->key, xUnit), graph->valueAxis()->label(),
+                                    formatValue(it->value, yUnit));
+                }
+            }
+        } else if (auto* bars = qobject_cast<QCPBars*>(plottable)) {
+            if (bars->selectTest(pos, false) >= 0 && bars->selectTest(pos, false) < 1) {
+                const double key = bars->keyAxis()->pixelToCoord(
+                    bars->keyAxis()->orientation() == Qt::Horizontal ? pos.x() : pos.y());
+                const auto it = bars->data()->findBegin(std::round(key) - 0.5);
+                if (it != bars->data()->constEnd())
+                    best = QString("%1: %2").arg(bars->name(), formatValue(it->value, yUnit));
+                bestDistance = 0;
+            }
+        }
+    }
+    if (best.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), best, m_plot);
+}
+
+BreakdownPlot::BreakdownPlot(QWidget* parent) : PlotView(tr("Step time by component"), parent)
+{
+    plot()->yAxis->setLabel(tr(""));
+    plot()->xAxis->setLabel(tr("time per step (s)"));
+}
+
+void BreakdownPlot::setResults(const PlanResults& results)
+{
+    clearPlottables();
+    const StepBreakdown& b = results.cost.breakdown;
+    struct Part
+    {
+        QString name;
+        double step;
+        double comm;
+    };
+    double exposed = b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.ep_comm_exposed_s +
+                     b.pp_comm_exposed_s + b.dp_comm_exposed_s;
+    double total = 0;
+    for (const CollectiveCost& c : results.cost.collectives)
+        total += c.total_s;
+    const double hidden = std::max(0.0, total - exposed);
+    const std::vector<Part> parts = {
+        {tr("compute"), b.compute_s, 0},
+        {tr("recompute"), b.recompute_s, 0},
+        {tr("pipeline bubble"), b.bubble_s, 0},
+        {tr("TP comm (exposed)"), b.tp_comm_exposed_s, b.tp_comm_exposed_s},
+        {tr("CP comm (exposed)"), b.cp_comm_exposed_s, b.cp_comm_exposed_s},
+        {tr("EP comm (exposed)"), b.ep_comm_exposed_s, b.ep_comm_exposed_s},
+        {tr("PP comm (exposed)"), b.pp_comm_exposed_s, b.pp_comm_exposed_s},
+        {tr("DP comm (exposed)"), b.dp_comm_exposed_s, b.dp_comm_exposed_s},
+        {tr("optimizer"), b.optimizer_s, 0},
+        {tr("comm hidden behind compute"), 0, hidden},
+    };
+    QCPBars* below = nullptr;
+    int colourIndex = 0;
+    for (const Part& part : parts) {
+        if (part.step <= 0 && part.comm <= 0)
+            continue;
+        QCPBars* bars = stackedBar(plot(), plot()->yAxis, plot()->xAxis, part.name,
+                                   colour(colourIndex++), below);
+        bars->setProperty("yUnit", "s");
+        bars->addData(2, part.step); // top bar: the step
+        bars->addData(1, part.comm); // bottom bar: communication, exposed + hidden
+        below = bars;
+    }
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTick(2, tr("step time"));
+    ticker->addTick(1, tr("communication"));
+    plot()->yAxis->setTicker(ticker);
+    plot()->yAxis->setRange(0.4, 2.6);
+    plot()->xAxis->setRange(0, std::max(results.cost.step_time_s, exposed + hidden) * 1.02);
+    queueReplot();
+}
+
+MemoryPlot::MemoryPlot(QWidget* parent) : PlotView(tr("Memory per GPU by pipeline stage"), parent)
+{
+    plot()->xAxis->setLabel(tr("pipeline stage"));
+    plot()->yAxis->setLabel(tr("memory per GPU (GiB)"));
+}
+
+void MemoryPlot::setResults(const PlanResults& results)
+{
+    clearPlottables();
+    const std::vector<StageCost>& stages = results.cost.stages;
+    struct Part
+    {
+        QString name;
+        double StageCost::*field;
+    };
+    const Part parts[] = {{tr("weights"), &StageCost::weights_bytes},
+                          {tr("gradients"), &StageCost::grads_bytes},
+                          {tr("optimizer state"), &StageCost::optimizer_bytes},
+                          {tr("activations"), &StageCost::activations_bytes},
+                          {tr("buffers"), &StageCost::buffers_bytes}};
+    QCPBars* below = nullptr;
+    int i = 0;
+    for (const Part& part : parts) {
+        QCPBars* bars =
+            stackedBar(plot(), plot()->xAxis, plot()->yAxis, part.name, colour(i++), below);
+        bars->setWidth(stages.size() > 16 ? 0.9 : 0.6);
+        bars->setProperty("yUnit", "GiB");
+        for (const StageCost& st : stages)
+            bars->addData(st.stage, units::toGiB(st.*(part.field)));
+        below = bars;
+    }
+    const double hbm = units::toGiB(results.cost.hbm_bytes);
+    auto* line = new QCPItemStraightLine(plot());
+    line->point1->setCoords(0, hbm);
+    line->point2->setCoords(1, hbm);
+    line->setPen(QPen(QColor(190, 30, 30), 1.5, Qt::DashLine));
+    auto* label = new QCPItemText(plot());
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.98, 0);
+    label->position->setType(QCPItemPosition::ptPlotCoords);
+    label->position->setCoords(stages.size() - 0.5, hbm);
+    label->setText(tr("HBM %1 GiB").arg(hbm, 0, 'f', 0));
+    label->setColor(QColor(190, 30, 30));
+    label->setFont(QFont(QFont().family(), 8));
+    double top = hbm;
+    for (const StageCost& st : stages)
+        top = std::max(top, units::toGiB(st.total_bytes));
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(std::max(1.0, std::ceil(stages.size() / 16.0)));
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setRange(-0.6, stages.size() - 0.4);
+    plot()->yAxis->setRange(0, top * 1.15);
+    queueReplot();
+}
+
+TpSweepPlot::TpSweepPlot(QWidget* parent)
+    : PlotView(tr("Throughput by TP degree (same GPUs)"), parent)
+{
+    plot()->xAxis->setLabel(tr("tensor-parallel degree"));
+    plot()->yAxis->setLabel(tr("throughput (tokens/s)"));
+    plot()->yAxis2->setLabel(tr("step time (s)"));
+    plot()->yAxis2->setVisible(true);
+    plot()->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setNumberFormat("f");
+    plot()->xAxis->setNumberPrecision(0);
+}
+
+void TpSweepPlot::setResults(const PlanResults& r)
+{
+    clearPlottables();
+    QCPGraph* tokens = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+    tokens->setName(tr("tokens/s"));
+    tokens->setProperty("yUnit", "tokens/s");
+    tokens->setPen(QPen(colour(0), 2));
+    tokens->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+    tokens->setData(r.tp_degrees, r.tp_tokens_per_s, true);
+    QCPGraph* step = plot()->addGraph(plot()->xAxis, plot()->yAxis2);
+    step->setName(tr("step time"));
+    step->setProperty("yUnit", "s");
+    step->setPen(QPen(colour(1), 1.5, Qt::DashLine));
+    step->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
+    step->setData(r.tp_degrees, r.tp_step_s, true);
+    QCPGraph* overflow = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+    overflow->setName(tr("does not fit in memory"));
+    overflow->setProperty("yUnit", "tokens/s");
+    overflow->setLineStyle(QCPGraph::lsNone);
+    overflow->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle,
+                                              QPen(QColor(190, 30, 30), 1.5), Qt::NoBrush, 11));
+    for (int i = 0; i < r.tp_degrees.size(); ++i) {
+        if (i < r.tp_fits.size() && !r.tp_fits[i] && !std::isnan(r.tp_tokens_per_s[i]))
+            overflow->addData(r.tp_degrees[i], r.tp_tokens_per_s[i]);
+    }
+    QCPGraph* current = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+    current->setName(tr("this plan"));
+    current->setProperty("yUnit", "tokens/s");
+    current->setLineStyle(QCPGraph::lsNone);
+    current->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 2), QBrush(colour(5)), 12));
+    current->addData(r.plan.parallel.tp, r.cost.metrics.tokens_per_s);
+    // The NVSwitch (node) domain: TP beyond it crosses the network.
+    if (!r.plan.cluster.is_torus) {
+        auto* line = new QCPItemStraightLine(plot());
+        line->point1->setCoords(r.gpus_per_node, 0);
+        line->point2->setCoords(r.gpus_per_node, 1);
+        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
+        auto* label = new QCPItemText(plot());
+        label->position->setType(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(r.gpus_per_node, 0);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        label->setText(tr("node boundary (%1 GPUs) ").arg(r.gpus_per_node));
+        label->setFont(QFont(QFont().family(), 8));
+        label->setColor(QColor(90, 90, 90));
+        label->setClipToAxisRect(true);
+    }
+    bool anyValid = false;
+    double maxTokens = 0, maxStep = 0;
+    for (int i = 0; i < r.tp_degrees.size(); ++i) {
+        if (!std::isnan(r.tp_tokens_per_s[i])) {
+            anyValid = true;
+            maxTokens = std::max(maxTokens, r.tp_tokens_per_s[i]);
+            maxStep = std::max(maxStep, r.tp_step_s[i]);
+        }
+    }
+    plot()->xAxis->setRange(0.8,
+                            std::max(2.0, r.tp_degrees.isEmpty() ? 2 : r.tp_degrees.last()) * 1.25);
+    if (anyValid) {
+        plot()->yAxis->setRange(0, maxTokens * 1.15);
+        plot()->yAxis2->setRange(0, maxStep * 1.15);
+    }
+    queueReplot();
+}
+
+BandwidthPlot::BandwidthPlot(QWidget* parent)
+    : PlotView(tr("Bus bandwidth by message size"), parent)
+{
+    plot()->xAxis->setLabel(tr("all_reduce message size S (bytes)"));
+    plot()->yAxis->setLabel(tr("assumed bus bandwidth (GB/s)"));
+    plot()->legend->setWrap(2);
+    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        ticker->setSubTickCount(0);
+        axis->setTicker(ticker);
+        axis->setNumberFormat("eb");
+        axis->setNumberPrecision(0);
+    }
+}
+
+void BandwidthPlot::setResults(const PlanResults& r)
+{
+    clearPlottables();
+    int i = 0;
+    double low = 1e300, high = 0;
+    for (const Series& series : r.bandwidth) {
+        QCPGraph* graph = plot()->addGraph();
+        graph->setName(series.name);
+        graph->setProperty("xUnit", "B");
+        graph->setProperty("yUnit", "GB/s");
+        graph->setPen(QPen(colour(i++), 2));
+        graph->setData(series.x, series.y, true);
+        for (double y : series.y) {
+            low = std::min(low, y);
+            high = std::max(high, y);
+        }
+    }
+    // The message sizes this plan actually sends, on their own tiers.
+    QCPGraph* used = plot()->addGraph();
+    used->setName(tr("this plan's collectives"));
+    used->setProperty("xUnit", "B");
+    used->setProperty("yUnit", "GB/s");
+    used->setLineStyle(QCPGraph::lsNone);
+    used->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QBrush(colour(5)), 10));
+    // Collectives of the same size share one label.
+    std::vector<std::pair<QPointF, QStringList>> points;
+    for (const Series& point : r.bandwidth_used) {
+        const QPointF at(point.x.front(), point.y.front());
+        auto same = std::find_if(points.begin(), points.end(), [&](const auto& p) {
+            return std::fabs(p.first.x() / at.x() - 1) < 0.25 &&
+                   std::fabs(p.first.y() / at.y() - 1) < 0.25;
+        });
+        if (same == points.end())
+            points.push_back({at, {point.name}});
+        else
+            same->second << point.name;
+        low = std::min(low, at.y());
+        high = std::max(high, at.y());
+    }
+    for (const auto& [at, names] : points) {
+        used->addData(at.x(), at.y());
+        auto* label = new QCPItemText(plot());
+        label->position->setCoords(at.x(), at.y());
+        // Labels near the right edge go above and to the left of their point, the others
+        // below and to the right, so neighbours on one curve do not collide.
+        const bool right = at.x() > 3e8;
+        label->setPositionAlignment(right ? (Qt::AlignRight | Qt::AlignBottom)
+                                          : (Qt::AlignLeft | Qt::AlignTop));
+        const QString text = names.join(", ");
+        label->setText(right ? text + " " : " " + text);
+        label->setFont(QFont(QFont().family(), 8));
+        label->setClipToAxisRect(true);
+    }
+    plot()->xAxis->setRange(1e3, 1.6e10);
+    if (high > 0)
+        plot()->yAxis->setRange(std::max(low / 2, 1e-3), high * 3);
+    queueReplot();
+}
+
+ScalingPlot::ScalingPlot(QWidget* parent) : PlotView(tr("Data-parallel scaling"), parent)
+{
+    plot()->xAxis->setLabel(tr("GPUs (DP grows; TP x PP x CP fixed)"));
+    plot()->yAxis->setLabel(tr("step time (s)"));
+    plot()->yAxis2->setLabel(tr("DP sync per step (s)"));
+    plot()->yAxis2->setVisible(true);
+    plot()->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setNumberFormat("f");
+    plot()->xAxis->setNumberPrecision(0);
+}
+
+void ScalingPlot::setResults(const PlanResults& r)
+{
+    clearPlottables();
+    int i = 0;
+    double high = 0;
+    double highSync = 0;
+    for (const Series* series : {&r.scaling_step, &r.scaling_dp_total, &r.scaling_dp_exposed}) {
+        if (series->x.isEmpty())
+            continue;
+        const bool step = series == &r.scaling_step;
+        QCPGraph* graph = plot()->addGraph(plot()->xAxis, step ? plot()->yAxis : plot()->yAxis2);
+        graph->setName(series->name);
+        graph->setProperty("yUnit", "s");
+        const Qt::PenStyle style = i == 2 ? Qt::DashLine : Qt::SolidLine;
+        graph->setPen(QPen(colour(i), 2, style));
+        ++i;
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+        graph->setData(series->x, series->y, true);
+        for (double y : series->y)
+            (step ? high : highSync) = std::max(step ? high : highSync, y);
+    }
+    plot()->yAxis2->setRange(0, std::max(highSync, 1e-6) * 1.3);
+    if (r.rack_boundary_gpus > 0) {
+        auto* line = new QCPItemStraightLine(plot());
+        line->point1->setCoords(r.rack_boundary_gpus, 0);
+        line->point2->setCoords(r.rack_boundary_gpus, 1);
+        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
+        auto* label = new QCPItemText(plot());
+        label->position->setCoords(r.rack_boundary_gpus, high * 1.1);
+        const bool right =
+            !r.scaling_step.x.isEmpty() && r.rack_boundary_gpus * 3 > r.scaling_step.x.last();
+        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        label->setText(right ? tr("one rack: %1 GPUs ").arg(r.rack_boundary_gpus)
+                             : tr(" one rack: %1 GPUs").arg(r.rack_boundary_gpus));
+        label->setFont(QFont(QFont().family(), 8));
+        label->setColor(QColor(90, 90, 90));
+        label->setClipToAxisRect(true);
+    }
+    if (!r.scaling_step.x.isEmpty()) {
+        plot()->xAxis->setRange(r.scaling_step.x.first() / 1.4, r.scaling_step.x.last() * 1.4);
+        plot()->yAxis->setRange(0, high * 1.2);
+    }
+    queueReplot();
+}
+
+WhatIfPlot::WhatIfPlot(QWidget* parent) : PlotView(tr("What-if: step time"), parent)
+{
+    plot()->yAxis->setLabel(tr("step time (s)"));
+    plot()->legend->setVisible(false);
+}
+
+void WhatIfPlot::setResults(const PlanResults& r)
+{
+    clearPlottables();
+    auto* bars = new QCPBars(plot()->xAxis, plot()->yAxis);
+    bars->setName(tr("step time"));
+    bars->setProperty("yUnit", "s");
+    bars->setBrush(colour(0));
+    bars->setPen(QPen(colour(0).darker(130)));
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double high = 0;
+    for (int i = 0; i < r.what_if_labels.size(); ++i) {
+        bars->addData(i + 1, r.what_if_step_s[i]);
+        ticker->addTick(i + 1, r.what_if_labels[i]);
+        high = std::max(high, r.what_if_step_s[i]);
+        auto* label = new QCPItemText(plot());
+        label->position->setCoords(i + 1, r.what_if_step_s[i]);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        const double change = r.what_if_step_s[i] / r.what_if_step_s[0] - 1;
+        label->setText(
+            i == 0 ? QString::fromStdString(units::formatSeconds(r.what_if_step_s[i]))
+                   : QString("%1%2%").arg(change >= 0 ? "+" : "").arg(100 * change, 0, 'f', 1));
+        label->setFont(QFont(QFont().family(), 8));
+    }
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setTickLabelRotation(r.what_if_labels.size() > 4 ? 20 : 0);
+    plot()->xAxis->setRange(0.4, r.what_if_labels.size() + 0.6);
+    plot()->yAxis->setRange(0, high * 1.2);
+    queueReplot();
+}
+
+} // namespace paraplan::ui

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "planevaluator.h"
+
+#include <QStringList>
+#include <QWidget>
+
+class QCustomPlot;
+class QMouseEvent;
+
+namespace paraplan::ui {
+
+/// A QCustomPlot with what every Paraplan plot offers: title, units on the axes, legend,
+/// zoom and pan, a hover tooltip with exact values, and export to PNG, PDF and SVG.
+class PlotView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit PlotView(const QString& title, QWidget* parent = nullptr);
+    ~PlotView() override;
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// By suffix: .png, .pdf or .svg. `size` 0 keeps the on-screen size.
+    bool exportTo(const QString& path, QString* error, QSize size = {});
+    /// Names of the plottables that hold data (graphs and bars), for tests and reports.
+    QStringList seriesNames() const;
+    int pointCount(const QString& series) const;
+    /// Redraws once at the next event-loop turn, however many updates came before.
+    void queueReplot();
+    QString title() const { return m_title; }
+
+signals:
+    void replotted();
+
+protected:
+    void clearPlottables();
+
+private:
+    void showTooltip(QMouseEvent* event);
+    void showContextMenu(const QPoint& pos);
+
+    QCustomPlot* m_plot = nullptr;
+    QString m_title;
+};
+
+/// The step time, stacked by component, and the communication exposed vs hidden.
+class BreakdownPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit BreakdownPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+/// Memory per GPU for every pipeline stage, stacked, against the HBM capacity.
+class MemoryPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit MemoryPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+/// Plot 1: throughput and step time against TP degree at the same GPU count.
+class TpSweepPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit TpSweepPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+/// Plot 2: collective bus bandwidth against message size, per tier (log-log).
+class BandwidthPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit BandwidthPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+/// Plot 3: step time and DP sync time against GPU count.
+class ScalingPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit ScalingPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+/// Plot 4: the plan's step time under failure and spine what-ifs.
+class WhatIfPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit WhatIfPlot(QWidget* parent = nullptr);
+    void setResults(const PlanResults& results);
+};
+
+} // namespace paraplan::ui
