@@ -320,6 +320,26 @@ private slots:
         QVERIFY(unknown.err.contains("hidden_size"));
     }
 
+    void importTopology()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("cluster.json");
+        const CliRun run =
+            runCli({"import-topology",
+                    QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/topology/dgx-h100.topo.txt", "-o",
+                    out, "--nodes", "4", "--nic", "ib-ndr"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.contains("NV18"));
+        const CliRun use = runCli({"collective", "--op", "all_reduce", "--bytes", "1GB", "--ranks",
+                                   "32", "--cluster", out, "--json"});
+        QCOMPARE(use.code, 0);
+        QCOMPARE(json(use)["placement"].toObject()["nodes"].toInt(), 4);
+        const CliRun missing = runCli({"import-topology", QStringLiteral(PARAPLAN_TEST_DATA_DIR) +
+                                                              "/topology/pcie-box.topo.txt"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("--gpu"));
+    }
+
     void badArgumentsGiveOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("args");

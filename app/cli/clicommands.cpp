@@ -11,6 +11,7 @@
 #include "planio.h"
 #include "stepmodel.h"
 #include "stepwalkthrough.h"
+#include "topologyimport.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -59,6 +60,11 @@ Commands
                     architecture, parameters, FLOPs per token.
   presets           GPU, interconnect and cluster presets with their sources.
   export-cluster    Write a cluster preset (with options applied) as a cluster JSON file.
+  import-topology FILE
+                    Read 'nvidia-smi topo -m' output or an NCCL topology XML dump into a
+                    cluster file (-o FILE; JSON on stdout without it). What the file cannot
+                    tell is given: --gpu ID, --nic ID, --nodes N, --nodes-per-rack R,
+                    --oversubscription R.
   help              This text.
 
 Collective options
@@ -940,6 +946,45 @@ int commandModel(const std::vector<std::string>& args, std::ostream& out)
     return kExitOk;
 }
 
+int commandImportTopology(const std::vector<std::string>& args, std::ostream& out)
+{
+    if (args.size() < 2 || args[1].rfind("-", 0) == 0)
+        throw UsageError("import-topology needs a file: paraplan-cli import-topology FILE "
+                         "[-o cluster.json] [--gpu ID] [--nic ID] [--nodes N]");
+    const Args options(
+        args, 2, {"-o", "--gpu", "--nic", "--nodes", "--nodes-per-rack", "--oversubscription"}, {});
+    TopologyImportOptions import;
+    if (options.has("--gpu"))
+        import.gpu_id = options.text("--gpu");
+    if (options.has("--nic"))
+        import.nic_id = options.text("--nic");
+    if (options.has("--nodes"))
+        import.nodes = options.integer("--nodes", 1, 1000000);
+    if (options.has("--nodes-per-rack"))
+        import.nodes_per_rack = options.integer("--nodes-per-rack", 0, 1000000);
+    if (options.has("--oversubscription")) {
+        import.spine_oversubscription = options.number("--oversubscription");
+        if (!(import.spine_oversubscription >= 1))
+            throw UsageError("--oversubscription must be a ratio of at least 1");
+    }
+    TopologyImport result;
+    std::string error;
+    if (!importTopologyFile(args[1], import, &result, &error))
+        throw UsageError(error);
+    if (!options.has("-o")) {
+        out << clusterToJsonText(result.cluster);
+        return kExitOk;
+    }
+    if (!saveClusterFile(options.text("-o"), result.cluster, &error))
+        throw UsageError(error);
+    out << "Read " << args[1] << " (" << result.format << "): " << result.gpus << " GPUs, "
+        << result.nics << " NICs, " << nodeFabricName(result.cluster.node.fabric) << " fabric\n";
+    for (const std::string& note : result.notes)
+        out << "  " << note << "\n";
+    out << "wrote " << options.text("-o") << " (" << result.cluster.nodes << " node(s))\n";
+    return kExitOk;
+}
+
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -972,6 +1017,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                      {"--params", "--dtype", "--bytes-per-param", "--ranks", "--zero", "--bw-GBps"},
                      {"--json", "--walkthrough"}),
                 out);
+        if (command == "import-topology")
+            return commandImportTopology(args, out);
         if (command == "model")
             return commandModel(args, out);
         if (command == "evaluate")

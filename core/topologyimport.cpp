@@ -1,0 +1,565 @@
+#include "topologyimport.h"
+
+#include "hardware.h"
+#include "jsonutil.h"
+
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+#include <QXmlStreamReader>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace paraplan {
+namespace {
+
+const InterconnectSpec* link(const char* id)
+{
+    return HardwareCatalog::bundled().interconnect(id);
+}
+
+Sourced fromImport(double value, std::string how)
+{
+    return {value, Origin::UserEntry, std::move(how)};
+}
+
+// The NVLink generation of a GPU from the catalog.
+const char* nvlinkIdFor(const GpuSpec& gpu)
+{
+    switch (gpu.nvlink_generation) {
+    case 3:
+        return "nvlink3";
+    case 5:
+        return "nvlink5";
+    default:
+        return "nvlink4";
+    }
+}
+
+const char* pcieIdFor(int generation)
+{
+    switch (generation) {
+    case 3:
+        return "pcie-gen3-x16";
+    case 4:
+        return "pcie-gen4-x16";
+    default:
+        return "pcie-gen5-x16";
+    }
+}
+
+// Fills in what every import shares: GPU, PCIe, NICs, nodes, defaults.
+bool finishImport(const TopologyImportOptions& options, const std::string& gpuGuess,
+                  const std::string& gpuWhy, int pcieGeneration, double nicGBps, int nics,
+                  TopologyImport* r, std::string* error)
+{
+    const HardwareCatalog& catalog = HardwareCatalog::bundled();
+    ClusterSpec& c = r->cluster;
+    std::string gpuId = options.gpu_id.empty() ? gpuGuess : options.gpu_id;
+    if (gpuId.empty()) {
+        *error = "the file does not say which GPU this is: give it (--gpu, e.g. h100-sxm5-80gb)";
+        return false;
+    }
+    const GpuSpec* gpu = catalog.gpu(gpuId);
+    if (!gpu) {
+        *error = "unknown GPU '" + gpuId + "' (see 'paraplan-cli presets')";
+        return false;
+    }
+    c.gpu_id = gpuId;
+    r->notes.push_back(options.gpu_id.empty() ? "GPU: " + gpu->name + " (" + gpuWhy + ")"
+                                              : "GPU: " + gpu->name + " (user entry)");
+    NodeSpec& n = c.node;
+    if (n.fabric != NodeFabric::PCIe) {
+        const char* nvlink = nvlinkIdFor(*gpu);
+        n.nvlink_id = nvlink;
+        n.nvlink_link_GBps = {link(nvlink)->per_direction_GBps, Origin::Preset,
+                              link(nvlink)->name + " (" + link(nvlink)->source + ")"};
+    }
+    const int generation = pcieGeneration > 0 ? pcieGeneration : gpu->pcie_generation;
+    const InterconnectSpec* pcie = link(pcieIdFor(generation));
+    n.pcie_id = pcie->id;
+    n.pcie_GBps = {pcie->per_direction_GBps, Origin::Preset,
+                   pcie->name + " (" + pcie->source + ")"};
+    n.host_link_id = pcie->id;
+    n.host_link_GBps = n.pcie_GBps;
+    n.pcie_efficiency = {pcie->achievable_fraction, Origin::Preset, pcie->achievable_source};
+    // Efficiencies: the same sources as the presets of the same GPU generation.
+    const bool hopper = gpu->nvlink_generation >= 4;
+    n.nvlink_ring_efficiency =
+        hopper ? Sourced{0.822, Origin::Preset,
+                         "NVLink4 ring all_reduce ~370 of 450 GB/s (collectives-and-measurement.md "
+                         "section 3)"}
+               : Sourced{0.767, Origin::Preset,
+                         "NVLink3 ring all_reduce ~230 of 300 GB/s (collectives-and-measurement.md "
+                         "section 3)"};
+    n.nvls_efficiency = {0.611, Origin::Preset,
+                         "NVLS all_reduce algbw ~275 of 450 GB/s (collectives-and-measurement.md "
+                         "section 3)"};
+    r->notes.push_back("PCIe: " + pcie->name +
+                       (pcieGeneration > 0 ? " (from the file's link speed)" : " (the GPU's)"));
+
+    // NICs: the file counts them; their speed comes from the file (NCCL XML) or the user.
+    n.nics = nics;
+    std::string nicId = options.nic_id;
+    if (nicId.empty() && nicGBps > 0) {
+        for (const InterconnectSpec& spec : catalog.interconnects) {
+            if ((spec.kind == LinkKind::InfiniBand || spec.kind == LinkKind::RoCE) &&
+                std::fabs(spec.per_direction_GBps - nicGBps) < 0.5) {
+                nicId = spec.id;
+                break;
+            }
+        }
+    }
+    if (!nicId.empty()) {
+        const InterconnectSpec* nic = catalog.interconnect(nicId);
+        if (!nic) {
+            *error = "unknown NIC '" + nicId + "' (e.g. ib-ndr, ib-hdr, roce-400)";
+            return false;
+        }
+        n.nic_id = nicId;
+        n.nic_GBps = {nic->per_direction_GBps, Origin::Preset,
+                      nic->name + " (" + nic->source + ")"};
+        n.nic_efficiency = {nic->achievable_fraction > 0 ? nic->achievable_fraction : 1.0,
+                            nic->achievable_fraction > 0 ? Origin::Preset : Origin::Assumption,
+                            nic->achievable_fraction > 0 ? nic->achievable_source
+                                                         : "line rate assumed"};
+        r->notes.push_back(
+            "NICs: " + std::to_string(nics) + " x " + nic->name +
+            (options.nic_id.empty() ? " (from the file's net speed)" : " (user entry)"));
+    } else if (nicGBps > 0) {
+        n.nic_GBps = fromImport(nicGBps, "NIC speed from the NCCL topology file");
+        n.nic_efficiency = {1.0, Origin::Assumption, "line rate assumed"};
+    }
+    if (options.nodes > 1 && n.nic_GBps.value <= 0) {
+        *error = "the file does not say the NICs' speed, needed for " +
+                 std::to_string(options.nodes) + " nodes: give it (--nic, e.g. ib-ndr)";
+        return false;
+    }
+    if (options.nodes > 1 && nics < 1) {
+        *error = "the file shows no NIC, but " + std::to_string(options.nodes) +
+                 " nodes need one: give the NIC (--nic) and check the file";
+        return false;
+    }
+    if (n.nic_efficiency.value == 0)
+        n.nic_efficiency = {1.0, Origin::Assumption, "line rate assumed"};
+    c.nodes = options.nodes;
+    c.network.nodes_per_rack = options.nodes_per_rack;
+    c.network.spine_oversubscription = {options.spine_oversubscription, Origin::UserEntry,
+                                        "spine oversubscription"};
+    c.source = "imported from " + r->format;
+    if (c.name.empty())
+        c.name = std::to_string(r->gpus) + "x " + gpu->name + " (" + r->format + ")";
+    for (std::string& problem : validateCluster(c, catalog)) {
+        *error = "the imported topology is not usable: " + problem;
+        return false;
+    }
+    return true;
+}
+
+// GPUs joined by NVLink everywhere with one count: an NVSwitch node.
+void nvswitchOrMesh(const std::vector<std::vector<int>>& nv, const std::string& how,
+                    TopologyImport* r)
+{
+    const int n = static_cast<int>(nv.size());
+    std::set<int> counts;
+    bool everyPair = n > 1;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            if (i == j)
+                continue;
+            if (nv[i][j] <= 0)
+                everyPair = false;
+            else
+                counts.insert(nv[i][j]);
+        }
+    }
+    NodeSpec& node = r->cluster.node;
+    node.gpus = n;
+    if (counts.empty()) {
+        node.fabric = NodeFabric::PCIe;
+        r->notes.push_back("no NVLink between GPUs: a PCIe node");
+        return;
+    }
+    if (everyPair && counts.size() == 1 && n > 2) {
+        const int links = *counts.begin();
+        node.fabric = NodeFabric::NVSwitch;
+        // The chip split is not in this format; the known systems' splits are used.
+        if (links == 18)
+            node.switch_links_per_gpu = {5, 5, 4, 4};
+        else if (links == 12)
+            node.switch_links_per_gpu = {2, 2, 2, 2, 2, 2};
+        else
+            node.switch_links_per_gpu = {links};
+        node.nvswitch_id = links == 12 ? "nvswitch-gen2" : "nvswitch-gen3";
+        node.in_switch_reduction = links != 12;
+        r->notes.push_back(how + ": every GPU pair shows NV" + std::to_string(links) +
+                           ", a switched fabric of " + std::to_string(links) +
+                           " NVLinks per GPU (NVSwitch)");
+        return;
+    }
+    node.fabric = NodeFabric::NVLinkMesh;
+    node.nvlink_pairs.clear();
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+            if (nv[i][j] > 0)
+                node.nvlink_pairs.push_back({i, j, nv[i][j]});
+        }
+    }
+    r->notes.push_back(how + ": NVLink between " + std::to_string(node.nvlink_pairs.size()) +
+                       " GPU pairs only, no switch: a mesh; the other pairs talk over PCIe");
+}
+
+QString stripAnsi(QString text)
+{
+    static const QRegularExpression ansi("\x1B\\[[0-9;]*[A-Za-z]");
+    return text.remove(ansi);
+}
+
+} // namespace
+
+bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOptions& options,
+                             TopologyImport* result, std::string* error)
+{
+    TopologyImport r;
+    r.format = "nvidia-smi topo -m";
+    const QStringList lines = stripAnsi(QString::fromStdString(text)).split('\n');
+    int header = -1;
+    for (int i = 0; i < lines.size(); ++i) {
+        // The header's first cell is empty; the GPU0 row's is "GPU0".
+        const QStringList cells = lines[i].split('\t');
+        if (cells.size() > 1 && cells[0].trimmed().isEmpty() && cells[1].trimmed() == "GPU0") {
+            header = i;
+            break;
+        }
+    }
+    if (header < 0) {
+        *error = "not nvidia-smi topo -m output: no header row with GPU0";
+        return false;
+    }
+    // Columns: tab-separated; a header cell per GPU, then NIC columns (NIC# or mlx5_#), then
+    // the affinity columns.
+    const QStringList head = lines[header].split('\t');
+    std::vector<int> gpuColumn;
+    std::vector<int> nicColumn;
+    for (int col = 0; col < head.size(); ++col) {
+        const QString name = head[col].trimmed();
+        if (QRegularExpression("^GPU\\d+$").match(name).hasMatch())
+            gpuColumn.push_back(col);
+        else if (QRegularExpression("^(NIC\\d+|mlx\\d+_\\d+|mlx5_\\d+)$").match(name).hasMatch())
+            nicColumn.push_back(col);
+    }
+    const int gpus = static_cast<int>(gpuColumn.size());
+    if (gpus == 0) {
+        *error = "no GPU columns in the header (is the output tab-separated?)";
+        return false;
+    }
+    std::vector<std::vector<QString>> cell(static_cast<size_t>(gpus),
+                                           std::vector<QString>(static_cast<size_t>(gpus)));
+    int rowsSeen = 0;
+    for (int i = header + 1; i < lines.size(); ++i) {
+        const QStringList cells = lines[i].split('\t');
+        const QString name = cells.value(0).trimmed();
+        const auto match = QRegularExpression("^GPU(\\d+)$").match(name);
+        if (!match.hasMatch())
+            continue;
+        const int row = match.captured(1).toInt();
+        if (row >= gpus) {
+            *error = "row " + name.toStdString() + " has no column in the header";
+            return false;
+        }
+        for (int g = 0; g < gpus; ++g) {
+            const int col = gpuColumn[static_cast<size_t>(g)];
+            if (col >= cells.size()) {
+                *error = "row " + name.toStdString() + " is truncated: it stops before GPU" +
+                         std::to_string(g);
+                return false;
+            }
+            cell[static_cast<size_t>(row)][static_cast<size_t>(g)] = cells[col].trimmed();
+        }
+        ++rowsSeen;
+    }
+    if (rowsSeen != gpus) {
+        *error = "the matrix has " + std::to_string(rowsSeen) + " GPU rows for " +
+                 std::to_string(gpus) + " GPU columns (truncated output?)";
+        return false;
+    }
+    std::vector<std::vector<int>> nv(static_cast<size_t>(gpus),
+                                     std::vector<int>(static_cast<size_t>(gpus), 0));
+    static const QRegularExpression nvCell("^NV(\\d+)$");
+    static const QSet<QString> known = {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "NV", "SOC"};
+    for (int i = 0; i < gpus; ++i) {
+        for (int j = 0; j < gpus; ++j) {
+            const QString& value = cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
+            const auto m = nvCell.match(value);
+            if (m.hasMatch())
+                nv[static_cast<size_t>(i)][static_cast<size_t>(j)] = m.captured(1).toInt();
+            else if (!known.contains(value)) {
+                *error = "unknown cell '" + value.toStdString() + "' at GPU" + std::to_string(i) +
+                         "/GPU" + std::to_string(j) +
+                         " (expected X, NV#, PIX, PXB, PHB, NODE or SYS)";
+                return false;
+            }
+        }
+    }
+    r.gpus = gpus;
+    r.nics = static_cast<int>(nicColumn.size());
+    nvswitchOrMesh(nv, "nvidia-smi topo -m", &r);
+    // PCIe sharing: GPUs joined by PIX (one bridge) or PXB (several bridges, no host bridge)
+    // sit under one switch and share its uplink.
+    NodeSpec& node = r.cluster.node;
+    std::vector<int> group(static_cast<size_t>(gpus));
+    std::iota(group.begin(), group.end(), 0);
+    for (int i = 0; i < gpus; ++i) {
+        for (int j = 0; j < gpus; ++j) {
+            const QString& value = cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
+            if (value == "PIX" || value == "PXB") {
+                const int a = group[static_cast<size_t>(i)];
+                const int b = group[static_cast<size_t>(j)];
+                for (int& g : group)
+                    if (g == b)
+                        g = a;
+            }
+        }
+    }
+    std::map<int, int> sizes;
+    for (int g : group)
+        ++sizes[g];
+    int perSwitch = sizes.begin()->second;
+    for (const auto& [id, size] : sizes)
+        perSwitch = std::min(perSwitch, size);
+    if (gpus % perSwitch != 0)
+        perSwitch = 1;
+    node.gpus_per_host_link = perSwitch;
+    node.pcie_p2p = perSwitch > 1;
+    if (node.fabric != NodeFabric::NVSwitch)
+        r.notes.push_back("PCIe: " + std::to_string(perSwitch) +
+                          " GPU(s) per PCIe switch (PIX/PXB between them), the rest through the "
+                          "host bridges (PHB/NODE/SYS)");
+    r.notes.push_back(std::to_string(r.nics) + " NIC column(s)");
+    // A switched fabric's link count tells the NVLink generation, not the exact part.
+    std::string guess;
+    std::string why;
+    if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 18) {
+        guess = "h100-sxm5-80gb";
+        why = "NV18 on every pair: an H100 or H200 NVSwitch system, H100 SXM5 80GB assumed; "
+              "give --gpu to choose";
+    } else if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 12) {
+        guess = "a100-sxm4-80gb";
+        why = "NV12 on every pair: an A100 NVSwitch system, the 80 GB part assumed; give --gpu "
+              "to choose";
+    }
+    if (!finishImport(options, guess, why, 0, 0, r.nics, &r, error))
+        return false;
+    *result = std::move(r);
+    return true;
+}
+
+bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions& options,
+                           TopologyImport* result, std::string* error)
+{
+    TopologyImport r;
+    r.format = "NCCL topology XML";
+    QXmlStreamReader xml(QString::fromStdString(text));
+    struct Pci
+    {
+        QString busid;
+        QString cls;
+        QString speed;
+        bool hasGpu = false;
+        bool hasNic = false;
+        QString parentSwitch;
+    };
+    struct Gpu
+    {
+        QString busid;
+        int sm = 0;
+        QString parentSwitch;
+        std::vector<std::tuple<QString, int, QString>> nvlinks; // target, count, tclass
+    };
+    std::vector<Pci> stack;
+    std::vector<Gpu> gpus;
+    std::vector<double> netGBps;
+    int bareGpus = 0;
+    int bareNics = 0;
+    int pcieGeneration = 0;
+    bool sawSystem = false;
+    auto lowerHex = [](QString value) { return value.trimmed().toLower(); };
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement()) {
+            const QString name = xml.name().toString();
+            const QXmlStreamAttributes a = xml.attributes();
+            if (name == "system")
+                sawSystem = true;
+            else if (name == "pci") {
+                Pci pci;
+                pci.busid = lowerHex(a.value("busid").toString());
+                pci.cls = lowerHex(a.value("class").toString());
+                pci.speed = a.value("link_speed").toString();
+                if (!stack.empty())
+                    pci.parentSwitch = stack.back().cls == "0x060400" ? stack.back().busid
+                                                                      : stack.back().parentSwitch;
+                stack.push_back(pci);
+            } else if (name == "gpu") {
+                if (stack.empty()) {
+                    *error = "a <gpu> outside any <pci> element (line " +
+                             std::to_string(xml.lineNumber()) + ")";
+                    return false;
+                }
+                stack.back().hasGpu = true;
+                Gpu gpu;
+                gpu.busid = stack.back().busid;
+                gpu.parentSwitch = stack.back().parentSwitch;
+                gpu.sm = a.value("sm").toInt();
+                if (const QString speed = stack.back().speed; speed.startsWith("32"))
+                    pcieGeneration = std::max(pcieGeneration, 5);
+                else if (speed.startsWith("16"))
+                    pcieGeneration = std::max(pcieGeneration, 4);
+                else if (speed.startsWith("8"))
+                    pcieGeneration = std::max(pcieGeneration, 3);
+                gpus.push_back(gpu);
+            } else if (name == "nvlink") {
+                if (gpus.empty() || stack.empty() || !stack.back().hasGpu) {
+                    *error = "an <nvlink> outside a <gpu> element (line " +
+                             std::to_string(xml.lineNumber()) + ")";
+                    return false;
+                }
+                gpus.back().nvlinks.emplace_back(lowerHex(a.value("target").toString()),
+                                                 a.value("count").toInt(),
+                                                 lowerHex(a.value("tclass").toString()));
+            } else if (name == "nic") {
+                if (!stack.empty())
+                    stack.back().hasNic = true;
+            } else if (name == "net") {
+                netGBps.push_back(a.value("speed").toDouble() / 8000.0); // Mb/s -> GB/s
+            }
+        } else if (xml.isEndElement() && xml.name() == QLatin1String("pci")) {
+            if (!stack.empty()) {
+                const Pci& pci = stack.back();
+                // Cloud dumps leave GPUs (3D controllers) and NICs as bare pci leaves.
+                if (!pci.hasGpu && (pci.cls == "0x030200" || pci.cls == "0x030000"))
+                    ++bareGpus;
+                if (!pci.hasNic && (pci.cls == "0x020000" || pci.cls == "0x020700"))
+                    ++bareNics;
+                stack.pop_back();
+            }
+        }
+    }
+    if (xml.hasError()) {
+        *error = "malformed XML at line " + std::to_string(xml.lineNumber()) + ": " +
+                 xml.errorString().toStdString();
+        return false;
+    }
+    if (!sawSystem) {
+        *error = "not an NCCL topology file: no <system> element";
+        return false;
+    }
+    if (gpus.empty() && bareGpus == 0) {
+        *error = "the topology lists no GPU";
+        return false;
+    }
+    // Bare GPU leaves carry no NVLink information: they are PCIe-connected as far as we know.
+    const int count = static_cast<int>(gpus.size()) + bareGpus;
+    r.gpus = count;
+    std::map<QString, int> gpuIndex;
+    for (size_t i = 0; i < gpus.size(); ++i)
+        gpuIndex[gpus[i].busid] = static_cast<int>(i);
+    std::vector<std::vector<int>> nv(static_cast<size_t>(count),
+                                     std::vector<int>(static_cast<size_t>(count), 0));
+    std::map<QString, int> switchLinks; // NVSwitch target -> links from GPU 0
+    bool switched = false;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+        for (const auto& [target, links, tclass] : gpus[i].nvlinks) {
+            if (tclass == "0x068000") {
+                switched = true;
+                if (i == 0)
+                    switchLinks[target] += links;
+            } else if (tclass == "0x030200" && gpuIndex.count(target)) {
+                nv[i][static_cast<size_t>(gpuIndex[target])] += links;
+            }
+        }
+    }
+    NodeSpec& node = r.cluster.node;
+    node.gpus = count;
+    if (switched) {
+        node.fabric = NodeFabric::NVSwitch;
+        node.switch_links_per_gpu.clear();
+        std::string split;
+        for (const auto& [target, links] : switchLinks) {
+            node.switch_links_per_gpu.push_back(links);
+            split += (split.empty() ? "" : "+") + std::to_string(links);
+        }
+        const int total =
+            std::accumulate(node.switch_links_per_gpu.begin(), node.switch_links_per_gpu.end(), 0);
+        node.nvswitch_id = switchLinks.size() == 6   ? "nvswitch-gen2"
+                           : switchLinks.size() == 2 ? "nvswitch-gen4"
+                                                     : "nvswitch-gen3";
+        node.in_switch_reduction = node.nvswitch_id != "nvswitch-gen2";
+        r.notes.push_back("NCCL topology: each GPU has NVLinks to " +
+                          std::to_string(switchLinks.size()) + " NVSwitch targets (" + split +
+                          " = " + std::to_string(total) + " links)");
+    } else {
+        nvswitchOrMesh(nv, "NCCL topology", &r);
+    }
+    if (bareGpus > 0)
+        r.notes.push_back(std::to_string(bareGpus) +
+                          " GPU(s) appear only as bare PCI devices (a partial cloud dump): no "
+                          "NVLink is assumed for them");
+    // PCIe sharing: GPUs under the same PCIe switch.
+    std::map<QString, int> perSwitch;
+    for (const Gpu& gpu : gpus)
+        ++perSwitch[gpu.parentSwitch];
+    int shared = gpus.empty() ? 1 : perSwitch.begin()->second;
+    for (const auto& [id, size] : perSwitch)
+        shared = std::min(shared, size);
+    if (shared < 1 || count % shared != 0)
+        shared = 1;
+    node.gpus_per_host_link = shared;
+    node.pcie_p2p = shared > 1;
+    r.nics = static_cast<int>(netGBps.size()) + bareNics;
+    const double nicGBps = netGBps.empty() ? 0 : *std::max_element(netGBps.begin(), netGBps.end());
+    // The GPU from its compute capability.
+    int sm = 0;
+    for (const Gpu& gpu : gpus)
+        sm = std::max(sm, gpu.sm);
+    std::string guess;
+    std::string why;
+    if (sm >= 100) {
+        guess = "b200-hgx";
+        why = "sm " + std::to_string(sm) + ": Blackwell";
+    } else if (sm >= 90) {
+        guess = "h100-sxm5-80gb";
+        why = "sm 90: H100 or H200, H100 SXM5 80GB assumed; give --gpu h200-sxm-141gb for H200";
+    } else if (sm >= 80) {
+        guess = "a100-sxm4-80gb";
+        why = "sm 80: A100, the 80 GB SXM part assumed; give --gpu for another";
+    }
+    if (!finishImport(options, guess, why, pcieGeneration, nicGBps, r.nics, &r, error))
+        return false;
+    *result = std::move(r);
+    return true;
+}
+
+bool importTopologyFile(const std::string& path, const TopologyImportOptions& options,
+                        TopologyImport* result, std::string* error)
+{
+    std::string text;
+    if (!json::readFile(path, &text, error))
+        return false;
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) {
+        *error = path + ": the file is empty";
+        return false;
+    }
+    const bool ok = text[first] == '<' ? importNcclTopologyXml(text, options, result, error)
+                                       : importNvidiaSmiTopology(text, options, result, error);
+    if (!ok)
+        *error = path + ": " + *error;
+    return ok;
+}
+
+} // namespace paraplan
