@@ -9,17 +9,23 @@
 #include "plots.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
+#include "topologyeditor.h"
+#include "topologygraph.h"
 #include "units.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -29,6 +35,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -36,6 +43,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QUndoGroup>
 #include <QVBoxLayout>
 
 namespace paraplan::ui {
@@ -178,6 +186,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     clusterLayout->addWidget(m_colourBy, 0, Qt::AlignLeft);
     clusterLayout->addWidget(m_clusterView, 1);
     m_tabs->addTab(clusterTab, tr("Cluster"));
+    // The topology editor: the cluster drawn, with the plan overlaid.
+    m_topology = new TopologyEditor(m_tabs);
+    m_tabs->addTab(m_topology, tr("Topology"));
     // Derivations.
     m_derivation = new QTextBrowser(m_tabs);
     m_derivation->setObjectName("derivation");
@@ -197,6 +208,16 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_status->setWordWrap(true);
     statusBar()->addWidget(m_status, 1);
 
+    m_undoGroup = new QUndoGroup(this);
+    m_undoGroup->addStack(m_document->undoStack());
+    m_undoGroup->addStack(m_topology->document()->undoStack());
+    m_undoGroup->setActiveStack(m_document->undoStack());
+    // Undo follows what is in front: the drawing on the Topology tab, the plan elsewhere.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        m_undoGroup->setActiveStack(m_tabs->currentWidget() == m_topology
+                                        ? m_topology->document()->undoStack()
+                                        : m_document->undoStack());
+    });
     buildMenus();
 
     // One evaluation per event-loop turn, however many edits arrived.
@@ -220,6 +241,10 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(m_evaluator, &PlanEvaluator::resultsAvailable, this, &MainWindow::showResults);
     connect(m_evaluator, &PlanEvaluator::planRejected, this, &MainWindow::showRejection);
+    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::syncTopologyFromPlan);
+    connect(m_topology, &TopologyEditor::clusterEdited, this, &MainWindow::applyTopologyToPlan);
+    connect(m_topology, &TopologyEditor::errorReported, this,
+            [this](const QString& message) { reportError(tr("Topology"), message); });
     connect(m_inputs, &InputPanel::importModelRequested, this, &MainWindow::importModel);
     connect(m_inputs, &InputPanel::openClusterRequested, this, &MainWindow::openCluster);
 
@@ -264,12 +289,27 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    QAction* undo = m_undoGroup->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = m_undoGroup->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+
+    QMenu* topology = menuBar()->addMenu(tr("&Topology"));
+    topology->addAction(tr("Generate fat-tree..."), this, &MainWindow::generateFatTreeDialog);
+    topology->addAction(tr("Generate torus..."), this, &MainWindow::generateTorusDialog);
+    topology->addAction(tr("Import nvidia-smi or NCCL topology..."), this,
+                        &MainWindow::importTopologyDialog);
+    topology->addAction(tr("Save cluster as..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster"), "cluster.json",
+                                                          tr("Cluster files (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !m_topology->saveCluster(path, &error))
+            reportError(tr("Cannot save cluster"), error);
+    });
+    topology->addAction(tr("Show the editor"), this,
+                        [this] { m_tabs->setCurrentWidget(m_topology); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Paraplan"), this, [this] {
@@ -334,6 +374,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_scalingPlot->setResults(*r);
     m_whatIfPlot->setResults(*r);
     m_clusterView->setResults(r);
+    m_topology->setOverlay(r);
     m_derivation->setHtml(derivationHtml(derivePlan(r->plan, cost)));
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")
@@ -344,6 +385,130 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_status->setStyleSheet(QString());
     m_status->setText(status);
     emit resultsShown();
+}
+
+void MainWindow::syncTopologyFromPlan()
+{
+    // The drawing follows the plan's cluster unless it already describes it.
+    ClusterSpec drawn;
+    QString error;
+    const ClusterSpec& planned = m_document->plan().cluster;
+    if (m_topology->document()->cluster(&drawn, &error) &&
+        clusterToJsonText(drawn) == clusterToJsonText(planned))
+        return;
+    m_topology->document()->reset(graphFromCluster(planned));
+}
+
+void MainWindow::applyTopologyToPlan(const ClusterSpec& cluster)
+{
+    if (clusterToJsonText(cluster) == clusterToJsonText(m_document->plan().cluster))
+        return;
+    m_document->edit(tr("Topology edit"), Field::Whole,
+                     [cluster](Plan& plan) { plan.cluster = cluster; });
+}
+
+void MainWindow::generateFatTreeDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Generate a fat-tree"));
+    auto* form = new QFormLayout(&dialog);
+    auto* preset = new QComboBox(&dialog);
+    for (const ClusterPresetInfo& info : clusterPresets()) {
+        if (info.id != "tpu-v4-pod")
+            preset->addItem(QString::fromStdString(info.id));
+    }
+    auto* nodes = new QSpinBox(&dialog);
+    nodes->setRange(1, 100000);
+    nodes->setValue(64);
+    auto* perRack = new QSpinBox(&dialog);
+    perRack->setRange(1, 100000);
+    perRack->setValue(32);
+    auto* ratio = new QDoubleSpinBox(&dialog);
+    ratio->setRange(1, 64);
+    ratio->setValue(2);
+    ratio->setSuffix(" : 1");
+    form->addRow(tr("Node"), preset);
+    form->addRow(tr("Nodes"), nodes);
+    form->addRow(tr("Nodes per rack"), perRack);
+    form->addRow(tr("Spine"), ratio);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!m_topology->generateFatTree(preset->currentText().toStdString(), nodes->value(),
+                                     perRack->value(), ratio->value(), &error))
+        reportError(tr("Cannot generate"), error);
+    m_tabs->setCurrentWidget(m_topology);
+}
+
+void MainWindow::generateTorusDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Generate a torus"));
+    auto* form = new QFormLayout(&dialog);
+    QSpinBox* dims[3];
+    for (int axis = 0; axis < 3; ++axis) {
+        dims[axis] = new QSpinBox(&dialog);
+        dims[axis]->setRange(1, 64);
+        dims[axis]->setValue(axis == 2 ? 8 : 4);
+        form->addRow(QString("xyz").mid(axis, 1), dims[axis]);
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!m_topology->generateTorus(dims[0]->value(), dims[1]->value(), dims[2]->value(), &error))
+        reportError(tr("Cannot generate"), error);
+    m_tabs->setCurrentWidget(m_topology);
+}
+
+void MainWindow::importTopologyDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import topology"), QString(),
+        tr("nvidia-smi topo -m or NCCL topology (*.txt *.xml *.log);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    // What the file cannot tell is asked for.
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("What the file does not say"));
+    auto* form = new QFormLayout(&dialog);
+    auto* gpu = new QComboBox(&dialog);
+    gpu->addItem(tr("infer from the file"), QString());
+    for (const GpuSpec& spec : HardwareCatalog::bundled().gpus)
+        gpu->addItem(QString::fromStdString(spec.name), QString::fromStdString(spec.id));
+    auto* nic = new QComboBox(&dialog);
+    nic->addItem(tr("infer from the file"), QString());
+    for (const InterconnectSpec& spec : HardwareCatalog::bundled().interconnects) {
+        if (spec.kind == LinkKind::InfiniBand || spec.kind == LinkKind::RoCE)
+            nic->addItem(QString::fromStdString(spec.name), QString::fromStdString(spec.id));
+    }
+    auto* nodes = new QSpinBox(&dialog);
+    nodes->setRange(1, 100000);
+    nodes->setValue(m_document->plan().cluster.nodes);
+    form->addRow(tr("GPU"), gpu);
+    form->addRow(tr("NICs"), nic);
+    form->addRow(tr("Nodes like this one"), nodes);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    TopologyImportOptions options;
+    options.gpu_id = gpu->currentData().toString().toStdString();
+    options.nic_id = nic->currentData().toString().toStdString();
+    options.nodes = nodes->value();
+    QString error;
+    if (!m_topology->importTopology(path, options, &error))
+        reportError(tr("Cannot import topology"), error);
+    m_tabs->setCurrentWidget(m_topology);
 }
 
 void MainWindow::showRejection(const std::vector<PlanIssue>& issues)

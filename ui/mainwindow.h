@@ -14,6 +14,7 @@ class QTextBrowser;
 class QTimer;
 class QMenu;
 class QComboBox;
+class QUndoGroup;
 
 namespace paraplan::ui {
 
@@ -28,6 +29,7 @@ class ScalingPlot;
 class WhatIfPlot;
 class ClusterView;
 class PlotView;
+class TopologyEditor;
 
 /// The planner window: inputs on the left, the step cost, plots, cluster picture and
 /// derivations on the right; every edit recomputes once per event-loop turn.
@@ -45,6 +47,7 @@ public:
     InputPanel* inputPanel() { return m_inputs; }
     QList<PlotView*> plots() const;
     ClusterView* clusterView() const { return m_clusterView; }
+    TopologyEditor* topologyEditor() const { return m_topology; }
     CollectivesModel* collectivesModel() const { return m_collectivesModel; }
     MemoryModel* memoryModel() const { return m_memoryModel; }
     QString headlineText() const;
@@ -87,6 +90,11 @@ private:
     void rebuildRecentMenu();
     void writeRecovery();
     void reportError(const QString& title, const QString& message);
+    void syncTopologyFromPlan();
+    void applyTopologyToPlan(const ClusterSpec& cluster);
+    void generateFatTreeDialog();
+    void generateTorusDialog();
+    void importTopologyDialog();
 
     bool m_interactive;
     PlanDocument* m_document;
@@ -111,6 +119,8 @@ private:
     QTimer* m_evaluateTimer;
     QTimer* m_recoveryTimer;
     QMenu* m_recentMenu = nullptr;
+    TopologyEditor* m_topology;
+    QUndoGroup* m_undoGroup;
 };
 
 } // namespace paraplan::ui

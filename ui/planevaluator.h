@@ -26,6 +26,7 @@ struct PlanResults
 {
     Plan plan;
     StepCost cost;
+    double step_time_s() const { return cost.step_time_s; }
     // Plot 1: tokens/s and step time against TP at the same GPU count.
     QVector<double> tp_degrees;
     QVector<double> tp_tokens_per_s;

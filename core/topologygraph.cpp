@@ -1,0 +1,324 @@
+#include "topologygraph.h"
+
+#include "clusterio.h"
+#include "stepmodel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan {
+namespace {
+
+constexpr double kNodeWidth = 120;
+constexpr double kNodeHeight = 70;
+constexpr double kGap = 12;
+constexpr int kNodesPerRow = 4;
+
+} // namespace
+
+const TopoNode* TopologyGraph::node(int id) const
+{
+    for (const TopoNode& n : nodes) {
+        if (n.id == id)
+            return &n;
+    }
+    return nullptr;
+}
+
+TopoNode* TopologyGraph::node(int id)
+{
+    return const_cast<TopoNode*>(static_cast<const TopologyGraph*>(this)->node(id));
+}
+
+const TopoRack* TopologyGraph::rack(int id) const
+{
+    for (const TopoRack& r : racks) {
+        if (r.id == id)
+            return &r;
+    }
+    return nullptr;
+}
+
+TopoRack* TopologyGraph::rack(int id)
+{
+    return const_cast<TopoRack*>(static_cast<const TopologyGraph*>(this)->rack(id));
+}
+
+std::vector<const TopoNode*> TopologyGraph::nodesInRack(int rackId) const
+{
+    std::vector<const TopoNode*> out;
+    for (const TopoNode& n : nodes) {
+        if (n.rack == rackId)
+            out.push_back(&n);
+    }
+    return out;
+}
+
+long long TopologyGraph::gpuCount() const
+{
+    if (is_torus)
+        return static_cast<long long>(torus.dims[0]) * torus.dims[1] * torus.dims[2];
+    long long count = 0;
+    for (const TopoNode& n : nodes)
+        count += n.spec.gpus;
+    return count;
+}
+
+void layoutGraph(TopologyGraph* g)
+{
+    double x = 0;
+    for (TopoRack& rack : g->racks) {
+        rack.x = x;
+        rack.y = 0;
+        int i = 0;
+        for (TopoNode& n : g->nodes) {
+            if (n.rack != rack.id)
+                continue;
+            n.x = rack.x + kGap + (i % kNodesPerRow) * (kNodeWidth + kGap);
+            n.y = rack.y + 40 + (i / kNodesPerRow) * (kNodeHeight + kGap);
+            ++i;
+        }
+        x += kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    }
+}
+
+TopologyGraph graphFromCluster(const ClusterSpec& c)
+{
+    TopologyGraph g;
+    g.base = c;
+    g.name = c.name;
+    g.gpu_id = c.gpu_id;
+    g.source = c.source;
+    g.spine_oversubscription = c.network.spine_oversubscription;
+    g.sharp = c.network.sharp;
+    g.is_torus = c.is_torus;
+    g.torus = c.torus;
+    if (c.is_torus)
+        return g;
+    const int perRack = c.network.nodes_per_rack > 0 ? c.network.nodes_per_rack : c.nodes;
+    const int racks = (c.nodes + perRack - 1) / perRack;
+    for (int r = 0; r < racks; ++r) {
+        TopoRack rack;
+        rack.id = g.takeId();
+        rack.name = "rack " + std::to_string(r);
+        g.racks.push_back(rack);
+    }
+    for (int i = 0; i < c.nodes; ++i) {
+        TopoNode n;
+        n.id = g.takeId();
+        n.name = "node " + std::to_string(i);
+        n.rack = g.racks[static_cast<size_t>(i / perRack)].id;
+        n.spec = c.node;
+        n.switch_in_service.assign(c.node.switch_links_per_gpu.size(), true);
+        // Failure what-ifs of the cluster land on its first node.
+        if (i == 0) {
+            for (int chip : c.what_if.nvswitch_chips_out) {
+                if (chip >= 0 && chip < static_cast<int>(n.switch_in_service.size()))
+                    n.switch_in_service[static_cast<size_t>(chip)] = false;
+            }
+            n.nvlink_factor = c.what_if.nvlink_factor;
+            n.nic_factor = c.what_if.nic_factor;
+        }
+        g.nodes.push_back(n);
+    }
+    if (!g.racks.empty())
+        g.racks.front().uplink_factor = c.what_if.spine_factor;
+    g.spine_switches = std::max(1, racks / 2);
+    layoutGraph(&g);
+    return g;
+}
+
+bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string* error)
+{
+    ClusterSpec c = g.base;
+    c.what_if = FailureWhatIf{};
+    c.name = g.name;
+    c.gpu_id = g.gpu_id;
+    c.source = g.source.empty() ? "drawn in the topology editor" : g.source;
+    if (g.is_torus) {
+        c.is_torus = true;
+        c.torus = g.torus;
+        c.torus.dims_auto = false;
+        c.nodes = static_cast<int>(g.gpuCount());
+        *cluster = c;
+        return true;
+    }
+    if (g.nodes.empty()) {
+        *error = "the topology has no node";
+        return false;
+    }
+    const TopoNode& first = g.nodes.front();
+    for (const TopoNode& n : g.nodes) {
+        const NodeSpec& a = first.spec;
+        const NodeSpec& b = n.spec;
+        if (a.gpus != b.gpus || a.fabric != b.fabric || a.nics != b.nics ||
+            a.nic_GBps.value != b.nic_GBps.value ||
+            a.switch_links_per_gpu != b.switch_links_per_gpu) {
+            *error = n.name + " differs from " + first.name +
+                     " (GPUs, fabric or NICs): Paraplan models clusters of identical nodes";
+            return false;
+        }
+    }
+    // Racks: as many nodes in each, but the last may hold fewer.
+    std::vector<int> perRack;
+    for (const TopoRack& rack : g.racks) {
+        const int count = static_cast<int>(g.nodesInRack(rack.id).size());
+        if (count > 0)
+            perRack.push_back(count);
+    }
+    for (const TopoNode& n : g.nodes) {
+        if (!g.rack(n.rack)) {
+            *error = n.name + " is in no rack";
+            return false;
+        }
+    }
+    for (size_t i = 0; i + 1 < perRack.size(); ++i) {
+        if (perRack[i] != perRack.front()) {
+            *error = "racks hold different numbers of nodes (" + std::to_string(perRack.front()) +
+                     " and " + std::to_string(perRack[i]) +
+                     "): only the last rack may be partly filled";
+            return false;
+        }
+    }
+    c.nodes = static_cast<int>(g.nodes.size());
+    c.node = first.spec;
+    if (perRack.size() > 1)
+        c.network.nodes_per_rack = perRack.front();
+    else if (c.network.nodes_per_rack != 0 && c.network.nodes_per_rack < c.nodes)
+        c.network.nodes_per_rack = 0; // one rack holds them all
+    c.network.spine_oversubscription = g.spine_oversubscription;
+    c.network.sharp = g.sharp;
+    // The worst what-if anywhere limits every collective that crosses it.
+    size_t worstChips = 0;
+    for (const TopoNode& n : g.nodes) {
+        std::vector<int> out;
+        for (size_t chip = 0; chip < n.switch_in_service.size(); ++chip) {
+            if (!n.switch_in_service[chip])
+                out.push_back(static_cast<int>(chip));
+        }
+        if (out.size() > worstChips) {
+            worstChips = out.size();
+            c.what_if.nvswitch_chips_out = out;
+        }
+        c.what_if.nvlink_factor = std::min(c.what_if.nvlink_factor, n.nvlink_factor);
+        c.what_if.nic_factor = std::min(c.what_if.nic_factor, n.nic_factor);
+    }
+    for (const TopoRack& rack : g.racks)
+        c.what_if.spine_factor = std::min(c.what_if.spine_factor, rack.uplink_factor);
+    const std::vector<std::string> problems = validateCluster(c, HardwareCatalog::bundled());
+    if (!problems.empty()) {
+        *error = problems.front();
+        return false;
+    }
+    *cluster = c;
+    return true;
+}
+
+bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_rack,
+                     double oversubscription, TopologyGraph* graph, std::string* error)
+{
+    if (nodes < 1 || nodes > 100000) {
+        *error = "a fat-tree needs between 1 and 100000 nodes";
+        return false;
+    }
+    if (nodes_per_rack < 1) {
+        *error = "nodes per rack must be at least 1";
+        return false;
+    }
+    if (!(oversubscription >= 1)) {
+        *error = "the spine oversubscription must be at least 1 (1 = non-blocking)";
+        return false;
+    }
+    ClusterOptions options;
+    options.nodes = nodes;
+    options.nodes_per_rack = nodes_per_rack;
+    options.spine_oversubscription = oversubscription;
+    ClusterSpec cluster;
+    if (!clusterFromPreset(node_preset, options, &cluster, error))
+        return false;
+    if (cluster.is_torus) {
+        *error = node_preset + " is a torus, not a node for a fat-tree";
+        return false;
+    }
+    cluster.name = "fat-tree of " + std::to_string(nodes) + " x " + node_preset + ", " +
+                   std::to_string(nodes_per_rack) + " per rack, spine " +
+                   std::to_string(static_cast<int>(oversubscription)) + ":1";
+    *graph = graphFromCluster(cluster);
+    return true;
+}
+
+bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error)
+{
+    if (x < 1 || y < 1 || z < 1 || x > 64 || y > 64 || z > 64) {
+        *error = "torus dimensions must lie between 1 and 64";
+        return false;
+    }
+    ClusterOptions options;
+    options.nodes = x * y * z;
+    ClusterSpec cluster;
+    if (!clusterFromPreset("tpu-v4-pod", options, &cluster, error))
+        return false;
+    cluster.torus.dims = {x, y, z};
+    cluster.torus.dims_auto = false;
+    for (int axis = 0; axis < 3; ++axis)
+        cluster.torus.wrap[static_cast<size_t>(axis)] =
+            cluster.torus.dims[static_cast<size_t>(axis)] % 4 == 0;
+    cluster.name = "torus " + std::to_string(x) + " x " + std::to_string(y) + " x " +
+                   std::to_string(z) + " of TPU v4";
+    *graph = graphFromCluster(cluster);
+    return true;
+}
+
+std::vector<TierLoad> tierLoads(const StepCost& cost)
+{
+    std::vector<TierLoad> loads;
+    for (const CollectiveCost& c : cost.collectives) {
+        for (int i = 0; i < c.call.phase_count; ++i) {
+            const CollectivePhase& phase = c.call.phases[static_cast<size_t>(i)];
+            const double busy = phase.time_s * c.calls_per_step;
+            auto it = std::find_if(loads.begin(), loads.end(),
+                                   [&](const TierLoad& l) { return l.tier == phase.tier; });
+            if (it == loads.end()) {
+                loads.push_back(TierLoad{phase.tier, 0, 0, {}});
+                it = loads.end() - 1;
+            }
+            it->busy_s += busy;
+            std::string who = std::string(c.group) + " " + collectiveOpName(c.call.op);
+            std::transform(who.begin(), who.begin() + 2, who.begin(), ::toupper);
+            auto entry = std::find_if(it->contributions.begin(), it->contributions.end(),
+                                      [&](const auto& e) { return e.first == who; });
+            if (entry == it->contributions.end())
+                it->contributions.emplace_back(who, busy);
+            else
+                entry->second += busy;
+        }
+    }
+    for (TierLoad& load : loads) {
+        load.utilisation = cost.step_time_s > 0 ? load.busy_s / cost.step_time_s : 0;
+        std::sort(load.contributions.begin(), load.contributions.end(),
+                  [](const auto& a, const auto& b) { return a.second > b.second; });
+    }
+    std::sort(loads.begin(), loads.end(),
+              [](const TierLoad& a, const TierLoad& b) { return a.utilisation > b.utilisation; });
+    return loads;
+}
+
+long long gpuGroupIndex(const ParallelLayout& p, long long gpu, ParallelDim dim)
+{
+    const GroupStrides s = groupStrides(p);
+    switch (dim) {
+    case ParallelDim::TP: {
+        const long long tpCoord = (gpu / s.tp) % p.tp;
+        return (gpu - tpCoord * s.tp) / std::max(1, p.tp);
+    }
+    case ParallelDim::PP:
+        return (gpu / s.pp) % p.pp;
+    case ParallelDim::DP:
+        return (gpu / s.dp) % p.dp;
+    case ParallelDim::CP:
+        return (gpu / s.cp) % p.cp;
+    }
+    return 0;
+}
+
+} // namespace paraplan

@@ -1,0 +1,95 @@
+#pragma once
+
+#include "cluster.h"
+#include "plan.h"
+#include "stepmodel.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// The drawn cluster: racks of nodes with positions and IDs, their NVSwitch chips, NIC
+/// bundles and rack uplinks, each with what-ifs of its own. It converts to the ClusterSpec
+/// the cost model reads; the editor only ever changes this value.
+struct TopoNode
+{
+    int id = 0;
+    std::string name;
+    int rack = 0; ///< TopoRack id
+    double x = 0;
+    double y = 0;
+    NodeSpec spec;                       ///< GPUs, fabric, NICs as the cost model sees them
+    std::vector<bool> switch_in_service; ///< per NVSwitch chip
+    double nvlink_factor = 1;            ///< degraded NVLink fabric
+    double nic_factor = 1;               ///< degraded NIC links of this node
+};
+
+struct TopoRack
+{
+    int id = 0;
+    std::string name;
+    double x = 0;
+    double y = 0;
+    double uplink_factor = 1; ///< degraded uplink from this rack's switch to the spine
+};
+
+struct TopologyGraph
+{
+    std::string name;
+    std::string gpu_id;
+    std::string source;
+    std::vector<TopoRack> racks;
+    std::vector<TopoNode> nodes;
+    int spine_switches = 1;
+    Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
+    bool sharp = false;
+    bool is_torus = false;
+    TorusSpec torus;
+    int next_id = 1;
+    /// The cluster the drawing started from: what a drawing does not show (latency figures,
+    /// efficiencies, the preset's name) is kept from it.
+    ClusterSpec base;
+
+    int takeId() { return next_id++; }
+    const TopoNode* node(int id) const;
+    TopoNode* node(int id);
+    const TopoRack* rack(int id) const;
+    TopoRack* rack(int id);
+    std::vector<const TopoNode*> nodesInRack(int rack) const;
+    long long gpuCount() const;
+};
+
+/// Lays a cluster out: racks side by side, nodes in a grid inside each rack.
+TopologyGraph graphFromCluster(const ClusterSpec& cluster);
+
+/// The cluster the cost model reads. Nodes must be alike (Paraplan models clusters of
+/// identical nodes); racks must hold the same number of nodes except the last. A what-if on
+/// any one node or rack limits every collective that crosses it, so the worst one is taken.
+bool clusterFromGraph(const TopologyGraph& graph, ClusterSpec* cluster, std::string* error);
+
+/// "Fat-tree of N nodes, K per rack, spine R:1" from a preset's node.
+bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_rack,
+                     double oversubscription, TopologyGraph* graph, std::string* error);
+/// A TPU-style X x Y x Z torus of the tpu-v4-pod preset's chips.
+bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error);
+
+/// Re-lays out positions (after generators or imports); keeps IDs.
+void layoutGraph(TopologyGraph* graph);
+
+/// How busy one kind of link is in a step: the time its transfers take and who causes it.
+struct TierLoad
+{
+    Tier tier = Tier::Link;
+    double busy_s = 0;
+    double utilisation = 0;                                    ///< busy time / step time
+    std::vector<std::pair<std::string, double>> contributions; ///< "TP all_gather", seconds
+};
+/// Per kind of link (NVSwitch/NVLink/PCIe inside nodes, NICs, rack uplinks), the time the
+/// step's collectives keep it busy, largest first: the first is the bottleneck link.
+std::vector<TierLoad> tierLoads(const StepCost& cost);
+
+/// Where a GPU's colour comes from in a plan overlay: its TP group, PP stage or DP replica.
+long long gpuGroupIndex(const ParallelLayout& layout, long long gpu, ParallelDim dim);
+
+} // namespace paraplan

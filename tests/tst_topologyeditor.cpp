@@ -1,0 +1,304 @@
+// The topology editor: the graph model and its conversions, generators, every edit undoable,
+// files, the plan overlay on the right GPUs, link reports, and what-ifs reaching the plan.
+#include "clusterio.h"
+#include "mainwindow.h"
+#include "plandocument.h"
+#include "planevaluator.h"
+#include "testdata.h"
+#include "topologyeditor.h"
+
+#include <QCheckBox>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+ClusterSpec preset(const char* id, int nodes, int perRack = -1, double ratio = 0)
+{
+    ClusterOptions options;
+    options.nodes = nodes;
+    if (perRack >= 0)
+        options.nodes_per_rack = perRack;
+    if (ratio > 0)
+        options.spine_oversubscription = ratio;
+    ClusterSpec cluster;
+    std::string error;
+    if (!clusterFromPreset(id, options, &cluster, &error))
+        qFatal("%s", error.c_str());
+    return cluster;
+}
+
+} // namespace
+
+class TestTopologyEditor : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void clustersRoundTripThroughTheGraph_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("nodes");
+        for (const char* id :
+             {"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", "pcie-h100", "a100-nvlink-mesh"})
+            QTest::newRow(id) << QString(id) << 40;
+        QTest::newRow("tpu-v4-pod") << "tpu-v4-pod" << 256;
+    }
+    void clustersRoundTripThroughTheGraph()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, nodes);
+        ClusterSpec cluster =
+            preset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 16, 2);
+        const TopologyGraph graph = graphFromCluster(cluster);
+        ClusterSpec back;
+        std::string error;
+        QVERIFY2(clusterFromGraph(graph, &back, &error), error.c_str());
+        QCOMPARE(QString::fromStdString(clusterToJsonText(back)),
+                 QString::fromStdString(clusterToJsonText(cluster)));
+        if (!cluster.is_torus) {
+            QCOMPARE(graph.racks.size(), size_t(3)); // 16 + 16 + 8
+            QCOMPARE(graph.nodes.size(), size_t(40));
+        }
+    }
+
+    void generators()
+    {
+        TopologyGraph fat;
+        std::string error;
+        QVERIFY(generateFatTree("dgx-h100", 64, 32, 2, &fat, &error));
+        QCOMPARE(fat.racks.size(), size_t(2));
+        QCOMPARE(fat.nodes.size(), size_t(64));
+        QCOMPARE(fat.gpuCount(), 512LL);
+        ClusterSpec cluster;
+        QVERIFY(clusterFromGraph(fat, &cluster, &error));
+        QCOMPARE(cluster.network.nodes_per_rack, 32);
+        QCOMPARE(cluster.network.spine_oversubscription.value, 2.0);
+        TopologyGraph torus;
+        QVERIFY(generateTorus(4, 4, 8, &torus, &error));
+        QVERIFY(clusterFromGraph(torus, &cluster, &error));
+        QVERIFY(cluster.is_torus);
+        QCOMPARE(cluster.totalGpus(), 128LL);
+        QCOMPARE(cluster.torus.dims, (std::array<int, 3>{4, 4, 8}));
+        QVERIFY(!generateFatTree("dgx-h100", 0, 32, 2, &fat, &error));
+        QVERIFY(!generateFatTree("dgx-h100", 8, 4, 0.5, &fat, &error));
+        QVERIFY(!generateTorus(0, 4, 4, &torus, &error));
+    }
+
+    void unlikeNodesAndUnevenRacksAreNamed()
+    {
+        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
+        graph.nodes[3].spec.gpus = 4;
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY(!clusterFromGraph(graph, &cluster, &error));
+        QVERIFY(QString::fromStdString(error).contains("identical nodes"));
+        graph = graphFromCluster(preset("dgx-h100", 12, 4));
+        graph.nodes[0].rack = graph.racks[1].id; // 3 + 5 + 4
+        QVERIFY(!clusterFromGraph(graph, &cluster, &error));
+        QVERIFY(QString::fromStdString(error).contains("racks hold different numbers"));
+    }
+
+    void theWorstWhatIfLimitsTheCluster()
+    {
+        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
+        graph.nodes[5].switch_in_service[1] = false;
+        graph.nodes[2].nic_factor = 0.5;
+        graph.racks[1].uplink_factor = 0.25;
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY(clusterFromGraph(graph, &cluster, &error));
+        QCOMPARE(cluster.what_if.nvswitch_chips_out, std::vector<int>{1});
+        QCOMPARE(cluster.what_if.nic_factor, 0.5);
+        QCOMPARE(cluster.what_if.spine_factor, 0.25);
+    }
+
+    void everyEditIsUndoable()
+    {
+        TopologyEditor editor;
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        QUndoStack* undo = editor.document()->undoStack();
+        editor.addNode();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(9));
+        editor.addRack();
+        QCOMPARE(editor.document()->graph().racks.size(), size_t(3));
+        undo->undo();
+        undo->undo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8));
+        QCOMPARE(editor.document()->graph().racks.size(), size_t(2));
+        undo->redo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(9));
+        undo->undo();
+
+        // Delete a node and a whole rack; undo restores them with their IDs.
+        const std::vector<int> ids = [&] {
+            std::vector<int> out;
+            for (const TopoNode& n : editor.document()->graph().nodes)
+                out.push_back(n.id);
+            return out;
+        }();
+        editor.selectNodes({ids[0], ids[5]});
+        QCOMPARE(editor.selectedNodeIds().size(), 2);
+        editor.deleteSelection();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(6));
+        undo->undo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8));
+        QVERIFY(editor.document()->graph().node(ids[5]));
+
+        // Copy and paste two nodes.
+        editor.selectNodes({ids[1], ids[2]});
+        editor.copySelection();
+        editor.paste();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(10));
+        undo->undo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8));
+
+        // A property change is one step.
+        editor.selectNodes({ids[3]});
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        auto* chip = editor.findChild<QCheckBox*>("chip0");
+        QVERIFY(chip);
+        chip->setChecked(false);
+        QVERIFY(!editor.document()->graph().node(ids[3])->switch_in_service[0]);
+        undo->undo();
+        QVERIFY(editor.document()->graph().node(ids[3])->switch_in_service[0]);
+    }
+
+    void aDragIsOneStep()
+    {
+        TopologyEditor editor;
+        editor.resize(1000, 700);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 4)));
+        editor.fitToWindow();
+        const TopoNode first = editor.document()->graph().nodes.front();
+        const QPoint start = editor.view()->mapFromScene(QPointF(first.x + 60, first.y + 30));
+        QWidget* viewport = editor.view()->viewport();
+        QTest::mousePress(viewport, Qt::LeftButton, {}, start);
+        for (int step = 1; step <= 5; ++step) {
+            QMouseEvent move(QEvent::MouseMove, start + QPoint(step * 8, step * 4),
+                             viewport->mapToGlobal(start + QPoint(step * 8, step * 4)),
+                             Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(viewport, &move);
+        }
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, start + QPoint(40, 20));
+        QCOMPARE(editor.document()->undoStack()->count(), 1);
+        const TopoNode moved = *editor.document()->graph().node(first.id);
+        QVERIFY(moved.x != first.x || moved.y != first.y);
+        editor.document()->undoStack()->undo();
+        QCOMPARE(editor.document()->graph().node(first.id)->x, first.x);
+    }
+
+    void clusterFilesRoundTrip()
+    {
+        TopologyEditor editor;
+        QString error;
+        QVERIFY(editor.generateFatTree("dgx-a100", 48, 16, 4, &error));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("fat-tree.json");
+        QVERIFY2(editor.saveCluster(path, &error), qPrintable(error));
+        TopologyEditor other;
+        QVERIFY2(other.openCluster(path, &error), qPrintable(error));
+        ClusterSpec a, b;
+        QVERIFY(editor.document()->cluster(&a, &error));
+        QVERIFY(other.document()->cluster(&b, &error));
+        QCOMPARE(b.nodes, 48);
+        QCOMPARE(b.network.nodes_per_rack, 16);
+        QCOMPARE(b.network.spine_oversubscription.value, 4.0);
+        QCOMPARE(other.document()->graph().racks.size(), size_t(3));
+        QVERIFY(!other.openCluster(dir.filePath("missing.json"), &error));
+    }
+
+    void importIntoTheEditor()
+    {
+        TopologyEditor editor;
+        TopologyImportOptions options;
+        options.nodes = 4;
+        options.nic_id = "ib-ndr";
+        QString error;
+        QVERIFY2(
+            editor.importTopology(test::dataPath("topology/dgx-h100.topo.txt"), options, &error),
+            qPrintable(error));
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(4));
+        QCOMPARE(editor.document()->graph().nodes.front().spec.nvlinkLinksPerGpu(), 18);
+        QVERIFY(
+            !editor.importTopology(test::dataPath("topology/truncated.topo.txt"), options, &error));
+        QVERIFY(error.contains("truncated"));
+    }
+
+    void overlayMarksTheRightGpus()
+    {
+        TopologyEditor editor;
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        Plan plan = examplePlan();
+        std::string message;
+        ClusterSpec cluster;
+        QVERIFY(clusterFromGraph(editor.document()->graph(), &cluster, &message));
+        plan.cluster = cluster;
+        plan.parallel.tp = 8;
+        plan.parallel.pp = 4;
+        plan.parallel.dp = 2;
+        plan.parallel.interleave = 1;
+        plan.parallel.global_batch = 64;
+        refreshDefaultFigures(&plan);
+        PlanEvaluator evaluator;
+        QSignalSpy results(&evaluator, &PlanEvaluator::resultsAvailable);
+        evaluator.evaluate(plan);
+        QCOMPARE(results.count(), 1);
+        editor.setOverlay(evaluator.latest());
+        const TopologyGraph& g = editor.document()->graph();
+        for (ParallelDim dim : {ParallelDim::TP, ParallelDim::PP, ParallelDim::DP}) {
+            editor.setOverlayDim(dim);
+            for (size_t n = 0; n < g.nodes.size(); ++n) {
+                for (int gpu = 0; gpu < 8; ++gpu)
+                    QCOMPARE(
+                        editor.overlayGroup(g.nodes[n].id, gpu),
+                        gpuGroupIndex(plan.parallel, static_cast<long long>(n) * 8 + gpu, dim));
+            }
+        }
+        // TP innermost: one TP group per node; PP outermost: stage = node / 2.
+        editor.setOverlayDim(ParallelDim::TP);
+        QCOMPARE(editor.overlayGroup(g.nodes[0].id, 7), editor.overlayGroup(g.nodes[0].id, 0));
+        QVERIFY(editor.overlayGroup(g.nodes[1].id, 0) != editor.overlayGroup(g.nodes[0].id, 0));
+        editor.setOverlayDim(ParallelDim::PP);
+        QCOMPARE(editor.overlayGroup(g.nodes[6].id, 3), 3LL);
+        // What crosses the links, with the bottleneck named.
+        const QString nvswitch = editor.linkReport(Tier::NVSwitch);
+        QVERIFY2(nvswitch.contains("TP"), qPrintable(nvswitch));
+        QVERIFY(editor.statusText().contains("Bottleneck link"));
+        const QString nic = editor.linkReport(Tier::Network);
+        QVERIFY2(nic.contains("PP") || nic.contains("DP"), qPrintable(nic));
+    }
+
+    void whatIfsOnTheCanvasChangeThePlanLive()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        const double before = window.evaluator()->latest()->step_time_s();
+        TopologyEditor* editor = window.topologyEditor();
+        QCOMPARE(editor->document()->graph().nodes.size(), size_t(8));
+        const int node = editor->document()->graph().nodes[2].id;
+        editor->document()->edit("chip out", 0, [node](TopologyGraph& g) {
+            g.node(node)->switch_in_service[0] = false;
+        });
+        QTRY_VERIFY(window.evaluator()->latest()->step_time_s() > before);
+        QCOMPARE(window.document()->plan().cluster.what_if.nvswitch_chips_out, std::vector<int>{0});
+        // The plan's own cluster edits redraw the editor.
+        window.document()->edit("more racks", Field::ClusterRack,
+                                [](Plan& plan) { plan.cluster.network.nodes_per_rack = 2; });
+        QCOMPARE(editor->document()->graph().racks.size(), size_t(4));
+    }
+};
+
+QTEST_MAIN(TestTopologyEditor)
+#include "tst_topologyeditor.moc"

@@ -1,0 +1,132 @@
+#pragma once
+
+#include "planevaluator.h"
+#include "topologygraph.h"
+#include "topologyimport.h"
+
+#include <QObject>
+#include <QUndoStack>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QComboBox;
+class QFormLayout;
+class QGroupBox;
+
+namespace paraplan::ui {
+
+class NodeItem;
+class RackItem;
+
+/// The topology being drawn, with the undo history of every edit (model first: items only
+/// read it and ask for edits).
+class TopologyDocument : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit TopologyDocument(QObject* parent = nullptr);
+
+    const TopologyGraph& graph() const { return m_graph; }
+    QUndoStack* undoStack() { return &m_undo; }
+
+    /// One undoable edit. Edits with the same non-zero `mergeId` in a row merge (a drag).
+    void edit(const QString& description, int mergeId,
+              const std::function<void(TopologyGraph&)>& change);
+    /// Replaces the graph without history (a new cluster from the plan or a file).
+    void reset(const TopologyGraph& graph);
+    void setGraphFromHistory(const TopologyGraph& graph);
+
+    /// The cluster the drawing describes, or why it cannot be modelled.
+    bool cluster(ClusterSpec* cluster, QString* error) const;
+
+signals:
+    void graphChanged();
+    /// A new graph without history (from the plan or a file): views fit it to the window.
+    void graphReset();
+
+private:
+    TopologyGraph m_graph;
+    QUndoStack m_undo;
+};
+
+/// The topology editor: canvas, tools, property panel, and the plan overlaid.
+class TopologyEditor : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit TopologyEditor(QWidget* parent = nullptr);
+    ~TopologyEditor() override;
+
+    TopologyDocument* document() { return m_document; }
+    QGraphicsView* view() const { return m_view; }
+    QGraphicsScene* scene() const { return m_scene; }
+
+    /// Colours GPUs by the plan's groups and links by the traffic they carry.
+    void setOverlay(std::shared_ptr<const PlanResults> results);
+    std::shared_ptr<const PlanResults> overlay() const { return m_overlay; }
+    ParallelDim overlayDim() const { return m_overlayDim; }
+    void setOverlayDim(ParallelDim dim);
+    /// The overlay colour group of GPU `gpu` of node `node` (for tests), -1 without a plan.
+    long long overlayGroup(int nodeId, int gpu) const;
+
+    // Tools, also bound to the toolbar and shortcuts.
+    void addNode();
+    void addRack();
+    void deleteSelection();
+    void copySelection();
+    void paste();
+    void fitToWindow();
+    bool generateFatTree(const std::string& preset, int nodes, int perRack, double ratio,
+                         QString* error);
+    bool generateTorus(int x, int y, int z, QString* error);
+    bool openCluster(const QString& path, QString* error);
+    bool saveCluster(const QString& path, QString* error);
+    bool importTopology(const QString& path, const TopologyImportOptions& options, QString* error);
+
+    /// What a link carries, for the link under the cursor or clicked ("NIC", "uplink").
+    QString linkReport(Tier tier) const;
+    void showLinkReport(Tier tier);
+    QString statusText() const;
+    void selectNodes(const QList<int>& ids);
+    QList<int> selectedNodeIds() const;
+
+signals:
+    /// The drawing describes a cluster the cost model can use.
+    void clusterEdited(const paraplan::ClusterSpec& cluster);
+    void errorReported(const QString& message);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void rebuildScene();
+    void updateProperties();
+    void updateStatus();
+
+    TopologyDocument* m_document;
+    QGraphicsScene* m_scene;
+    QGraphicsView* m_view;
+    QGroupBox* m_properties;
+    QFormLayout* m_propertyForm;
+    QLabel* m_status;
+    QLabel* m_linkInfo;
+    QComboBox* m_overlayCombo;
+    std::shared_ptr<const PlanResults> m_overlay;
+    ParallelDim m_overlayDim = ParallelDim::TP;
+    std::vector<TopoNode> m_clipboard;
+    QHash<int, long long> m_firstGpu; ///< node id -> its first global GPU index
+    bool m_rebuilding = false;
+    bool m_fitPending = true;
+
+    friend class NodeItem;
+    friend class RackItem;
+};
+
+} // namespace paraplan::ui
