@@ -172,8 +172,9 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
             return false;
         }
     }
-    for (size_t i = 0; i + 1 < perRack.size(); ++i) {
-        if (perRack[i] != perRack.front()) {
+    for (size_t i = 0; i < perRack.size(); ++i) {
+        const bool last = i + 1 == perRack.size();
+        if (last ? perRack[i] > perRack.front() : perRack[i] != perRack.front()) {
             *error = "racks hold different numbers of nodes (" + std::to_string(perRack.front()) +
                      " and " + std::to_string(perRack[i]) +
                      "): only the last rack may be partly filled";

@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QGraphicsView>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -161,6 +162,19 @@ private slots:
         undo->undo();
         QCOMPARE(editor.document()->graph().nodes.size(), size_t(8));
 
+        // Node-type properties apply to every node and reach the cluster.
+        editor.selectNodes({});
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        auto* nics = editor.findChild<QSpinBox*>("nicsPerNode");
+        QVERIFY(nics);
+        nics->setValue(4);
+        ClusterSpec withFour;
+        QString message;
+        QVERIFY(editor.document()->cluster(&withFour, &message));
+        QCOMPARE(withFour.node.nics, 4);
+        undo->undo();
+        QCOMPARE(editor.document()->graph().nodes.back().spec.nics, 8);
+
         // A property change is one step.
         editor.selectNodes({ids[3]});
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
@@ -193,9 +207,43 @@ private slots:
         QTest::mouseRelease(viewport, Qt::LeftButton, {}, start + QPoint(40, 20));
         QCOMPARE(editor.document()->undoStack()->count(), 1);
         const TopoNode moved = *editor.document()->graph().node(first.id);
+        QCOMPARE(moved.rack, first.rack); // still inside its rack
         QVERIFY(moved.x != first.x || moved.y != first.y);
         editor.document()->undoStack()->undo();
         QCOMPARE(editor.document()->graph().node(first.id)->x, first.x);
+    }
+
+    void droppingANodeInAnotherRackMovesIt()
+    {
+        TopologyEditor editor;
+        editor.resize(1200, 700);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        editor.fitToWindow();
+        const TopologyGraph& g = editor.document()->graph();
+        const TopoNode node = g.nodes.front();
+        const TopoNode target = g.nodes.back(); // in rack 1
+        QWidget* viewport = editor.view()->viewport();
+        const QPoint from = editor.view()->mapFromScene(QPointF(node.x + 60, node.y + 30));
+        const QPoint to = editor.view()->mapFromScene(QPointF(target.x + 60, target.y + 60));
+        QTest::mousePress(viewport, Qt::LeftButton, {}, from);
+        for (int step = 1; step <= 10; ++step) {
+            const QPoint at = from + (to - from) * step / 10;
+            QMouseEvent move(QEvent::MouseMove, at, viewport->mapToGlobal(at), Qt::NoButton,
+                             Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(viewport, &move);
+        }
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, to);
+        QCOMPARE(editor.document()->graph().node(node.id)->rack, target.rack);
+        // Five nodes and three: racks of unequal size are named as the reason.
+        ClusterSpec cluster;
+        QString error;
+        QVERIFY(!editor.document()->cluster(&cluster, &error));
+        QVERIFY(error.contains("racks hold different numbers"));
+        QVERIFY(editor.statusText().contains("Not a cluster Paraplan can model"));
+        editor.document()->undoStack()->undo();
+        QVERIFY(editor.document()->cluster(&cluster, &error));
     }
 
     void clusterFilesRoundTrip()

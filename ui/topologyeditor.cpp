@@ -1,6 +1,7 @@
 #include "topologyeditor.h"
 
 #include "clusterio.h"
+#include "hardware.h"
 #include "units.h"
 
 #include <QCheckBox>
@@ -235,13 +236,24 @@ protected:
         }
         if (moved.isEmpty())
             moved.append({m_id, pos()});
+        // A node dropped inside another rack's frame joins that rack.
+        QList<std::pair<int, int>> joins;
+        for (const auto& [id, at] : moved) {
+            const int rack = m_editor->rackAt(at + QPointF(kNodeWidth / 2, kNodeHeight / 2));
+            if (rack >= 0)
+                joins.append(std::make_pair(id, rack));
+        }
         m_editor->m_document->edit(QObject::tr("Move %n node(s)", nullptr, moved.size()), 0,
-                                   [moved](TopologyGraph& g) {
+                                   [moved, joins](TopologyGraph& g) {
                                        for (const auto& [id, at] : moved) {
                                            if (TopoNode* n = g.node(id)) {
                                                n->x = at.x();
                                                n->y = at.y();
                                            }
+                                       }
+                                       for (const auto& [id, rack] : joins) {
+                                           if (TopoNode* n = g.node(id))
+                                               n->rack = rack;
                                        }
                                    });
     }
@@ -326,6 +338,15 @@ private:
     int m_nodes;
     long long m_gpus;
 };
+
+int TopologyEditor::rackAt(const QPointF& scenePos) const
+{
+    for (QGraphicsItem* item : m_scene->items(scenePos)) {
+        if (auto* rack = dynamic_cast<RackItem*>(item))
+            return rack->id();
+    }
+    return -1;
+}
 
 // Spine switches and the rack uplinks to them.
 class SpineItem : public QGraphicsItem
@@ -420,6 +441,13 @@ TopologyEditor::TopologyEditor(QWidget* parent)
     addTool(tr("Paste"), QKeySequence::Paste, [this] { paste(); });
     toolbar->addSeparator();
     addTool(tr("Fit"), QKeySequence(Qt::Key_F), [this] { fitToWindow(); });
+    QAction* pan = toolbar->addAction(tr("Pan"));
+    pan->setCheckable(true);
+    pan->setToolTip(tr("Drag to pan instead of selecting (the wheel zooms)"));
+    connect(pan, &QAction::toggled, this, [this](bool on) {
+        m_view->setDragMode(on ? QGraphicsView::ScrollHandDrag : QGraphicsView::RubberBandDrag);
+        m_view->setInteractive(!on);
+    });
     toolbar->addSeparator();
     toolbar->addWidget(new QLabel(tr(" Overlay: "), toolbar));
     m_overlayCombo = new QComboBox(toolbar);
@@ -948,6 +976,86 @@ void TopologyEditor::updateProperties()
                 });
             });
             m_propertyForm->addRow(tr("Spine"), spine);
+            // The node type: every node is alike, so these apply to all of them.
+            if (!g.nodes.empty()) {
+                const NodeSpec& type = g.nodes.front().spec;
+                auto* nicKind = new QComboBox;
+                nicKind->setObjectName("nicKind");
+                for (const InterconnectSpec& link : HardwareCatalog::bundled().interconnects) {
+                    if (link.kind == LinkKind::InfiniBand || link.kind == LinkKind::RoCE)
+                        nicKind->addItem(QString::fromStdString(link.name),
+                                         QString::fromStdString(link.id));
+                }
+                nicKind->setCurrentIndex(nicKind->findData(QString::fromStdString(type.nic_id)));
+                connect(nicKind, &QComboBox::activated, this, [this, nicKind](int index) {
+                    const std::string id = nicKind->itemData(index).toString().toStdString();
+                    m_document->edit(tr("NICs: %1").arg(nicKind->itemText(index)), 0,
+                                     [id](TopologyGraph& graph) {
+                                         const InterconnectSpec* nic =
+                                             HardwareCatalog::bundled().interconnect(id);
+                                         for (TopoNode& n : graph.nodes) {
+                                             n.spec.nic_id = id;
+                                             n.spec.nic_GBps = {
+                                                 nic->per_direction_GBps, Origin::Preset,
+                                                 nic->name + " (" + nic->source + ")"};
+                                             if (nic->achievable_fraction > 0)
+                                                 n.spec.nic_efficiency = {nic->achievable_fraction,
+                                                                          Origin::Preset,
+                                                                          nic->achievable_source};
+                                         }
+                                     });
+                });
+                m_propertyForm->addRow(tr("NIC kind"), nicKind);
+                auto* nics = new QSpinBox;
+                nics->setObjectName("nicsPerNode");
+                nics->setRange(0, 64);
+                nics->setValue(type.nics);
+                nics->setKeyboardTracking(false);
+                connect(nics, &QSpinBox::valueChanged, this, [this](int count) {
+                    m_document->edit(tr("%1 NICs per node").arg(count), 9005,
+                                     [count](TopologyGraph& graph) {
+                                         for (TopoNode& n : graph.nodes)
+                                             n.spec.nics = count;
+                                     });
+                });
+                m_propertyForm->addRow(tr("NICs per node"), nics);
+                auto* rate = new QDoubleSpinBox;
+                rate->setObjectName("nicRate");
+                rate->setRange(0.1, 1000);
+                rate->setSuffix(tr(" GB/s per direction"));
+                rate->setValue(type.nic_GBps.value);
+                rate->setKeyboardTracking(false);
+                connect(rate, &QDoubleSpinBox::valueChanged, this, [this](double GBps) {
+                    m_document->edit(tr("NIC rate %1 GB/s").arg(GBps), 9006,
+                                     [GBps](TopologyGraph& graph) {
+                                         for (TopoNode& n : graph.nodes)
+                                             n.spec.nic_GBps = userEntry(GBps, "NIC rate (editor)");
+                                     });
+                });
+                m_propertyForm->addRow(tr("NIC rate"), rate);
+                if (type.fabric != NodeFabric::PCIe) {
+                    auto* nvlink = new QDoubleSpinBox;
+                    nvlink->setObjectName("nvlinkRate");
+                    nvlink->setRange(0.1, 1000);
+                    nvlink->setSuffix(tr(" GB/s per link"));
+                    nvlink->setValue(type.nvlink_link_GBps.value);
+                    nvlink->setKeyboardTracking(false);
+                    connect(nvlink, &QDoubleSpinBox::valueChanged, this, [this](double GBps) {
+                        m_document->edit(tr("NVLink %1 GB/s per link").arg(GBps), 9007,
+                                         [GBps](TopologyGraph& graph) {
+                                             for (TopoNode& n : graph.nodes)
+                                                 n.spec.nvlink_link_GBps =
+                                                     userEntry(GBps, "NVLink rate (editor)");
+                                         });
+                    });
+                    m_propertyForm->addRow(tr("NVLink"), nvlink);
+                    QString links;
+                    for (int chip : type.switch_links_per_gpu)
+                        links += (links.isEmpty() ? "" : "+") + QString::number(chip);
+                    m_propertyForm->addRow(tr("Links per GPU"),
+                                           new QLabel(links.isEmpty() ? tr("mesh pairs") : links));
+                }
+            }
         }
         m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(g.gpuCount())));
     }

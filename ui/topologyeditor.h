@@ -107,6 +107,7 @@ protected:
 
 private:
     void rebuildScene();
+    int rackAt(const QPointF& scenePos) const;
     void updateProperties();
     void updateStatus();
 
