@@ -6,6 +6,7 @@
 #include "collectivewalkthrough.h"
 #include "dptraffic.h"
 #include "hardware.h"
+#include "measurement.h"
 #include "modelio.h"
 #include "paraplan_version.h"
 #include "planio.h"
@@ -56,6 +57,10 @@ Commands
                     memory per pipeline stage, MFU, tokens/s, time and cost to train.
   walkthrough PLAN  The same as a worked derivation, figure by figure.
   validate [FILE]   The engine against published measurements (Korthikanti et al. 2022).
+  import-measurements FILE
+                    Read a probe run (JSON Lines), an nccl-tests log or its -J JSON: points,
+                    alpha-beta fits per collective, copies; with --cluster, the assumed
+                    figures the run would replace.
   model             A model preset (--preset ID) or Hugging Face config (--hf-config FILE):
                     architecture, parameters, FLOPs per token.
   presets           GPU, interconnect and cluster presets with their sources.
@@ -985,6 +990,99 @@ int commandImportTopology(const std::vector<std::string>& args, std::ostream& ou
     return kExitOk;
 }
 
+int commandImportMeasurements(const std::vector<std::string>& args, std::ostream& out)
+{
+    if (args.size() < 2 || args[1].rfind("-", 0) == 0)
+        throw UsageError("import-measurements needs a file: paraplan-cli import-measurements "
+                         "FILE [--cluster PRESET_OR_FILE [--nodes N]] [--json]");
+    const Args options(args, 2, {"--cluster", "--nodes"}, {"--json"});
+    MeasurementRun run;
+    std::string error;
+    if (!loadMeasurements(args[1], &run, &error))
+        throw UsageError(error);
+    const std::vector<AlphaBetaFit> fits = fitRun(run);
+    std::vector<MeasuredFigure> figures;
+    if (options.has("--cluster")) {
+        ClusterOptions clusterOptions;
+        if (options.has("--nodes"))
+            clusterOptions.nodes = options.integer("--nodes", 1, 1000000);
+        ClusterSpec cluster;
+        if (!loadCluster(options.text("--cluster"), clusterOptions, &cluster, &error))
+            throw UsageError(error);
+        figures = proposeMeasuredFigures(run, fits, cluster);
+    }
+    if (options.flag("--json")) {
+        QJsonArray fitArray;
+        for (const AlphaBetaFit& f : fits)
+            fitArray.append(QJsonObject{{"op", collectiveOpName(f.op)},
+                                        {"ranks", f.ranks},
+                                        {"hosts", f.hosts},
+                                        {"points", f.points},
+                                        {"alpha_us", f.alpha_s * 1e6},
+                                        {"busbw_GBps", f.busbw_GBps},
+                                        {"residual", f.residual}});
+        QJsonArray copies;
+        for (const CopyMeasurement& c : run.copies)
+            copies.append(QJsonObject{
+                {"what", QString::fromStdString(c.what)}, {"device", c.device}, {"GBps", c.GBps}});
+        QJsonArray figureArray;
+        for (const MeasuredFigure& f : figures)
+            figureArray.append(QJsonObject{{"figure", QString::fromStdString(f.figure)},
+                                           {"measured", f.value},
+                                           {"assumed", f.assumed},
+                                           {"why", QString::fromStdString(f.why)}});
+        QJsonArray warnings;
+        for (const std::string& w : run.warnings)
+            warnings.append(QString::fromStdString(w));
+        printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
+                              {"points", static_cast<int>(run.points.size())},
+                              {"complete", run.complete},
+                              {"fits", fitArray},
+                              {"copies", copies},
+                              {"figures", figureArray},
+                              {"warnings", warnings}},
+                  out);
+        return kExitOk;
+    }
+    out << run.describe() << "\n  " << run.points.size() << " collective points, "
+        << run.copies.size() << " copies" << (run.complete ? "" : " (incomplete run)") << "\n";
+    if (!run.error.empty())
+        out << "  the run ended with an error: " << run.error << "\n";
+    out << "\n  Fits, t = alpha + S x factor / busbw (out-of-place points)\n";
+    out << "    " << std::left << std::setw(16) << "op" << std::right << std::setw(7) << "ranks"
+        << std::setw(7) << "hosts" << std::setw(8) << "points" << std::setw(12) << "alpha"
+        << std::setw(14) << "busbw" << std::setw(11) << "residual"
+        << "\n";
+    for (const AlphaBetaFit& f : fits)
+        out << "    " << std::left << std::setw(16) << collectiveOpName(f.op) << std::right
+            << std::setw(7) << f.ranks << std::setw(7) << f.hosts << std::setw(8) << f.points
+            << std::setw(12) << formatSeconds(f.alpha_s) << std::setw(14)
+            << formatNumber(f.busbw_GBps, 4) + " GB/s" << std::setw(10)
+            << formatNumber(100 * f.residual, 2) + "%"
+            << "\n";
+    if (!run.copies.empty()) {
+        std::map<std::string, std::pair<double, int>> copyAverage;
+        for (const CopyMeasurement& c : run.copies) {
+            copyAverage[c.what].first += c.GBps;
+            ++copyAverage[c.what].second;
+        }
+        out << "\n  Copies (mean over devices)\n";
+        for (const auto& [what, sum] : copyAverage)
+            out << "    " << std::left << std::setw(6) << what << std::right << std::setw(12)
+                << formatNumber(sum.first / sum.second, 4) + " GB/s"
+                << (what == "d2d" ? "  (read + write counted)" : "") << "\n";
+    }
+    if (!figures.empty()) {
+        out << "\n  What the run would replace on " << options.text("--cluster") << "\n";
+        for (const MeasuredFigure& f : figures)
+            out << "    " << f.figure << ": assumed " << formatNumber(f.assumed) << ", measured "
+                << formatNumber(f.value) << "  (" << f.why << ")\n";
+    }
+    for (const std::string& warning : run.warnings)
+        out << "  warning: " << warning << "\n";
+    return kExitOk;
+}
+
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -1019,6 +1117,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 out);
         if (command == "import-topology")
             return commandImportTopology(args, out);
+        if (command == "import-measurements")
+            return commandImportMeasurements(args, out);
         if (command == "model")
             return commandModel(args, out);
         if (command == "evaluate")

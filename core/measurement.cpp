@@ -1,0 +1,561 @@
+#include "measurement.h"
+
+#include "jsonutil.h"
+#include "units.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace paraplan {
+namespace {
+
+CollectiveOp opFromName(const QString& name, bool* ok)
+{
+    CollectiveOp op = CollectiveOp::AllReduce;
+    QString n = name.toLower();
+    n.remove("_perf");
+    *ok = parseCollectiveOp(n.toStdString(), &op);
+    return op;
+}
+
+void addPoint(MeasurementRun* run, MeasuredPoint point)
+{
+    if (point.time_s > 0 && point.bytes > 0) {
+        const MeasuredBandwidth bw =
+            bandwidthFromMeasuredTime(point.op, point.bytes, point.ranks, point.time_s);
+        if (point.algbw_GBps <= 0)
+            point.algbw_GBps = units::toGBps(bw.algbw_Bps);
+        if (point.busbw_GBps <= 0)
+            point.busbw_GBps = units::toGBps(bw.busbw_Bps);
+    }
+    run->points.push_back(point);
+}
+
+} // namespace
+
+std::string MeasurementRun::describe() const
+{
+    std::string text = source;
+    if (!hosts.empty()) {
+        text += " on " + hosts.front();
+        if (hosts.size() > 1)
+            text += " and " + std::to_string(hosts.size() - 1) + " more host(s)";
+    }
+    if (!date.empty())
+        text += ", " + date;
+    if (!devices.empty())
+        text += ", " + std::to_string(devices.size()) + " x " + devices.front();
+    if (!nccl_version.empty())
+        text += ", NCCL " + nccl_version;
+    if (!file.empty())
+        text += " (" + file + ")";
+    return text;
+}
+
+std::vector<ProbeStreamParser::Event> ProbeStreamParser::feed(const std::string& chunk)
+{
+    std::vector<Event> events;
+    m_pending += chunk;
+    size_t start = 0;
+    for (size_t end = m_pending.find('\n'); end != std::string::npos;
+         end = m_pending.find('\n', start)) {
+        const std::string line = m_pending.substr(start, end - start);
+        start = end + 1;
+        const Event event = parseLine(line);
+        if (event != Event::None)
+            events.push_back(event);
+    }
+    m_pending.erase(0, start);
+    // A runaway line without a newline is garbage, not memory to hold forever.
+    if (m_pending.size() > 1 << 20) {
+        m_run.warnings.push_back("a line of more than 1 MiB without a newline was dropped");
+        m_pending.clear();
+        events.push_back(Event::Garbage);
+    }
+    return events;
+}
+
+std::vector<ProbeStreamParser::Event> ProbeStreamParser::finish()
+{
+    std::vector<Event> events;
+    if (!m_pending.empty()) {
+        const Event event = parseLine(m_pending);
+        if (event != Event::None)
+            events.push_back(event);
+        m_pending.clear();
+    }
+    return events;
+}
+
+ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
+{
+    const QString line = QString::fromStdString(raw).trimmed();
+    if (line.isEmpty())
+        return Event::None;
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(line.toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        m_run.warnings.push_back("not a protocol line: " + line.left(120).toStdString());
+        return Event::Garbage;
+    }
+    const QJsonObject o = document.object();
+    const QString type = o.value("type").toString();
+    if (type == "hello") {
+        m_protocol = o.value("protocol").toInt();
+        m_run.source = "paraplan-probe " + o.value("probe_version").toString().toStdString();
+        const int nccl = o.value("nccl_version").toInt();
+        if (nccl > 0)
+            m_run.nccl_version = std::to_string(nccl / 10000) + "." +
+                                 std::to_string(nccl / 100 % 100) + "." +
+                                 std::to_string(nccl % 100);
+        const std::string host = o.value("host").toString().toStdString();
+        if (!host.empty())
+            m_run.hosts = {host};
+        if (m_protocol != 1)
+            m_run.warnings.push_back("protocol " + std::to_string(m_protocol) +
+                                     " is newer than this reader's 1; unknown lines are skipped");
+        return Event::Hello;
+    }
+    if (type == "device") {
+        m_run.devices.push_back(o.value("name").toString().toStdString());
+        return Event::Device;
+    }
+    if (type == "progress") {
+        m_run.progress_done = o.value("done").toInt();
+        m_run.progress_total = o.value("total").toInt();
+        return Event::Progress;
+    }
+    if (type == "result") {
+        if (o.value("kind").toString() == "copy") {
+            CopyMeasurement copy;
+            copy.what = o.value("what").toString().toStdString();
+            copy.device = o.value("device").toInt(-1);
+            copy.src = o.value("src").toInt(-1);
+            copy.dst = o.value("dst").toInt(-1);
+            copy.bytes = o.value("bytes").toDouble();
+            copy.time_s = o.value("time_us").toDouble() * 1e-6;
+            copy.GBps = o.value("GBps").toDouble();
+            copy.bidirectional_GBps = o.value("bidirectional_GBps").toDouble();
+            copy.latency_us = o.value("latency_us").toDouble();
+            m_run.copies.push_back(copy);
+            return Event::Result;
+        }
+        bool ok = false;
+        MeasuredPoint point;
+        point.op = opFromName(o.value("op").toString(), &ok);
+        point.bytes = o.value("bytes").toDouble();
+        point.ranks = o.value("ranks").toInt();
+        point.hosts = std::max(1, o.value("hosts").toInt(1));
+        point.time_s = o.value("time_us").toDouble() * 1e-6;
+        point.algbw_GBps = o.value("algbw_GBps").toDouble();
+        point.busbw_GBps = o.value("busbw_GBps").toDouble();
+        point.wrong = o.value("wrong").toInteger(-1);
+        if (!ok || !(point.bytes > 0) || point.ranks < 2 || !(point.time_s > 0)) {
+            m_run.warnings.push_back("a result line without a usable op, size, ranks or time: " +
+                                     line.left(120).toStdString());
+            return Event::Garbage;
+        }
+        if (point.wrong > 0)
+            m_run.warnings.push_back(std::string(collectiveOpName(point.op)) + " of " +
+                                     units::formatBytes(point.bytes) + " had " +
+                                     std::to_string(point.wrong) + " wrong values");
+        addPoint(&m_run, point);
+        return Event::Result;
+    }
+    if (type == "warning") {
+        m_run.warnings.push_back(o.value("message").toString().toStdString());
+        return Event::Warning;
+    }
+    if (type == "error") {
+        m_run.error = o.value("what").toString().toStdString() + ": " +
+                      o.value("detail").toString().toStdString();
+        m_run.error_code = o.value("code").toInt();
+        return Event::Error;
+    }
+    if (type == "done") {
+        m_run.complete = true;
+        return Event::Done;
+    }
+    return Event::None; // a type from a newer protocol
+}
+
+bool parseNcclTestsLog(const std::string& text, MeasurementRun* run, std::string* error,
+                       const std::string& name_hint)
+{
+    MeasurementRun r;
+    r.source = "nccl-tests log";
+    const QStringList lines = QString::fromStdString(text).split('\n');
+    CollectiveOp op = CollectiveOp::AllReduce;
+    bool haveOp = false;
+    int ranks = 0;
+    std::vector<std::string> hosts;
+    static const QRegularExpression rankLine(
+        "^#\\s*Rank\\s+(\\d+)\\s+Group\\s+\\d+\\s+Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device\\s+\\d+\\s+"
+        "\\[[^\\]]*\\]\\s*(.*)$");
+    static const QRegularExpression testName("(\\w+)_perf");
+    bool sawTable = false;
+    if (!name_hint.empty()) {
+        // nccl-tests does not print its own name; a file named after the test tells it.
+        static const char* kTests[] = {"reduce_scatter", "all_reduce", "all_gather", "alltoall",
+                                       "all_to_all",     "broadcast",  "sendrecv",   "reduce"};
+        const QString hint = QString::fromStdString(name_hint).toLower();
+        for (const char* test : kTests) {
+            if (hint.contains(test)) {
+                bool ok = false;
+                op = opFromName(test, &ok);
+                haveOp = ok;
+                break;
+            }
+        }
+    }
+    for (const QString& raw : lines) {
+        const QString line = raw.trimmed();
+        if (line.isEmpty())
+            continue;
+        if (line.startsWith('#')) {
+            const auto rank = rankLine.match(line);
+            if (rank.hasMatch()) {
+                ++ranks;
+                const std::string host = rank.captured(2).toStdString();
+                if (std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+                    hosts.push_back(host);
+                r.devices.push_back(rank.captured(3).trimmed().toStdString());
+            } else if (line.contains("nccl-tests") || line.contains("Using devices")) {
+                // header chatter
+            } else if (line.contains("Avg bus bandwidth")) {
+                r.complete = true;
+            }
+            if (!haveOp) {
+                const auto name = testName.match(line);
+                if (name.hasMatch()) {
+                    bool ok = false;
+                    op = opFromName(name.captured(1), &ok);
+                    haveOp = ok;
+                }
+            }
+            continue;
+        }
+        if (line.startsWith("NCCL version") || line.contains("NCCL INFO"))
+            continue;
+        // A table row: size count type [redop] [root] then out-of-place and in-place blocks of
+        // time algbw busbw check. The check is #wrong (an integer), the older "error" (a
+        // float) or N/A; 2019 logs have no root column.
+        const QStringList cells = line.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts);
+        bool sizeOk = false;
+        const double size = cells.value(0).toDouble(&sizeOk);
+        if (!sizeOk || cells.size() < 7)
+            continue;
+        // Find the first numeric field after the type/redop/root columns: blocks are the last
+        // 8 (or 4 if only one half was printed) fields.
+        int blocks = (cells.size() >= 11) ? 2 : 1;
+        const int first = cells.size() - 4 * blocks;
+        if (first < 3) {
+            r.warnings.push_back("a row too short to read: " + line.left(100).toStdString());
+            continue;
+        }
+        for (int b = 0; b < blocks; ++b) {
+            const int at = first + 4 * b;
+            bool timeOk = false;
+            const double time_us = cells.value(at).toDouble(&timeOk);
+            if (!timeOk || !(time_us > 0)) {
+                r.warnings.push_back("a row with an unreadable time: " +
+                                     line.left(100).toStdString());
+                continue;
+            }
+            MeasuredPoint point;
+            point.op = op;
+            point.bytes = size;
+            point.ranks = std::max(ranks, 2);
+            point.hosts = std::max<int>(1, static_cast<int>(hosts.size()));
+            point.time_s = time_us * 1e-6;
+            point.algbw_GBps = cells.value(at + 1).toDouble();
+            point.busbw_GBps = cells.value(at + 2).toDouble();
+            point.in_place = b == 1;
+            const QString check = cells.value(at + 3);
+            bool checkOk = false;
+            const double value = check.toDouble(&checkOk);
+            point.wrong = check == "N/A" || !checkOk ? -1 : (value > 0 ? 1 : 0);
+            addPoint(&r, point);
+            sawTable = true;
+        }
+    }
+    if (!sawTable) {
+        *error = "no nccl-tests result rows found (expected lines of size, count, type, ..., "
+                 "time, algbw, busbw)";
+        return false;
+    }
+    if (!haveOp)
+        r.warnings.push_back("the log does not name its test (all_reduce_perf, ...): "
+                             "all_reduce assumed");
+    if (ranks == 0)
+        r.warnings.push_back("no '# Rank' lines: the rank count is unknown, 2 assumed");
+    r.hosts = hosts;
+    *run = std::move(r);
+    return true;
+}
+
+bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error)
+{
+    QJsonObject root;
+    if (!json::parseDocument(text, &root, error))
+        return false;
+    const QJsonArray results = root.value("results").toArray();
+    if (results.isEmpty()) {
+        *error = "an nccl-tests JSON file needs a non-empty \"results\" array";
+        return false;
+    }
+    MeasurementRun r;
+    r.source = "nccl-tests JSON";
+    r.date = root.value("start_time").toString().toStdString();
+    r.nccl_version = root.value("nccl_version").toVariant().toString().toStdString();
+    std::vector<std::string> hosts;
+    const QJsonArray devices = root.value("devices").toArray();
+    for (const QJsonValue& value : devices) {
+        const QJsonObject device = value.toObject();
+        const std::string host = device.value("hostname").toString().toStdString();
+        if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+            hosts.push_back(host);
+        r.devices.push_back(device.value("device").toVariant().toString().toStdString());
+    }
+    const QJsonObject config = root.value("config").toObject();
+    QString testName = config.value("test").toString(root.value("test").toString());
+    bool ok = false;
+    CollectiveOp op = opFromName(testName, &ok);
+    if (!ok) {
+        r.warnings.push_back("the JSON does not name its collective: all_reduce assumed");
+        op = CollectiveOp::AllReduce;
+    }
+    const int ranks = std::max<int>(2, static_cast<int>(devices.size()));
+    for (const QJsonValue& value : results) {
+        const QJsonObject row = value.toObject();
+        for (const char* half : {"out_of_place", "in_place"}) {
+            const QJsonObject block = row.value(half).toObject();
+            if (block.isEmpty())
+                continue;
+            MeasuredPoint point;
+            point.op = op;
+            point.bytes = row.value("size").toDouble();
+            point.ranks = ranks;
+            point.hosts = std::max<int>(1, static_cast<int>(hosts.size()));
+            point.time_s = block.value("time").toDouble() * 1e-6;
+            point.algbw_GBps = block.value("alg_bw").toDouble();
+            point.busbw_GBps = block.value("bus_bw").toDouble();
+            point.in_place = QString(half) == "in_place";
+            point.wrong = block.value("nwrong").toInteger(-1);
+            if (point.bytes > 0 && point.time_s > 0)
+                addPoint(&r, point);
+        }
+    }
+    r.hosts = hosts;
+    r.complete = root.contains("average_bus_bandwidth");
+    *run = std::move(r);
+    return true;
+}
+
+bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string* error)
+{
+    std::string text;
+    if (!json::readFile(path, &text, error))
+        return false;
+    bool ok = false;
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) {
+        *error = path + ": the file is empty";
+        return false;
+    }
+    if (text[first] == '{' && text.find("\"type\"") != std::string::npos &&
+        text.find("\"hello\"") != std::string::npos) {
+        ProbeStreamParser parser;
+        parser.feed(text);
+        parser.finish();
+        *run = parser.run();
+        ok = !run->points.empty() || !run->copies.empty();
+        if (!ok)
+            *error = run->error.empty() ? "the probe output holds no result"
+                                        : "the probe run failed: " + run->error;
+    } else if (text[first] == '{') {
+        ok = parseNcclTestsJson(text, run, error);
+    } else {
+        ok = parseNcclTestsLog(text, run, error, path.substr(path.find_last_of('/') + 1));
+    }
+    if (!ok) {
+        *error = path + ": " + *error;
+        return false;
+    }
+    run->file = path;
+    return true;
+}
+
+AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<MeasuredPoint>& points)
+{
+    AlphaBetaFit fit;
+    fit.op = op;
+    fit.ranks = ranks;
+    fit.points = static_cast<int>(points.size());
+    if (points.empty())
+        return fit;
+    fit.hosts = points.front().hosts;
+    // Minimise sum((t - a - b S)^2 / t^2): weighted least squares with weights 1/t^2.
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const MeasuredPoint& p : points) {
+        const double w = 1.0 / (p.time_s * p.time_s);
+        sw += w;
+        sx += w * p.bytes;
+        sy += w * p.time_s;
+        sxx += w * p.bytes * p.bytes;
+        sxy += w * p.bytes * p.time_s;
+    }
+    const double det = sw * sxx - sx * sx;
+    double a = 0;
+    double b = 0;
+    if (points.size() >= 2 && std::fabs(det) > 0) {
+        b = (sw * sxy - sx * sy) / det;
+        a = (sy - b * sx) / sw;
+    } else {
+        b = points.front().time_s / points.front().bytes;
+    }
+    if (a < 0) { // a negative latency is noise: refit through the origin
+        a = 0;
+        b = sxy / sxx;
+    }
+    fit.alpha_s = a;
+    const double factor = busBandwidthFactor(op, ranks);
+    fit.busbw_GBps = b > 0 ? units::toGBps(factor / b) : 0;
+    double sum = 0;
+    for (const MeasuredPoint& p : points) {
+        const double predicted = a + b * p.bytes;
+        sum += std::pow((predicted - p.time_s) / p.time_s, 2);
+    }
+    fit.residual = std::sqrt(sum / points.size());
+    return fit;
+}
+
+std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run)
+{
+    std::map<std::tuple<int, int, int>, std::vector<MeasuredPoint>> series;
+    for (const MeasuredPoint& p : run.points) {
+        if (!p.in_place)
+            series[{static_cast<int>(p.op), p.ranks, p.hosts}].push_back(p);
+    }
+    std::vector<AlphaBetaFit> fits;
+    for (const auto& [key, points] : series)
+        fits.push_back(
+            fitAlphaBeta(static_cast<CollectiveOp>(std::get<0>(key)), std::get<1>(key), points));
+    return fits;
+}
+
+std::vector<MeasuredFigure> proposeMeasuredFigures(const MeasurementRun& run,
+                                                   const std::vector<AlphaBetaFit>& fits,
+                                                   const ClusterSpec& cluster)
+{
+    std::vector<MeasuredFigure> out;
+    if (cluster.is_torus)
+        return out;
+    const NodeSpec& node = cluster.node;
+    const AlphaBetaFit* intra = nullptr;
+    const AlphaBetaFit* inter = nullptr;
+    for (const AlphaBetaFit& fit : fits) {
+        if (fit.op != CollectiveOp::AllReduce || fit.points < 3)
+            continue;
+        if (fit.hosts == 1 && (!intra || fit.ranks > intra->ranks))
+            intra = &fit;
+        if (fit.hosts > 1 && (!inter || fit.ranks > inter->ranks))
+            inter = &fit;
+    }
+    const std::string description = run.describe();
+    if (intra && node.fabric == NodeFabric::NVSwitch) {
+        const double line = node.nvlinkLinksPerGpu() * node.nvlink_link_GBps.value;
+        const double ring = intra->busbw_GBps / line;
+        // busbw above the NVLink line rate can only come from in-switch reduction (NVLS).
+        if (ring > 1.0 && node.in_switch_reduction) {
+            const double algbw =
+                intra->busbw_GBps / busBandwidthFactor(CollectiveOp::AllReduce, intra->ranks);
+            out.push_back({"nvls_efficiency", algbw / line, node.nvls_efficiency.value,
+                           "all_reduce over " + std::to_string(intra->ranks) +
+                               " GPUs of one node: busbw " +
+                               units::formatNumber(intra->busbw_GBps) + " GB/s (fit, residual " +
+                               units::formatNumber(100 * intra->residual, 2) + "%) is above the " +
+                               units::formatNumber(line) + " GB/s line rate: NVLS; algbw " +
+                               units::formatNumber(algbw) + " / line rate",
+                           description});
+        } else {
+            out.push_back(
+                {"nvlink_ring_efficiency", std::min(ring, 1.0), node.nvlink_ring_efficiency.value,
+                 "all_reduce over " + std::to_string(intra->ranks) + " GPUs of one node: busbw " +
+                     units::formatNumber(intra->busbw_GBps) + " GB/s (fit, residual " +
+                     units::formatNumber(100 * intra->residual, 2) + "%) / " +
+                     units::formatNumber(line) + " GB/s line rate",
+                 description});
+        }
+    } else if (intra && node.fabric == NodeFabric::PCIe) {
+        const double share = node.host_link_GBps.value / node.gpus_per_host_link;
+        out.push_back({"pcie_efficiency",
+                       std::min(intra->busbw_GBps / std::min(share, node.pcie_GBps.value), 1.0),
+                       node.pcie_efficiency.value,
+                       "all_reduce over " + std::to_string(intra->ranks) +
+                           " GPUs of one node: busbw " + units::formatNumber(intra->busbw_GBps) +
+                           " GB/s against the PCIe share of " + units::formatNumber(share) +
+                           " GB/s",
+                       description});
+    }
+    if (inter && node.nics > 0 && node.nic_GBps.value > 0) {
+        const int perHost = std::max(1, inter->ranks / std::max(1, inter->hosts));
+        const double pipe = node.nics * node.nic_GBps.value * perHost / node.gpus;
+        out.push_back({"nic_efficiency", std::min(inter->busbw_GBps / pipe, 1.0),
+                       node.nic_efficiency.value,
+                       "all_reduce over " + std::to_string(inter->ranks) + " ranks on " +
+                           std::to_string(inter->hosts) + " hosts: busbw " +
+                           units::formatNumber(inter->busbw_GBps) + " GB/s against " +
+                           units::formatNumber(pipe) + " GB/s of NICs for " +
+                           std::to_string(perHost) + " GPU(s) per host",
+                       description});
+    }
+    return out;
+}
+
+namespace {
+
+Sourced* figureOf(const std::string& name, ClusterSpec* cluster)
+{
+    NodeSpec& n = cluster->node;
+    if (name == "nvlink_ring_efficiency")
+        return &n.nvlink_ring_efficiency;
+    if (name == "nvls_efficiency")
+        return &n.nvls_efficiency;
+    if (name == "nic_efficiency")
+        return &n.nic_efficiency;
+    if (name == "pcie_efficiency")
+        return &n.pcie_efficiency;
+    return nullptr;
+}
+
+} // namespace
+
+bool applyMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster)
+{
+    Sourced* target = figureOf(figure.figure, cluster);
+    if (!target || !(figure.value > 0))
+        return false;
+    *target = {figure.value, Origin::Measurement, figure.run + "; " + figure.why};
+    return true;
+}
+
+bool revertMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster)
+{
+    Sourced* target = figureOf(figure.figure, cluster);
+    if (!target || target->origin != Origin::Measurement)
+        return false;
+    *target = {figure.assumed, Origin::Preset,
+               "assumed value restored (was replaced by " + figure.run + ")"};
+    return true;
+}
+
+} // namespace paraplan

@@ -1,0 +1,142 @@
+#pragma once
+
+#include "cluster.h"
+#include "collectivemodel.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// One measured collective: nccl-tests' S, ranks, hosts and time.
+struct MeasuredPoint
+{
+    CollectiveOp op = CollectiveOp::AllReduce;
+    double bytes = 0;
+    int ranks = 0;
+    int hosts = 1;
+    double time_s = 0;
+    double algbw_GBps = 0;
+    double busbw_GBps = 0;
+    bool in_place = false;
+    long long wrong = -1; ///< -1: not checked
+};
+
+/// A measured copy: h2d, d2h, d2d (read+write counted) or peer.
+struct CopyMeasurement
+{
+    std::string what;
+    int device = -1;
+    int src = -1;
+    int dst = -1;
+    double bytes = 0;
+    double time_s = 0;
+    double GBps = 0;
+    double bidirectional_GBps = 0;
+    double latency_us = 0;
+};
+
+/// A whole run: the probe's JSON Lines, or an nccl-tests log or JSON file.
+struct MeasurementRun
+{
+    std::string source; ///< "paraplan-probe", "nccl-tests log", "nccl-tests JSON"
+    std::string file;
+    std::vector<std::string> hosts;
+    std::string date;
+    std::string nccl_version;
+    std::vector<std::string> devices;
+    std::vector<MeasuredPoint> points;
+    std::vector<CopyMeasurement> copies;
+    std::vector<std::string> warnings;
+    std::string error; ///< the run's own error line, if it ended with one
+    int error_code = 0;
+    bool complete = false; ///< a "done" line (probe) or the closing summary (nccl-tests)
+    int progress_done = 0;
+    int progress_total = 0;
+
+    /// "paraplan-probe on host1, 2026-11-29, 8 x NVIDIA H100 80GB HBM3, NCCL 2.28.9".
+    std::string describe() const;
+};
+
+/// The probe's stream, parsed as it arrives: feed() any chunk; complete lines are parsed, a
+/// partial last line waits for the rest. Unknown types are ignored; lines that are not JSON
+/// become warnings and never stop the parse.
+class ProbeStreamParser
+{
+public:
+    enum class Event
+    {
+        None,
+        Hello,
+        Device,
+        Progress,
+        Result,
+        Warning,
+        Error,
+        Done,
+        Garbage,
+    };
+
+    /// Parses what `chunk` completes; returns the events, in order.
+    std::vector<Event> feed(const std::string& chunk);
+    /// Parses a final unterminated line, if any.
+    std::vector<Event> finish();
+    const MeasurementRun& run() const { return m_run; }
+    MeasurementRun& run() { return m_run; }
+    int protocol() const { return m_protocol; }
+
+private:
+    Event parseLine(const std::string& line);
+
+    MeasurementRun m_run;
+    std::string m_pending;
+    int m_protocol = 0;
+};
+
+/// nccl-tests text output, every variant: with or without the root column (2019), #wrong or
+/// the older float "error" column, N/A, out-of-place and in-place halves, rank header lines.
+/// `name_hint` (a file name such as "all_reduce_perf.log") names the test when the log does not.
+bool parseNcclTestsLog(const std::string& text, MeasurementRun* run, std::string* error,
+                       const std::string& name_hint = {});
+/// nccl-tests -J JSON.
+bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error);
+/// Any of the three, told apart by their content.
+bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string* error);
+
+/// A latency + bandwidth fit of one collective series: t = alpha + S x factor / B.
+struct AlphaBetaFit
+{
+    CollectiveOp op = CollectiveOp::AllReduce;
+    int ranks = 0;
+    int hosts = 1;
+    int points = 0;
+    double alpha_s = 0;
+    double busbw_GBps = 0;
+    double residual = 0; ///< RMS of the relative error over the points
+};
+/// Least squares on the relative error (large and small messages weigh alike).
+AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<MeasuredPoint>& points);
+/// One fit per (op, ranks, hosts) series of the run, out-of-place points only.
+std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run);
+
+/// An assumed figure of the cluster that a measurement can replace.
+struct MeasuredFigure
+{
+    std::string figure; ///< "nvlink_ring_efficiency", "nvls_efficiency", "nic_efficiency",
+                        ///< "pcie_efficiency"
+    double value = 0;
+    double assumed = 0;
+    std::string why; ///< how the value follows from the fit
+    std::string run; ///< MeasurementRun::describe()
+};
+/// What the run can replace on `cluster`: intra-node all_reduce fits give the NVLink (or NVLS,
+/// or PCIe) efficiency, inter-node ones the NIC efficiency.
+std::vector<MeasuredFigure> proposeMeasuredFigures(const MeasurementRun& run,
+                                                   const std::vector<AlphaBetaFit>& fits,
+                                                   const ClusterSpec& cluster);
+/// Sets the figure on the cluster as a measurement, with the run as its source.
+bool applyMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster);
+/// Puts the assumed value back.
+bool revertMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster);
+
+} // namespace paraplan

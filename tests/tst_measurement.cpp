@@ -1,0 +1,252 @@
+// Measurements without a GPU: nccl-tests logs of every variant, its -J JSON and the probe's
+// JSON Lines replay through the same parsers the live run uses; fits recover known alpha and
+// beta; measured figures replace assumed ones with their run as the source.
+#include "clusterio.h"
+#include "measurement.h"
+#include "testdata.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+using namespace paraplan;
+
+namespace {
+
+std::string fixture(const char* name)
+{
+    return test::dataPath(QString("measurements/") + name).toStdString();
+}
+
+std::string readAll(const std::string& path)
+{
+    QFile file(QString::fromStdString(path));
+    file.open(QIODevice::ReadOnly);
+    return file.readAll().toStdString();
+}
+
+} // namespace
+
+class TestMeasurement : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void everyFormatVariantReads_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("hosts");
+        QTest::addColumn<int>("points");
+        QTest::addColumn<double>("busbw"); // the fitted GB/s, from the fixture's generator
+        QTest::addColumn<double>("alphaUs");
+        QTest::newRow("modern, #wrong and root") << "all_reduce_8xh200.log"
+                                                 << "all_reduce" << 8 << 1 << 28 << 480.0 << 30.0;
+        QTest::newRow("2021, error column") << "reduce_scatter_2021_error_column.log"
+                                            << "reduce_scatter" << 8 << 1 << 20 << 440.0 << 28.0;
+        QTest::newRow("2019, no root column, name from the file")
+            << "all_reduce_2019_no_root.log"
+            << "all_reduce" << 8 << 1 << 18 << 230.0 << 35.0;
+        QTest::newRow("N/A checks, two hosts") << "all_gather_2hosts_na.log"
+                                               << "all_gather" << 16 << 2 << 24 << 370.0 << 60.0;
+        QTest::newRow("four hosts") << "all_reduce_4nodes.log"
+                                    << "all_reduce" << 32 << 4 << 28 << 366.0 << 90.0;
+        QTest::newRow("-J JSON") << "all_reduce_8xh200.json"
+                                 << "all_reduce" << 8 << 1 << 16 << 480.0 << 30.0;
+    }
+    void everyFormatVariantReads()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, op);
+        QFETCH(int, ranks);
+        QFETCH(int, hosts);
+        QFETCH(int, points);
+        QFETCH(double, busbw);
+        QFETCH(double, alphaUs);
+        MeasurementRun run;
+        std::string error;
+        QVERIFY2(loadMeasurements(fixture(file.toUtf8().constData()), &run, &error), error.c_str());
+        QCOMPARE(static_cast<int>(run.points.size()), points);
+        QCOMPARE(QString(collectiveOpName(run.points.front().op)), op);
+        QCOMPARE(run.points.front().ranks, ranks);
+        QCOMPARE(run.points.front().hosts, hosts);
+        QCOMPARE(static_cast<int>(run.hosts.size()), hosts);
+        const std::vector<AlphaBetaFit> fits = fitRun(run);
+        QCOMPARE(fits.size(), size_t(1));
+        // The fixtures carry +-1.5% noise on each time.
+        QVERIFY2(std::fabs(fits.front().busbw_GBps / busbw - 1) < 0.03,
+                 qPrintable(QString::number(fits.front().busbw_GBps)));
+        QVERIFY2(std::fabs(fits.front().alpha_s * 1e6 / alphaUs - 1) < 0.08,
+                 qPrintable(QString::number(fits.front().alpha_s * 1e6)));
+        QVERIFY(fits.front().residual < 0.02);
+    }
+
+    void fitRecoversAlphaAndBetaWithinTwoPercent_data()
+    {
+        QTest::addColumn<double>("alphaUs");
+        QTest::addColumn<double>("busbw");
+        QTest::addColumn<double>("noise");
+        QTest::newRow("exact") << 25.0 << 370.0 << 0.0;
+        QTest::newRow("1% noise") << 14.0 << 47.0 << 0.01;
+        QTest::newRow("large latency") << 200.0 << 23.5 << 0.005;
+    }
+    void fitRecoversAlphaAndBetaWithinTwoPercent()
+    {
+        QFETCH(double, alphaUs);
+        QFETCH(double, busbw);
+        QFETCH(double, noise);
+        std::mt19937 random(42);
+        std::uniform_real_distribution<double> jitter(-noise, noise);
+        std::vector<MeasuredPoint> points;
+        const int n = 8;
+        const double factor = busBandwidthFactor(CollectiveOp::AllReduce, n);
+        for (double bytes = 8e3; bytes <= 8e9; bytes *= 2) {
+            MeasuredPoint p;
+            p.op = CollectiveOp::AllReduce;
+            p.bytes = bytes;
+            p.ranks = n;
+            p.time_s = (alphaUs * 1e-6 + bytes * factor / (busbw * 1e9)) * (1 + jitter(random));
+            points.push_back(p);
+        }
+        const AlphaBetaFit fit = fitAlphaBeta(CollectiveOp::AllReduce, n, points);
+        QVERIFY2(std::fabs(fit.alpha_s * 1e6 / alphaUs - 1) < 0.02,
+                 qPrintable(QString::number(fit.alpha_s * 1e6)));
+        QVERIFY2(std::fabs(fit.busbw_GBps / busbw - 1) < 0.02,
+                 qPrintable(QString::number(fit.busbw_GBps)));
+        QVERIFY(fit.residual <= noise + 1e-9);
+    }
+
+    void probeStreamReplaysChunkByChunk()
+    {
+        // The live path feeds whatever readyRead delivers: any split must give the same run.
+        const std::string text = readAll(fixture("probe-8xh200.jsonl"));
+        for (size_t chunk : {size_t(1), size_t(7), size_t(4096), text.size()}) {
+            ProbeStreamParser parser;
+            int results = 0;
+            int hellos = 0;
+            for (size_t at = 0; at < text.size(); at += chunk)
+                for (ProbeStreamParser::Event e : parser.feed(text.substr(at, chunk))) {
+                    results += e == ProbeStreamParser::Event::Result;
+                    hellos += e == ProbeStreamParser::Event::Hello;
+                }
+            parser.finish();
+            QCOMPARE(hellos, 1);
+            QCOMPARE(results, 42 + 25);
+            QCOMPARE(parser.run().points.size(), size_t(42));
+            QCOMPARE(parser.run().copies.size(), size_t(25));
+            QCOMPARE(parser.run().devices.size(), size_t(8));
+            QVERIFY(parser.run().complete);
+            QCOMPARE(parser.run().nccl_version, std::string("2.28.9"));
+            QCOMPARE(parser.protocol(), 1);
+        }
+    }
+
+    void probeCopiesMatchThePublishedFigures()
+    {
+        // H200: ~52 GB/s pinned host-device (Gen5 x16), ~4.0 TB/s HBM copy (reference 3).
+        MeasurementRun run;
+        std::string error;
+        QVERIFY(loadMeasurements(fixture("probe-8xh200.jsonl"), &run, &error));
+        for (const CopyMeasurement& c : run.copies) {
+            if (c.what == "h2d" || c.what == "d2h")
+                QVERIFY(std::fabs(c.GBps / 52 - 1) < 0.05);
+            if (c.what == "d2d")
+                QVERIFY(std::fabs(c.GBps / 4000 - 1) < 0.05);
+        }
+    }
+
+    void garbageAndErrorsNeverStopTheParse()
+    {
+        ProbeStreamParser parser;
+        const auto events = parser.feed(
+            "{\"type\":\"hello\",\"protocol\":1,\"probe_version\":\"0.1.0\"}\n"
+            "Segmentation fault (core dumped)\n"
+            "{\"type\":\"result\",\"kind\":\"collective\",\"op\":\"all_reduce\",\"bytes\":1048576,"
+            "\"ranks\":8,\"time_us\":40.0}\n"
+            "{\"type\":\"result\",\"kind\":\"collective\",\"op\":\"all_magic\",\"bytes\":1,"
+            "\"ranks\":8,\"time_us\":1}\n"
+            "{\"type\":\"from_the_future\",\"x\":1}\n"
+            "{\"type\":\"error\",\"code\":5,\"what\":\"ncclCommInitAll\",\"detail\":\"unhandled "
+            "system error\"}\n{\"type\":\"res");
+        QCOMPARE(events.size(), size_t(5));
+        QCOMPARE(events[1], ProbeStreamParser::Event::Garbage);
+        QCOMPARE(events[3], ProbeStreamParser::Event::Garbage);
+        QCOMPARE(parser.run().points.size(), size_t(1));
+        QVERIFY(std::fabs(parser.run().points.front().busbw_GBps - 1048576 / 40e-6 * 1.75 / 1e9) <
+                1e-6);
+        QCOMPARE(parser.run().error_code, 5);
+        QVERIFY(!parser.run().complete);
+        QVERIFY(!parser.run().warnings.empty());
+        parser.finish(); // the cut last line becomes a warning, not a crash
+        QCOMPARE(parser.run().points.size(), size_t(1));
+    }
+
+    void badFilesGetAMessage_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("empty") << ""
+                               << "empty";
+        QTest::newRow("prose") << "hello\nworld\n"
+                               << "no nccl-tests result rows";
+        QTest::newRow("json without results") << "{\"version\": 1}"
+                                              << "results";
+        QTest::newRow("broken json") << "{\"results\": ["
+                                     << "invalid JSON";
+        QTest::newRow("probe run with only an error")
+            << "{\"type\":\"hello\",\"protocol\":1}\n{\"type\":\"error\",\"code\":3,\"what\":"
+               "\"cudaGetDeviceCount\",\"detail\":\"no GPU visible\"}\n"
+            << "no GPU visible";
+    }
+    void badFilesGetAMessage()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, messagePart);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.log");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text.toUtf8());
+        file.close();
+        MeasurementRun run;
+        std::string error;
+        QVERIFY(!loadMeasurements(path.toStdString(), &run, &error));
+        QVERIFY2(QString::fromStdString(error).contains(messagePart), error.c_str());
+    }
+
+    void measuredFiguresReplaceAssumedOnes()
+    {
+        ClusterOptions options;
+        options.nodes = 4;
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY(clusterFromPreset("dgx-h100", options, &cluster, &error));
+        MeasurementRun intra;
+        QVERIFY(loadMeasurements(fixture("all_reduce_8xh200.log"), &intra, &error));
+        std::vector<MeasuredFigure> figures = proposeMeasuredFigures(intra, fitRun(intra), cluster);
+        QCOMPARE(figures.size(), size_t(1));
+        // busbw above the 450 GB/s line rate: in-switch reduction, so the NVLS figure.
+        QCOMPARE(figures.front().figure, std::string("nvls_efficiency"));
+        QVERIFY(std::fabs(figures.front().value - 0.611) < 0.02);
+        QVERIFY(applyMeasuredFigure(figures.front(), &cluster));
+        QCOMPARE(cluster.node.nvls_efficiency.origin, Origin::Measurement);
+        QVERIFY(QString::fromStdString(cluster.node.nvls_efficiency.source).contains("node01"));
+        QVERIFY(revertMeasuredFigure(figures.front(), &cluster));
+        QCOMPARE(cluster.node.nvls_efficiency.value, 0.611);
+        QCOMPARE(cluster.node.nvls_efficiency.origin, Origin::Preset);
+
+        MeasurementRun inter;
+        QVERIFY(loadMeasurements(fixture("all_reduce_4nodes.log"), &inter, &error));
+        figures = proposeMeasuredFigures(inter, fitRun(inter), cluster);
+        QCOMPARE(figures.size(), size_t(1));
+        QCOMPARE(figures.front().figure, std::string("nic_efficiency"));
+        QVERIFY(std::fabs(figures.front().value - 366.0 / 400) < 0.03);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMeasurement)
+#include "tst_measurement.moc"
