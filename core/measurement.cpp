@@ -1,6 +1,7 @@
 #include "measurement.h"
 
 #include "jsonutil.h"
+#include "plan.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -556,6 +557,37 @@ bool revertMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster)
     *target = {figure.assumed, Origin::Preset,
                "assumed value restored (was replaced by " + figure.run + ")"};
     return true;
+}
+
+bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan)
+{
+    MeasuredFigure f = figure;
+    // An earlier measurement of the same figure keeps the first assumed value.
+    for (const PlanMeasurement& m : plan->measured) {
+        if (m.figure == f.figure)
+            f.assumed = m.assumed;
+    }
+    if (!applyMeasuredFigure(f, &plan->cluster))
+        return false;
+    plan->measured.erase(
+        std::remove_if(plan->measured.begin(), plan->measured.end(),
+                       [&](const PlanMeasurement& m) { return m.figure == f.figure; }),
+        plan->measured.end());
+    plan->measured.push_back({f.figure, f.value, f.assumed, f.run, f.why});
+    return true;
+}
+
+bool revertMeasurementOfPlan(const std::string& figure, Plan* plan)
+{
+    for (auto it = plan->measured.begin(); it != plan->measured.end(); ++it) {
+        if (it->figure != figure)
+            continue;
+        MeasuredFigure f{it->figure, it->value, it->assumed, it->why, it->run};
+        revertMeasuredFigure(f, &plan->cluster);
+        plan->measured.erase(it);
+        return true;
+    }
+    return false;
 }
 
 } // namespace paraplan

@@ -134,6 +134,12 @@ struct MeasuredFigure
 std::vector<MeasuredFigure> proposeMeasuredFigures(const MeasurementRun& run,
                                                    const std::vector<AlphaBetaFit>& fits,
                                                    const ClusterSpec& cluster);
+struct Plan;
+/// Applies a measured figure to the plan's cluster and records it (replacing an earlier
+/// measurement of the same figure); reverting puts the assumed value back and forgets it.
+bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan);
+bool revertMeasurementOfPlan(const std::string& figure, Plan* plan);
+
 /// Sets the figure on the cluster as a measurement, with the run as its source.
 bool applyMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster);
 /// Puts the assumed value back.

@@ -78,6 +78,16 @@ struct EngineFigures
     Sourced dp_bucket_bytes;      ///< gradient bucket size for overlapped DP sync
 };
 
+/// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.
+struct PlanMeasurement
+{
+    std::string figure; ///< "nvlink_ring_efficiency", "nvls_efficiency", "nic_efficiency", ...
+    double value = 0;
+    double assumed = 0;
+    std::string run; ///< host, date, GPUs, NCCL version, file
+    std::string why;
+};
+
 /// A plan: what to train, where, how.
 struct Plan
 {
@@ -87,6 +97,7 @@ struct Plan
     ParallelLayout parallel;
     TrainingSettings training;
     EngineFigures figures;
+    std::vector<PlanMeasurement> measured; ///< applied to `cluster`; revertible
 };
 
 /// One broken rule: its id (for tests and the UI's field marking), the field, the message.

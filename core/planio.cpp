@@ -2,6 +2,7 @@
 
 #include "clusterio.h"
 #include "jsonutil.h"
+#include "measurement.h"
 #include "modelio.h"
 #include "modeljson.h"
 
@@ -226,8 +227,9 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
         return false;
     }
     json::Reader reader(errors);
-    reader.checkKeys(root, "",
-                     {"schema", "name", "model", "cluster", "parallel", "training", "overrides"});
+    reader.checkKeys(
+        root, "",
+        {"schema", "name", "model", "cluster", "parallel", "training", "overrides", "measured"});
     Plan result;
     reader.string(root, "name", "", &result.name);
     readModel(sectionOf(root, "model", reader), base_dir, reader, errors, &result.model);
@@ -246,6 +248,25 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
     }
     result.figures = defaultEngineFigures(*gpu, result.training.optimizer, result.training.dtype);
     readOverrides(sectionOf(root, "overrides", reader), reader, &result.figures);
+    // Measured figures: applied over the cluster's assumed ones, which they remember.
+    const QJsonValue measured = root.value("measured");
+    if (!measured.isUndefined() && !measured.isArray())
+        reader.error("measured", "must be an array");
+    for (int i = 0; i < measured.toArray().size(); ++i) {
+        const QJsonObject entry = measured.toArray().at(i).toObject();
+        const std::string path = "measured[" + std::to_string(i) + "]";
+        reader.checkKeys(entry, path, {"figure", "value", "assumed", "run", "why"});
+        MeasuredFigure figure;
+        reader.string(entry, "figure", path, &figure.figure, true);
+        reader.number(entry, "value", path, &figure.value, true);
+        reader.number(entry, "assumed", path, &figure.assumed, true);
+        reader.string(entry, "run", path, &figure.run);
+        reader.string(entry, "why", path, &figure.why);
+        if (errors->empty() && !applyMeasurementToPlan(figure, &result))
+            reader.error(path, "unknown figure '" + figure.figure +
+                                   "' or a value that is not "
+                                   "positive");
+    }
     if (!errors->empty())
         return false;
     *plan = std::move(result);
@@ -323,6 +344,16 @@ std::string planToJsonText(const Plan& plan)
     }
     if (!overrides.isEmpty())
         root["overrides"] = overrides;
+    if (!plan.measured.empty()) {
+        QJsonArray measured;
+        for (const PlanMeasurement& m : plan.measured)
+            measured.append(QJsonObject{{"figure", QString::fromStdString(m.figure)},
+                                        {"value", m.value},
+                                        {"assumed", m.assumed},
+                                        {"run", QString::fromStdString(m.run)},
+                                        {"why", QString::fromStdString(m.why)}});
+        root["measured"] = measured;
+    }
     return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
 }
 

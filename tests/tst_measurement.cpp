@@ -3,6 +3,7 @@
 // beta; measured figures replace assumed ones with their run as the source.
 #include "clusterio.h"
 #include "measurement.h"
+#include "planio.h"
 #include "testdata.h"
 
 #include <QFile>
@@ -216,6 +217,41 @@ private slots:
         std::string error;
         QVERIFY(!loadMeasurements(path.toStdString(), &run, &error));
         QVERIFY2(QString::fromStdString(error).contains(messagePart), error.c_str());
+    }
+
+    void thePlanKeepsMeasuredAndAssumed()
+    {
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(R"({"model": {"preset": "llama2-13b"},
+            "cluster": {"preset": "dgx-h100", "nodes": 4},
+            "parallel": {"tp": 8, "pp": 1, "dp": 4, "micro_batch": 1, "global_batch": 32}})",
+                                 "", &plan, &errors));
+        MeasurementRun run;
+        std::string error;
+        QVERIFY(loadMeasurements(fixture("all_reduce_4nodes.log"), &run, &error));
+        const std::vector<MeasuredFigure> figures =
+            proposeMeasuredFigures(run, fitRun(run), plan.cluster);
+        QVERIFY(applyMeasurementToPlan(figures.front(), &plan));
+        QCOMPARE(plan.cluster.node.nic_efficiency.origin, Origin::Measurement);
+        // Saved and read back: measured in the cluster, the assumed value remembered.
+        Plan loaded;
+        QVERIFY2(planFromJsonText(planToJsonText(plan), "", &loaded, &errors),
+                 errors.empty() ? "" : errors.front().c_str());
+        QCOMPARE(loaded.measured.size(), size_t(1));
+        QCOMPARE(loaded.cluster.node.nic_efficiency.value, figures.front().value);
+        QCOMPARE(loaded.cluster.node.nic_efficiency.origin, Origin::Measurement);
+        QVERIFY(QString::fromStdString(loaded.cluster.node.nic_efficiency.source).contains("n1"));
+        QVERIFY(revertMeasurementOfPlan("nic_efficiency", &loaded));
+        QCOMPARE(loaded.cluster.node.nic_efficiency.value, 0.94);
+        QVERIFY(loaded.measured.empty());
+        // A bad entry is named.
+        QVERIFY(!planFromJsonText(R"({"model": {"preset": "llama2-13b"},
+            "cluster": {"preset": "dgx-h100", "nodes": 4},
+            "parallel": {"tp": 8, "dp": 4, "micro_batch": 1, "global_batch": 32},
+            "measured": [{"figure": "warp_speed", "value": 1, "assumed": 1}]})",
+                                  "", &plan, &errors));
+        QVERIFY(QString::fromStdString(errors.back()).contains("unknown figure"));
     }
 
     void measuredFiguresReplaceAssumedOnes()

@@ -4,6 +4,7 @@
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
 #include "inputpanel.h"
+#include "measurepanel.h"
 #include "modelio.h"
 #include "planio.h"
 #include "plots.h"
@@ -189,6 +190,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     // The topology editor: the cluster drawn, with the plan overlaid.
     m_topology = new TopologyEditor(m_tabs);
     m_tabs->addTab(m_topology, tr("Topology"));
+    // Measurements: the probe, imported logs, fits and measured figures.
+    m_measure = new MeasurePanel(m_tabs);
+    m_tabs->addTab(m_measure, tr("Measure"));
     // Derivations.
     m_derivation = new QTextBrowser(m_tabs);
     m_derivation->setObjectName("derivation");
@@ -245,6 +249,28 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     connect(m_topology, &TopologyEditor::clusterEdited, this, &MainWindow::applyTopologyToPlan);
     connect(m_topology, &TopologyEditor::errorReported, this,
             [this](const QString& message) { reportError(tr("Topology"), message); });
+    connect(m_measure, &MeasurePanel::applyRequested, this,
+            [this](const std::vector<MeasuredFigure>& figures) {
+                m_document->edit(tr("Apply %1 measured figure(s)").arg(figures.size()),
+                                 Field::Whole, [figures](Plan& plan) {
+                                     for (const MeasuredFigure& f : figures)
+                                         applyMeasurementToPlan(f, &plan);
+                                 });
+            });
+    connect(m_measure, &MeasurePanel::revertRequested, this,
+            [this](const std::vector<MeasuredFigure>& figures) {
+                m_document->edit(tr("Revert %1 measured figure(s)").arg(figures.size()),
+                                 Field::Whole, [figures](Plan& plan) {
+                                     for (const MeasuredFigure& f : figures)
+                                         revertMeasurementOfPlan(f.figure, &plan);
+                                 });
+            });
+    connect(m_measure, &MeasurePanel::runAvailable, this,
+            [this](const MeasurementRun&, const std::vector<AlphaBetaFit>& fits) {
+                m_bandwidthPlot->setMeasured(fits);
+                if (const auto latest = m_evaluator->latest())
+                    m_bandwidthPlot->setResults(*latest);
+            });
     connect(m_inputs, &InputPanel::importModelRequested, this, &MainWindow::importModel);
     connect(m_inputs, &InputPanel::openClusterRequested, this, &MainWindow::openCluster);
 
@@ -308,6 +334,8 @@ void MainWindow::buildMenus()
         if (!path.isEmpty() && !m_topology->saveCluster(path, &error))
             reportError(tr("Cannot save cluster"), error);
     });
+    topology->addAction(tr("Measure this machine..."), this,
+                        [this] { m_tabs->setCurrentWidget(m_measure); });
     topology->addAction(tr("Show the editor"), this,
                         [this] { m_tabs->setCurrentWidget(m_topology); });
 
@@ -375,6 +403,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_whatIfPlot->setResults(*r);
     m_clusterView->setResults(r);
     m_topology->setOverlay(r);
+    m_measure->setCluster(r->plan.cluster);
     m_derivation->setHtml(derivationHtml(derivePlan(r->plan, cost)));
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")

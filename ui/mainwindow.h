@@ -30,6 +30,7 @@ class WhatIfPlot;
 class ClusterView;
 class PlotView;
 class TopologyEditor;
+class MeasurePanel;
 
 /// The planner window: inputs on the left, the step cost, plots, cluster picture and
 /// derivations on the right; every edit recomputes once per event-loop turn.
@@ -48,6 +49,7 @@ public:
     QList<PlotView*> plots() const;
     ClusterView* clusterView() const { return m_clusterView; }
     TopologyEditor* topologyEditor() const { return m_topology; }
+    MeasurePanel* measurePanel() const { return m_measure; }
     CollectivesModel* collectivesModel() const { return m_collectivesModel; }
     MemoryModel* memoryModel() const { return m_memoryModel; }
     QString headlineText() const;
@@ -120,6 +122,7 @@ private:
     QTimer* m_recoveryTimer;
     QMenu* m_recentMenu = nullptr;
     TopologyEditor* m_topology;
+    MeasurePanel* m_measure;
     QUndoGroup* m_undoGroup;
 };
 

@@ -491,9 +491,98 @@ void BandwidthPlot::setResults(const PlanResults& r)
         label->setFont(QFont(QFont().family(), 8));
         label->setClipToAxisRect(true);
     }
+    // Measured curves, fitted, beside the assumed ones (dashed, one per series).
+    int m = 0;
+    for (const AlphaBetaFit& fit : m_measured) {
+        QCPGraph* graph = plot()->addGraph();
+        graph->setName(tr("measured: %1, %2 ranks%3")
+                           .arg(collectiveOpName(fit.op))
+                           .arg(fit.ranks)
+                           .arg(fit.hosts > 1 ? tr(" on %1 hosts").arg(fit.hosts) : QString()));
+        graph->setProperty("xUnit", "B");
+        graph->setProperty("yUnit", "GB/s");
+        graph->setPen(QPen(colour(3 + m++), 2, Qt::DashLine));
+        const double factor = busBandwidthFactor(fit.op, fit.ranks);
+        for (double bytes = 1e3; bytes <= 1.7e10; bytes *= 2) {
+            const double t = fit.alpha_s + bytes * factor / (fit.busbw_GBps * 1e9);
+            graph->addData(bytes, factor * bytes / t / 1e9);
+        }
+    }
     plot()->xAxis->setRange(1e3, 1.6e10);
     if (high > 0)
         plot()->yAxis->setRange(std::max(low / 2, 1e-3), high * 3);
+    queueReplot();
+}
+
+void BandwidthPlot::setMeasured(const std::vector<AlphaBetaFit>& fits)
+{
+    m_measured = fits;
+}
+
+MeasuredPlot::MeasuredPlot(QWidget* parent) : PlotView(tr("Measured bus bandwidth"), parent)
+{
+    plot()->xAxis->setLabel(tr("message size S (bytes)"));
+    plot()->yAxis->setLabel(tr("measured bus bandwidth (GB/s)"));
+    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        ticker->setSubTickCount(0);
+        axis->setTicker(ticker);
+        axis->setNumberFormat("eb");
+        axis->setNumberPrecision(0);
+    }
+    plot()->xAxis->setRange(1e3, 1.7e10);
+    plot()->yAxis->setRange(0.1, 2000);
+    plot()->legend->setWrap(3);
+}
+
+void MeasuredPlot::clear()
+{
+    clearPlottables();
+    queueReplot();
+}
+
+void MeasuredPlot::addPoint(const MeasuredPoint& point)
+{
+    if (point.in_place)
+        return;
+    const QString name =
+        tr("%1, %2 ranks%3")
+            .arg(collectiveOpName(point.op))
+            .arg(point.ranks)
+            .arg(point.hosts > 1 ? tr(" on %1 hosts").arg(point.hosts) : QString());
+    QCPGraph* graph = nullptr;
+    for (int i = 0; i < plot()->graphCount(); ++i) {
+        if (plot()->graph(i)->name() == name)
+            graph = plot()->graph(i);
+    }
+    if (!graph) {
+        graph = plot()->addGraph();
+        graph->setName(name);
+        graph->setProperty("xUnit", "B");
+        graph->setProperty("yUnit", "GB/s");
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, colour(plot()->graphCount() - 1), 5));
+    }
+    graph->addData(point.bytes, point.busbw_GBps);
+    queueReplot(); // one redraw per event-loop turn, however many points arrive
+}
+
+void MeasuredPlot::setFits(const std::vector<AlphaBetaFit>& fits)
+{
+    for (const AlphaBetaFit& fit : fits) {
+        QCPGraph* graph = plot()->addGraph();
+        graph->setName(tr("fit, %1 ranks").arg(fit.ranks));
+        graph->setProperty("xUnit", "B");
+        graph->setProperty("yUnit", "GB/s");
+        graph->setPen(QPen(QColor(60, 60, 60), 1, Qt::DashLine));
+        const double factor = busBandwidthFactor(fit.op, fit.ranks);
+        for (double bytes = 1e3; bytes <= 1.7e10; bytes *= 2) {
+            const double t = fit.alpha_s + bytes * factor / (fit.busbw_GBps * 1e9);
+            graph->addData(bytes, factor * bytes / t / 1e9);
+        }
+    }
     queueReplot();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "measurement.h"
 #include "planevaluator.h"
 
 #include <QStringList>
@@ -71,13 +72,29 @@ public:
     void setResults(const PlanResults& results);
 };
 
-/// Plot 2: collective bus bandwidth against message size, per tier (log-log).
+/// Plot 2: collective bus bandwidth against message size, per tier (log-log), with the
+/// measured curves beside the assumed ones once a measurement is loaded.
 class BandwidthPlot : public PlotView
 {
     Q_OBJECT
 public:
     explicit BandwidthPlot(QWidget* parent = nullptr);
     void setResults(const PlanResults& results);
+    void setMeasured(const std::vector<AlphaBetaFit>& fits);
+
+private:
+    std::vector<AlphaBetaFit> m_measured;
+};
+
+/// Measured bus bandwidth as points arrive, with each series' fitted alpha-beta curve.
+class MeasuredPlot : public PlotView
+{
+    Q_OBJECT
+public:
+    explicit MeasuredPlot(QWidget* parent = nullptr);
+    void clear();
+    void addPoint(const MeasuredPoint& point);
+    void setFits(const std::vector<AlphaBetaFit>& fits);
 };
 
 /// Plot 3: step time and DP sync time against GPU count.

@@ -1,5 +1,6 @@
 // paraplan: the planner window. Usage: paraplan [PLAN.json] [--screenshot FILE.png --size WxH]
 #include "mainwindow.h"
+#include "measurepanel.h"
 #include "paraplan_version.h"
 
 #include <QApplication>
@@ -21,8 +22,11 @@ int main(int argc, char** argv)
     parser.addPositionalArgument("plan", "A plan file to open (JSON).");
     QCommandLineOption screenshot("screenshot", "Save a PNG of the window and quit.", "file");
     QCommandLineOption size("size", "Window size for --screenshot, e.g. 1280x800.", "WxH");
-    QCommandLineOption tab("tab", "Tab to show for --screenshot (0-4).", "index");
-    parser.addOptions({screenshot, size, tab});
+    QCommandLineOption tab("tab", "Tab to show for --screenshot.", "index");
+    QCommandLineOption measurements("import-measurements",
+                                    "Import a probe run or nccl-tests log into the Measure tab.",
+                                    "file");
+    parser.addOptions({screenshot, size, tab, measurements});
     parser.process(app);
 
     paraplan::ui::MainWindow window(!parser.isSet(screenshot));
@@ -31,6 +35,11 @@ int main(int argc, char** argv)
     const QStringList files = parser.positionalArguments();
     if (!files.isEmpty())
         window.openFile(files.front());
+    if (parser.isSet(measurements)) {
+        QString error;
+        if (!window.measurePanel()->importFile(parser.value(measurements), &error))
+            qWarning("%s", qPrintable(error));
+    }
     if (parser.isSet(size)) {
         const QStringList parts = parser.value(size).split('x');
         if (parts.size() == 2)

@@ -1,0 +1,157 @@
+// The probe's process from the app: a fake probe drives success, crash, hang, garbage and
+// cancel through the same runner and parser the live run uses; the real probe's no-GPU path
+// is asserted where it was built.
+#include "clusterio.h"
+#include "measurementrunner.h"
+#include "measurepanel.h"
+#include "plots.h"
+#include "testdata.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+void useProbe(const QString& script)
+{
+    qputenv("PARAPLAN_PROBE", test::dataPath("fakeprobe/" + script).toUtf8());
+}
+
+} // namespace
+
+class TestMeasureRunner : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void success()
+    {
+        useProbe("success.sh");
+        MeasurementRunner runner;
+        QSignalSpy finished(&runner, &MeasurementRunner::finished);
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        QSignalSpy results(&runner, &MeasurementRunner::resultAvailable);
+        QSignalSpy progress(&runner, &MeasurementRunner::progressChanged);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(results.count(), 42);
+        QVERIFY(progress.count() >= 40);
+        QCOMPARE(runner.run().copies.size(), size_t(25));
+        QVERIFY(runner.run().complete);
+    }
+
+    void crashKeepsTheValidResults()
+    {
+        useProbe("crash.sh");
+        MeasurementRunner runner;
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains("crashed"), qPrintable(message));
+        QVERIFY2(message.contains("valid result"), qPrintable(message));
+        QVERIFY(!runner.run().copies.empty());
+    }
+
+    void hangIsStopped()
+    {
+        useProbe("hang.sh");
+        MeasurementRunner runner;
+        runner.setSilenceTimeout(800);
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains("hung"), qPrintable(message));
+        QCOMPARE(runner.run().points.size(), size_t(1));
+        QVERIFY(!runner.isRunning());
+    }
+
+    void garbageIsReportedAndResultsSurvive()
+    {
+        useProbe("garbage.sh");
+        MeasurementRunner runner;
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        QSignalSpy warnings(&runner, &MeasurementRunner::warningReported);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(failed.front().front().toString().contains("without its closing line"));
+        QCOMPARE(runner.run().points.size(), size_t(2));
+        QVERIFY(warnings.count() >= 3);
+    }
+
+    void cancelStopsTheRun()
+    {
+        useProbe("slow.sh");
+        MeasurementRunner runner;
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        QSignalSpy results(&runner, &MeasurementRunner::resultAvailable);
+        runner.start();
+        QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 3, 20000);
+        runner.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(failed.front().front().toString().contains("cancelled"));
+        QVERIFY(runner.run().points.size() >= 3);
+        QVERIFY(runner.run().points.size() < 600);
+    }
+
+    void missingProbeIsNamed()
+    {
+        qputenv("PARAPLAN_PROBE", "/nonexistent/paraplan-probe");
+        MeasurementRunner runner;
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        runner.start();
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.front().front().toString().contains("/nonexistent/paraplan-probe"));
+    }
+
+    void realProbeWithoutAGpu()
+    {
+        const QString probe = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-probe";
+        if (!QFile::exists(probe))
+            QSKIP("paraplan-probe was not built (no CUDA toolkit or NCCL)");
+        qputenv("PARAPLAN_PROBE", probe.toUtf8());
+        MeasurementRunner runner;
+        QSignalSpy finished(&runner, &MeasurementRunner::finished);
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        runner.start({"--list"});
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 60000);
+        if (finished.count() == 1)
+            QSKIP("this machine has a GPU: the no-GPU path is not exercised here");
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains("no GPU is visible"), qPrintable(message));
+        QCOMPARE(runner.run().error_code, 3);
+    }
+
+    void panelFitsAndProposes()
+    {
+        useProbe("success.sh");
+        MeasurePanel panel;
+        ClusterOptions options;
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY(clusterFromPreset("dgx-h200", options, &cluster, &error));
+        panel.setCluster(cluster);
+        QSignalSpy available(&panel, &MeasurePanel::runAvailable);
+        QSignalSpy apply(&panel, &MeasurePanel::applyRequested);
+        panel.runner()->start();
+        QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 20000);
+        QCOMPARE(panel.fits().size(), size_t(3));
+        QVERIFY(panel.plot()->seriesNames().size() >= 3);
+        QCOMPARE(panel.proposals().size(), size_t(1));
+        QVERIFY(panel.statusText().contains("Host to device 52"));
+        panel.applySelected();
+        QCOMPARE(apply.count(), 1);
+        QString message;
+        QVERIFY(!panel.importFile(test::dataPath("measurements/nope.log"), &message));
+        QVERIFY(panel.importFile(test::dataPath("measurements/all_reduce_4nodes.log"), &message));
+        QCOMPARE(panel.fits().front().hosts, 4);
+    }
+};
+
+QTEST_MAIN(TestMeasureRunner)
+#include "tst_measurerunner.moc"

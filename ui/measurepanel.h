@@ -1,0 +1,68 @@
+#pragma once
+
+#include "measurement.h"
+
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QListWidget;
+class QStandardItemModel;
+class QTableView;
+
+namespace paraplan::ui {
+
+class MeasurementRunner;
+class MeasuredPlot;
+
+/// "Measure this machine": runs the probe (or imports a log), shows results live, fits them,
+/// and offers the assumed figures the run can replace.
+class MeasurePanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit MeasurePanel(QWidget* parent = nullptr);
+
+    MeasurementRunner* runner() const { return m_runner; }
+    MeasuredPlot* plot() const { return m_plot; }
+    /// The cluster whose assumed figures a run can replace.
+    void setCluster(const ClusterSpec& cluster);
+    /// Loads a probe run, an nccl-tests log or its JSON, as a finished run.
+    bool importFile(const QString& path, QString* error);
+    const MeasurementRun& run() const { return m_run; }
+    const std::vector<AlphaBetaFit>& fits() const { return m_fits; }
+    const std::vector<MeasuredFigure>& proposals() const { return m_proposals; }
+    QString statusText() const;
+    /// Applies the proposals whose boxes are ticked (all by default).
+    void applySelected();
+    void revertApplied();
+
+signals:
+    void applyRequested(const std::vector<paraplan::MeasuredFigure>& figures);
+    void revertRequested(const std::vector<paraplan::MeasuredFigure>& figures);
+    void runAvailable(const paraplan::MeasurementRun& run,
+                      const std::vector<paraplan::AlphaBetaFit>& fits);
+
+private:
+    void showRun(const MeasurementRun& run, bool complete, const QString& message);
+    void refreshProposals();
+
+    MeasurementRunner* m_runner;
+    MeasuredPlot* m_plot;
+    QPushButton* m_measure;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    QStandardItemModel* m_fitModel;
+    QTableView* m_fitTable;
+    QListWidget* m_proposalList;
+    ClusterSpec m_cluster;
+    MeasurementRun m_run;
+    std::vector<AlphaBetaFit> m_fits;
+    std::vector<MeasuredFigure> m_proposals;
+    std::vector<MeasuredFigure> m_applied;
+};
+
+} // namespace paraplan::ui
