@@ -3,11 +3,13 @@
 #include "clusterio.h"
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
+#include "derivationhtml.h"
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "modelio.h"
 #include "planio.h"
 #include "plots.h"
+#include "reportwriter.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
 #include "topologyeditor.h"
@@ -34,6 +36,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -53,44 +56,6 @@ namespace {
 QString html(const std::string& text)
 {
     return QString::fromStdString(text).toHtmlEscaped();
-}
-
-// A derivation as HTML, one anchor per step so that a headline figure can link to it.
-QString derivationHtml(const Derivation& d)
-{
-    QString out = "<h2>" + html(d.title) + "</h2>";
-    if (!d.inputs.empty()) {
-        out += "<h3>Inputs</h3><ul>";
-        for (const std::string& input : d.inputs)
-            out += "<li>" + html(input) + "</li>";
-        out += "</ul>";
-    }
-    out += "<h3>Derivation</h3><table cellspacing='0' cellpadding='4'>";
-    int number = 1;
-    for (const DerivationStep& step : d.steps) {
-        QString anchor = QString::fromStdString(step.label).toLower();
-        anchor.replace(QRegularExpression("[^a-z0-9]+"), "-");
-        out += QString("<tr><td valign='top'><a name='%1'></a><b>%2.</b></td><td><b>%3</b><br>")
-                   .arg(anchor)
-                   .arg(number++)
-                   .arg(html(step.label));
-        if (!step.formula.empty())
-            out += "<code>" + html(step.formula) + "</code><br>";
-        if (!step.substitution.empty())
-            out += "= " + html(step.substitution) + "<br>";
-        out += "= <b>" + html(step.result) + "</b>";
-        if (!step.source.empty())
-            out += "<br><span style='color:#666'>[" + html(step.source) + "]</span>";
-        out += "</td></tr>";
-    }
-    out += "</table>";
-    if (!d.notes.empty()) {
-        out += "<h3>Notes</h3><ul>";
-        for (const std::string& note : d.notes)
-            out += "<li>" + html(note) + "</li>";
-        out += "</ul>";
-    }
-    return out;
 }
 
 QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
@@ -311,6 +276,21 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Import model config.json..."), this, &MainWindow::importModel);
     file->addAction(tr("Open cluster file..."), this, &MainWindow::openCluster);
+    file->addSeparator();
+    file->addAction(tr("&Export report (PDF)..."), QKeySequence(tr("Ctrl+E")), this, [this] {
+        const QString base = QFileInfo(m_document->path()).completeBaseName();
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export report"), (base.isEmpty() ? QString("plan") : base) + ".pdf",
+            tr("PDF, A4 (*.pdf);;PDF, US Letter (*.pdf)"), &m_reportFilter);
+        if (!path.isEmpty())
+            exportReport(path, m_reportFilter.contains("Letter"));
+    });
+    file->addAction(tr("Export tables (CSV)..."), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export tables"), "plan.csv", tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportTablesCsv(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -582,6 +562,49 @@ bool MainWindow::openFile(const QString& path)
     }
     addRecent(path);
     QFile::remove(recoveryPath());
+    return true;
+}
+
+bool MainWindow::exportReport(const QString& path, bool letter)
+{
+    const auto latest = m_evaluator->latest();
+    if (!latest) {
+        reportError(tr("Cannot export report"),
+                    tr("The plan has no results yet; fix the issues shown first."));
+        return false;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    ReportOptions options;
+    options.paper = letter ? QPageSize::Letter : QPageSize::A4;
+    QString error;
+    int pages = 0;
+    const bool ok = ReportWriter::writePdf(*latest, path, options, &error, &pages);
+    QApplication::restoreOverrideCursor();
+    if (!ok) {
+        reportError(tr("Cannot export report"), error);
+        return false;
+    }
+    m_status->setText(tr("Report written to %1 (%2 pages)").arg(path).arg(pages));
+    return true;
+}
+
+bool MainWindow::exportTablesCsv(const QString& path)
+{
+    const auto latest = m_evaluator->latest();
+    if (!latest) {
+        reportError(tr("Cannot export tables"),
+                    tr("The plan has no results yet; fix the issues shown first."));
+        return false;
+    }
+    const QString text = "# collectives\n" + ReportWriter::collectivesCsv(latest->cost) +
+                         "\n# memory per stage\n" + ReportWriter::memoryCsv(latest->cost);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
+        reportError(tr("Cannot export tables"),
+                    tr("%1 was not written: %2").arg(path, file.errorString()));
+        return false;
+    }
+    m_status->setText(tr("Tables written to %1").arg(path));
     return true;
 }
 

@@ -58,6 +58,10 @@ public:
 
     bool openFile(const QString& path);
     bool saveTo(const QString& path);
+    /// The plan report as PDF (the same one `paraplan-cli report` writes).
+    bool exportReport(const QString& path, bool letter = false);
+    /// The collectives and memory-per-stage tables as CSV.
+    bool exportTablesCsv(const QString& path);
     /// Where the recovery copy of unsaved work lives.
     static QString recoveryPath();
     /// Offers a recovery copy left by a session that did not end cleanly.
@@ -104,6 +108,7 @@ private:
     InputPanel* m_inputs;
     QLabel* m_headline;
     QLabel* m_status;
+    QString m_reportFilter;
     QTabWidget* m_tabs;
     BreakdownPlot* m_breakdown;
     MemoryPlot* m_memoryPlot;

@@ -56,6 +56,10 @@ Commands
   evaluate PLAN     What one training step of a plan costs: breakdown, collectives,
                     memory per pipeline stage, MFU, tokens/s, time and cost to train.
   walkthrough PLAN  The same as a worked derivation, figure by figure.
+  report PLAN -o FILE.pdf [--paper a4|letter]
+                    The plan report as PDF: headline figures, cluster, step breakdown,
+                    collectives, memory per stage, bandwidth plots, derivation, sources.
+                    --csv writes its collectives and memory tables as CSV instead.
   validate [FILE]   The engine against published measurements (Korthikanti et al. 2022).
   import-measurements FILE
                     Read a probe run (JSON Lines), an nccl-tests log or its -J JSON: points,

@@ -1,0 +1,253 @@
+// The plan report: a PDF laid out from the same results the window shows, on A4 and Letter,
+// its text read back with pdftotext (poppler-utils) to check sections and headline figures;
+// CSV tables; the CLI's report command and the window's File > Export report.
+#include "mainwindow.h"
+#include "planevaluator.h"
+#include "planio.h"
+#include "reportwriter.h"
+#include "units.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLocale>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <sstream>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+QString examplePath(const char* name)
+{
+    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/") + name;
+}
+
+std::shared_ptr<const PlanResults> evaluateExample(const char* name)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!loadPlan(examplePath(name).toStdString(), &plan, &errors))
+        qFatal("cannot load %s: %s", name, errors.front().c_str());
+    PlanEvaluator evaluator;
+    evaluator.evaluate(plan);
+    return evaluator.latest();
+}
+
+// The PDF's text, one string per page, ligatures unfolded ("fi" is one glyph in DejaVu).
+QStringList pdfPages(const QString& path)
+{
+    QProcess process;
+    process.start("pdftotext", {"-layout", path, "-"});
+    if (!process.waitForFinished(30000) || process.exitCode() != 0)
+        return {};
+    QString text = QString::fromUtf8(process.readAllStandardOutput())
+                       .normalized(QString::NormalizationForm_KC);
+    QStringList pages = text.split(QChar('\f'));
+    if (!pages.isEmpty() && pages.last().trimmed().isEmpty())
+        pages.removeLast();
+    return pages;
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestReport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        m_results = evaluateExample("llama3-70b-dgx-h100.json");
+        QVERIFY(m_results);
+    }
+
+    void writesAPaginatedPdf_data()
+    {
+        QTest::addColumn<int>("paper");
+        QTest::addColumn<QByteArray>("mediaBox");
+        QTest::newRow("A4") << int(QPageSize::A4) << QByteArray("/MediaBox [0 0 595");
+        QTest::newRow("Letter") << int(QPageSize::Letter) << QByteArray("/MediaBox [0 0 612");
+    }
+    void writesAPaginatedPdf()
+    {
+        QFETCH(int, paper);
+        QFETCH(QByteArray, mediaBox);
+        const QString path = m_dir.filePath(QString("report-%1.pdf").arg(paper));
+        ReportOptions options;
+        options.paper = QPageSize::PageSizeId(paper);
+        QString error;
+        int pages = 0;
+        QVERIFY2(ReportWriter::writePdf(*m_results, path, options, &error, &pages),
+                 qPrintable(error));
+        QVERIFY(!QFile::exists(path + ".part"));
+        const QByteArray pdf = readAll(path);
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QVERIFY(pdf.contains(mediaBox));
+        // Title block, six plots, four tables, the derivation and the sources: more than a
+        // page, fewer than a dozen.
+        QVERIFY2(pages >= 4 && pages <= 12, qPrintable(QString::number(pages)));
+        QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page\r") +
+                     pdf.count("/Type /Page "),
+                 qsizetype(pages));
+    }
+
+    void textHasEverySectionAndTheHeadlineFigures()
+    {
+        if (QStandardPaths::findExecutable("pdftotext").isEmpty())
+            QSKIP("pdftotext (poppler-utils) is not installed");
+        const QString path = m_dir.filePath("text.pdf");
+        QString error;
+        int pageCount = 0;
+        QVERIFY(ReportWriter::writePdf(*m_results, path, {}, &error, &pageCount));
+        const QStringList pages = pdfPages(path);
+        QCOMPARE(pages.size(), pageCount);
+        const QString all = pages.join('\n');
+
+        // Every section, in order.
+        qsizetype from = 0;
+        for (const QString& title : ReportWriter::sectionTitles(*m_results)) {
+            const qsizetype at = all.indexOf(title, from);
+            QVERIFY2(at >= 0, qPrintable("missing or out of order: " + title));
+            from = at + title.size();
+        }
+        // The headline figures are the engine's.
+        const StepCost& cost = m_results->cost;
+        QVERIFY(all.contains(QString::fromStdString(units::formatSeconds(cost.step_time_s))));
+        const QString tokens =
+            QLocale(QLocale::English).toString(cost.metrics.tokens_per_s, 'f', 0) + " tokens/s";
+        QVERIFY2(all.contains(tokens), qPrintable(tokens));
+        QVERIFY(all.contains(QString("%1%").arg(100 * cost.metrics.mfu, 0, 'f', 1)));
+        QVERIFY(all.contains(QString::number(units::toGiB(cost.max_stage_total_bytes), 'f', 2)));
+        // Every collective's group and op appear in the collectives table.
+        for (const CollectiveCost& c : cost.collectives)
+            QVERIFY(all.contains(QString::fromStdString(c.group)));
+        // Page furniture: numbered pages with the plan's name in the header.
+        for (int i = 0; i < pages.size(); ++i) {
+            QVERIFY(pages[i].contains(QString("page %1 of %2").arg(i + 1).arg(pages.size())));
+            QVERIFY(pages[i].contains(QString::fromStdString(m_results->plan.name)));
+        }
+        // No section title is stranded at the foot of a page without its content: the text
+        // after a title on its page is more than the page's footer.
+        for (const QString& page : pages) {
+            for (const QString& title : ReportWriter::sectionTitles(*m_results)) {
+                const qsizetype at = page.indexOf(QRegularExpression(
+                    "^[ \\t]*" + title + "[ \\t]*$", QRegularExpression::MultilineOption));
+                if (at < 0)
+                    continue;
+                const QStringList after = page.mid(at).section('\n', 1).split('\n');
+                const auto content =
+                    std::count_if(after.begin(), after.end(), [](const QString& l) {
+                        return !l.trimmed().isEmpty() &&
+                               !l.contains(QRegularExpression("page \\d+ of"));
+                    });
+                QVERIFY2(content > 0, qPrintable("stranded heading: " + title));
+            }
+        }
+    }
+
+    void aFailedWriteNamesThePathAndKeepsTheOldReport()
+    {
+        QString error;
+        QVERIFY(!ReportWriter::writePdf(*m_results, "/nonexistent-dir/r.pdf", {}, &error));
+        QVERIFY2(error.contains("/nonexistent-dir/r.pdf"), qPrintable(error));
+
+        // A report being replaced stays whole when the new one cannot be written (here its
+        // temporary file is blocked by a directory of that name).
+        const QString path = m_dir.filePath("kept.pdf");
+        QVERIFY(ReportWriter::writePdf(*m_results, path, {}, &error));
+        const QByteArray first = readAll(path);
+        QVERIFY(first.startsWith("%PDF-"));
+        QVERIFY(QDir(m_dir.path()).mkdir("kept.pdf.part"));
+        error.clear();
+        QVERIFY(!ReportWriter::writePdf(*m_results, path, {}, &error));
+        QVERIFY2(error.contains("kept.pdf"), qPrintable(error));
+        QCOMPARE(readAll(path), first);
+    }
+
+    void csvTablesMatchTheCost()
+    {
+        const StepCost& cost = m_results->cost;
+        const QStringList collectives =
+            ReportWriter::collectivesCsv(cost).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(collectives.size(), qsizetype(cost.collectives.size() + 1));
+        const qsizetype columns = collectives.first().count(',');
+        for (const QString& line : collectives)
+            QCOMPARE(line.count(','), columns);
+        const QStringList memory = ReportWriter::memoryCsv(cost).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(memory.size(), qsizetype(cost.stages.size() + 1));
+    }
+
+    void cliReportCommand()
+    {
+        std::ostringstream out, err;
+        const std::string plan = examplePath("gpt3-175b-dgx-a100.json").toStdString();
+        const std::string pdf = m_dir.filePath("cli.pdf").toStdString();
+        QCOMPARE(runReportCommand({"report", plan, "-o", pdf, "--paper", "letter"}, out, err), 0);
+        QVERIFY2(QString::fromStdString(out.str()).contains("pages"), err.str().c_str());
+        QVERIFY(readAll(QString::fromStdString(pdf)).contains("/MediaBox [0 0 612"));
+
+        std::ostringstream csvOut, csvErr;
+        QCOMPARE(runReportCommand({"report", plan, "--csv"}, csvOut, csvErr), 0);
+        QVERIFY(QString::fromStdString(csvOut.str()).startsWith("# collectives\n"));
+
+        struct Case
+        {
+            std::vector<std::string> args;
+            const char* message;
+        };
+        const std::vector<Case> bad = {
+            {{"report"}, "report needs a plan"},
+            {{"report", plan}, "needs -o"},
+            {{"report", plan, "-o", pdf, "--paper", "a5"}, "--paper: use a4 or letter"},
+            {{"report", plan, "--bogus"}, "unknown or incomplete option '--bogus'"},
+            {{"report", "/nonexistent/plan.json", "-o", pdf}, "/nonexistent/plan.json"},
+        };
+        for (const Case& c : bad) {
+            std::ostringstream o, e;
+            QCOMPARE(runReportCommand(c.args, o, e), 2);
+            QVERIFY2(QString::fromStdString(e.str()).contains(c.message), e.str().c_str());
+        }
+    }
+
+    void windowExportsTheShownPlan()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QVERIFY(window.openFile(examplePath("llama3-70b-two-racks.json")));
+        QVERIFY(shown.wait(5000) || window.evaluator()->latest());
+        const QString pdf = m_dir.filePath("window.pdf");
+        QVERIFY(window.exportReport(pdf));
+        QVERIFY(readAll(pdf).startsWith("%PDF-"));
+        QVERIFY(window.statusText().contains("pages"));
+        const QString csv = m_dir.filePath("window.csv");
+        QVERIFY(window.exportTablesCsv(csv));
+        QVERIFY(readAll(csv).contains("# memory per stage"));
+        QSignalSpy errors(&window, &MainWindow::errorReported);
+        QVERIFY(!window.exportTablesCsv("/nonexistent-dir/t.csv"));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY(errors.first().first().toString().contains("/nonexistent-dir/t.csv"));
+    }
+
+private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const PlanResults> m_results;
+};
+
+QTEST_MAIN(TestReport)
+#include "tst_report.moc"

@@ -1,0 +1,12 @@
+#pragma once
+
+#include "derivation.h"
+
+#include <QString>
+
+namespace paraplan::ui {
+
+/// A derivation as HTML, one anchor per step (for the window's panel and the report).
+QString derivationHtml(const Derivation& derivation, bool withTitle = true);
+
+} // namespace paraplan::ui

@@ -1,0 +1,633 @@
+#include "reportwriter.h"
+
+#include "clusterio.h"
+#include "clusterview.h"
+#include "derivationhtml.h"
+#include "hardware.h"
+#include "paraplan_version.h"
+#include "planio.h"
+#include "plots.h"
+#include "stepwalkthrough.h"
+#include "units.h"
+
+#include <qcustomplot.h>
+
+#include <QAbstractTextDocumentLayout>
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QLocale>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QPicture>
+#include <QSaveFile>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextObjectInterface>
+#include <QTextTable>
+
+#include <cmath>
+
+namespace paraplan::ui {
+namespace {
+
+constexpr int kPictureObject = QTextFormat::UserObject + 1;
+constexpr int kPictureProperty = 1;
+constexpr int kPictureWidthProperty = 2; // share of the text width
+
+// Draws a QPicture inside the document: the plots stay vector graphics in the PDF.
+class PictureObject : public QObject, public QTextObjectInterface
+{
+    Q_OBJECT
+    Q_INTERFACES(QTextObjectInterface)
+
+public:
+    QSizeF intrinsicSize(QTextDocument* document, int, const QTextFormat& format) override
+    {
+        const QPicture picture = format.property(kPictureProperty).value<QPicture>();
+        const double share = format.property(kPictureWidthProperty).toDouble();
+        const double width = document->pageSize().width() * (share > 0 ? share : 1.0) - 4;
+        const QRect bounds = picture.boundingRect();
+        const double height = bounds.width() > 0 ? width * bounds.height() / bounds.width() : 0;
+        return {width, height};
+    }
+    void drawObject(QPainter* painter, const QRectF& rect, QTextDocument*, int,
+                    const QTextFormat& format) override
+    {
+        const QPicture picture = format.property(kPictureProperty).value<QPicture>();
+        const QRect bounds = picture.boundingRect();
+        if (bounds.isEmpty())
+            return;
+        // A plot sets its own clip while it draws, which would lift the page's: draw only
+        // on the page the layout put the object on.
+        if (painter->hasClipping() && !painter->clipBoundingRect().contains(rect.center()))
+            return;
+        painter->save();
+        painter->translate(rect.topLeft());
+        painter->scale(rect.width() / bounds.width(), rect.height() / bounds.height());
+        // Playing a picture onto a device of another resolution scales it by the ratio of
+        // the two; the rect already is in device units, so undo that.
+        const double dpi = painter->device()->logicalDpiX();
+        if (dpi > 0)
+            painter->scale(picture.logicalDpiX() / dpi, picture.logicalDpiY() / dpi);
+        painter->translate(-bounds.topLeft());
+        painter->drawPicture(0, 0, picture);
+        painter->restore();
+    }
+};
+
+QString esc(const std::string& text)
+{
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+QString seconds(double s)
+{
+    return QString::fromStdString(units::formatSeconds(s));
+}
+QString gib(double bytes)
+{
+    return QString::number(units::toGiB(bytes), 'f', 2);
+}
+// Large counts with thousands separators, whatever the machine's locale.
+QString grouped(double value)
+{
+    return QLocale(QLocale::English).toString(value, 'f', 0);
+}
+
+QPicture plotPicture(PlotView* plot, int width, int height)
+{
+    plot->resize(width, height);
+    plot->plot()->resize(width, height);
+    plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QPicture picture;
+    QCPPainter painter;
+    painter.begin(&picture);
+    plot->plot()->toPainter(&painter, width, height);
+    painter.end();
+    return picture;
+}
+
+class Builder
+{
+public:
+    explicit Builder(QTextDocument* document) : m_document(document), m_cursor(document) {}
+
+    void html(const QString& text) { m_cursor.insertHtml(text); }
+    void heading(const QString& title)
+    {
+        m_cursor.insertBlock();
+        QTextBlockFormat block;
+        block.setTopMargin(14);
+        block.setBottomMargin(6);
+        block.setPageBreakPolicy(QTextFormat::PageBreak_Auto);
+        m_cursor.setBlockFormat(block);
+        QTextCharFormat format;
+        format.setFontPointSize(14);
+        format.setFontWeight(QFont::Bold);
+        format.setForeground(QColor(11, 60, 93));
+        m_cursor.insertText(title, format);
+        m_headingBlocks << m_cursor.block().blockNumber();
+        m_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat());
+        m_titles << title;
+    }
+    void paragraph(const QString& htmlText)
+    {
+        m_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat());
+        m_cursor.insertHtml(htmlText);
+    }
+    void picture(const QPicture& picture, double share = 1.0)
+    {
+        m_cursor.insertBlock();
+        QTextCharFormat format;
+        format.setObjectType(kPictureObject);
+        format.setProperty(kPictureProperty, QVariant::fromValue(picture));
+        format.setProperty(kPictureWidthProperty, share);
+        m_cursor.insertText(QString(QChar::ObjectReplacementCharacter), format);
+    }
+    // A table whose header row repeats on every page it spans.
+    void table(const QStringList& header, const QList<QStringList>& rows,
+               const QList<int>& rightAligned = {})
+    {
+        m_cursor.insertBlock();
+        QTextTableFormat format;
+        format.setHeaderRowCount(1);
+        format.setCellPadding(3);
+        format.setCellSpacing(0);
+        format.setBorder(0.5);
+        format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
+        format.setBorderBrush(QColor(180, 180, 180));
+        format.setWidth(QTextLength(QTextLength::PercentageLength, 100));
+        QTextTable* table = m_cursor.insertTable(static_cast<int>(rows.size()) + 1,
+                                                 static_cast<int>(header.size()), format);
+        QTextCharFormat headerFormat;
+        headerFormat.setFontWeight(QFont::Bold);
+        headerFormat.setFontPointSize(8.5);
+        QTextCharFormat cellFormat;
+        cellFormat.setFontPointSize(8.5);
+        for (int c = 0; c < header.size(); ++c) {
+            QTextTableCell cell = table->cellAt(0, c);
+            QTextCharFormat background = cell.format();
+            background.setBackground(QColor(230, 236, 242));
+            cell.setFormat(background);
+            cell.firstCursorPosition().insertText(header[c], headerFormat);
+        }
+        for (int r = 0; r < rows.size(); ++r) {
+            for (int c = 0; c < header.size() && c < rows[r].size(); ++c) {
+                QTextCursor cursor = table->cellAt(r + 1, c).firstCursorPosition();
+                if (rightAligned.contains(c)) {
+                    QTextBlockFormat block = cursor.blockFormat();
+                    block.setAlignment(Qt::AlignRight);
+                    cursor.setBlockFormat(block);
+                }
+                cursor.insertText(rows[r][c], cellFormat);
+            }
+        }
+        m_cursor.movePosition(QTextCursor::End);
+    }
+    QStringList titles() const { return m_titles; }
+    /// Keeps each heading on the page of what follows it: a heading whose first content
+    /// lands on the next page starts that page instead. Repeats until the layout settles.
+    void keepHeadingsWithContent()
+    {
+        QAbstractTextDocumentLayout* layout = m_document->documentLayout();
+        const double pageHeight = m_document->pageSize().height();
+        for (int pass = 0; pass < 8; ++pass) {
+            bool moved = false;
+            for (int number : m_headingBlocks) {
+                QTextBlock heading = m_document->findBlockByNumber(number);
+                if (heading.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                    continue;
+                QTextBlock next = heading.next();
+                while (next.isValid() && next.length() <= 1)
+                    next = next.next();
+                if (!next.isValid())
+                    continue;
+                const int headingPage = int(layout->blockBoundingRect(heading).top() / pageHeight);
+                const int contentPage = int(layout->blockBoundingRect(next).bottom() / pageHeight);
+                if (contentPage > headingPage) {
+                    QTextCursor cursor(heading);
+                    QTextBlockFormat format = heading.blockFormat();
+                    format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+                    cursor.setBlockFormat(format);
+                    moved = true;
+                    break; // everything after it moved: measure again
+                }
+            }
+            if (!moved)
+                return;
+        }
+    }
+
+private:
+    QList<int> m_headingBlocks;
+    QTextDocument* m_document;
+    QTextCursor m_cursor;
+    QStringList m_titles;
+};
+
+QStringList provenanceRow(const QString& what, const Sourced& figure, const QString& unit = {})
+{
+    return {what, QString::fromStdString(units::formatNumber(figure.value, 4)) + unit,
+            originName(figure.origin), QString::fromStdString(figure.source)};
+}
+
+void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
+                 const QList<QPicture>& plots)
+{
+    const Plan& plan = r.plan;
+    const StepCost& cost = r.cost;
+    const StepMetrics& mt = cost.metrics;
+    const ParallelLayout& p = plan.parallel;
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+
+    b.html(QString("<p style='font-size:20pt; color:#0b3c5d'><b>%1</b></p>")
+               .arg(QString::fromStdString(plan.name.empty() ? "Plan report" : plan.name)
+                        .toHtmlEscaped()));
+    b.paragraph(
+        QString("<table cellpadding='2'>"
+                "<tr><td><b>Model</b></td><td>%1 (%2B parameters)</td></tr>"
+                "<tr><td><b>Cluster</b></td><td>%3: %4 GPUs (%5)</td></tr>"
+                "<tr><td><b>Layout</b></td><td>TP %6, PP %7, DP %8, CP %9, EP %10, ZeRO %11%12, "
+                "recompute %13, interleave %14; micro-batch %15, global batch %16, sequence %17, "
+                "%18</td></tr>"
+                "<tr><td><b>Date</b></td><td>%19, Paraplan %20</td></tr></table>")
+            .arg(esc(plan.model.name))
+            .arg(countParameters(plan.model).total / 1e9, 0, 'f', 1)
+            .arg(esc(plan.cluster.name))
+            .arg(plan.cluster.totalGpus())
+            .arg(gpu ? esc(gpu->name) : QString())
+            .arg(p.tp)
+            .arg(p.pp)
+            .arg(p.dp)
+            .arg(p.cp)
+            .arg(p.ep)
+            .arg(p.zero)
+            .arg(p.sequence_parallel ? ", sequence parallel" : "")
+            .arg(recomputeName(p.recompute))
+            .arg(p.interleave)
+            .arg(p.micro_batch)
+            .arg(p.global_batch)
+            .arg(plan.training.seq_len)
+            .arg(dtypeName(plan.training.dtype))
+            .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm"))
+            .arg(PARAPLAN_VERSION));
+
+    b.heading("Headline figures");
+    QList<QStringList> headline = {
+        {"Step time", seconds(cost.step_time_s)},
+        {"Throughput", QString("%1 tokens/s").arg(grouped(mt.tokens_per_s))},
+        {"MFU / HFU",
+         QString("%1% / %2%").arg(100 * mt.mfu, 0, 'f', 1).arg(100 * mt.hfu, 0, 'f', 1)},
+        {"Memory, fullest stage", QString("%1 of %2 GiB (%3 GiB headroom)%4")
+                                      .arg(gib(cost.max_stage_total_bytes))
+                                      .arg(gib(cost.hbm_bytes))
+                                      .arg(gib(cost.hbm_bytes - cost.max_stage_total_bytes))
+                                      .arg(cost.fits ? "" : ": DOES NOT FIT")}};
+    if (mt.time_to_train_s > 0) {
+        headline.append({"Time to train", QString("%1 days for %2 B tokens (%3 GPU-hours)")
+                                              .arg(mt.time_to_train_s / 86400, 0, 'f', 1)
+                                              .arg(grouped(plan.training.train_tokens / 1e9))
+                                              .arg(grouped(mt.gpu_hours))});
+        if (mt.cost_usd > 0)
+            headline.append({"Cost", QString("$%1 at $%2 per GPU-hour")
+                                         .arg(grouped(mt.cost_usd))
+                                         .arg(plan.training.gpu_hour_usd, 0, 'f', 2)});
+    }
+    b.table({"Figure", "Value"}, headline);
+    for (const std::string& warning : cost.warnings)
+        b.paragraph("<i>Note: " + esc(warning) + ".</i>");
+
+    b.heading("Cluster and placement");
+    b.picture(cluster, 0.9);
+    b.paragraph(
+        QString("GPUs coloured by their tensor-parallel group; TP innermost in the rank "
+                "order%1.")
+            .arg(cost.tp_within_node ? ", each group inside one node" : "; TP groups span nodes"));
+
+    b.heading("Step time");
+    b.picture(plots[0], 0.95);
+    const StepBreakdown& s = cost.breakdown;
+    QList<QStringList> parts;
+    for (const auto& [name, value] :
+         std::vector<std::pair<QString, double>>{{"compute", s.compute_s},
+                                                 {"recompute", s.recompute_s},
+                                                 {"pipeline bubble", s.bubble_s},
+                                                 {"TP communication, exposed", s.tp_comm_exposed_s},
+                                                 {"CP communication, exposed", s.cp_comm_exposed_s},
+                                                 {"EP communication, exposed", s.ep_comm_exposed_s},
+                                                 {"PP communication, exposed", s.pp_comm_exposed_s},
+                                                 {"DP communication, exposed", s.dp_comm_exposed_s},
+                                                 {"optimizer step", s.optimizer_s}}) {
+        if (value > 0)
+            parts.append({name, seconds(value),
+                          QString("%1%").arg(100 * value / cost.step_time_s, 0, 'f', 1)});
+    }
+    b.table({"Component", "Time per step", "Share"}, parts, {1, 2});
+
+    b.heading("Collectives");
+    QList<QStringList> collectives;
+    for (const CollectiveCost& c : cost.collectives)
+        collectives.append({QString(c.group).toUpper(), collectiveOpName(c.call.op),
+                            QString::fromStdString(units::formatBytes(c.call.bytes)),
+                            QString::number(c.call.ranks), tierName(c.call.bottleneck),
+                            seconds(c.call.time_s),
+                            QString::fromStdString(units::formatNumber(c.calls_per_step, 4)),
+                            seconds(c.total_s), seconds(c.exposed_s)});
+    b.table({"Group", "Op", "Bytes (S)", "Ranks", "Tier", "Each", "Calls", "Total", "Exposed"},
+            collectives, {2, 3, 5, 6, 7, 8});
+
+    b.heading("Memory per pipeline stage");
+    b.picture(plots[1], 0.95);
+    QList<QStringList> stages;
+    for (const StageCost& st : cost.stages)
+        stages.append({QString::number(st.stage), QString::number(st.layers), gib(st.weights_bytes),
+                       gib(st.grads_bytes), gib(st.optimizer_bytes), gib(st.activations_bytes),
+                       gib(st.buffers_bytes), gib(st.total_bytes), st.fits ? "yes" : "no"});
+    b.table({"Stage", "Layers", "Weights", "Gradients", "Optimizer", "Activations", "Buffers",
+             "Total (GiB)", "Fits"},
+            stages, {0, 1, 2, 3, 4, 5, 6, 7});
+
+    b.heading("Bandwidth cliffs");
+    for (int i = 2; i < plots.size(); ++i)
+        b.picture(plots[i], 0.85);
+
+    b.heading("Worked derivation");
+    b.paragraph(derivationHtml(derivePlan(plan, cost), false));
+
+    b.heading("Assumptions and provenance");
+    QList<QStringList> rows;
+    rows.append({"Model " + QString::fromStdString(plan.model.name), "", "preset or import",
+                 QString::fromStdString(plan.model.source)});
+    if (gpu) {
+        rows.append({"GPU " + QString::fromStdString(gpu->name),
+                     QString("%1 TFLOP/s %2")
+                         .arg(gpu->peakTflops(plan.training.dtype))
+                         .arg(dtypeName(plan.training.dtype)),
+                     "preset", QString::fromStdString(gpu->source)});
+        rows.append(provenanceRow("GPU HBM achievable fraction", gpu->hbm_achievable_fraction));
+    }
+    const NodeSpec& n = plan.cluster.node;
+    rows.append({"Cluster " + QString::fromStdString(plan.cluster.name), "", "preset or file",
+                 QString::fromStdString(plan.cluster.source)});
+    if (!plan.cluster.is_torus) {
+        if (n.fabric != NodeFabric::PCIe)
+            rows.append(
+                provenanceRow("NVLink per link, per direction", n.nvlink_link_GBps, " GB/s"));
+        rows.append(provenanceRow("PCIe per GPU, per direction", n.pcie_GBps, " GB/s"));
+        rows.append(provenanceRow("NIC per port, per direction", n.nic_GBps, " GB/s"));
+        rows.append(provenanceRow("NVLink ring efficiency", n.nvlink_ring_efficiency));
+        if (n.in_switch_reduction)
+            rows.append(provenanceRow("NVLS efficiency", n.nvls_efficiency));
+        rows.append(provenanceRow("PCIe efficiency", n.pcie_efficiency));
+        rows.append(provenanceRow("NIC efficiency", n.nic_efficiency));
+        rows.append(provenanceRow("Spine oversubscription",
+                                  plan.cluster.network.spine_oversubscription, ":1"));
+    } else {
+        rows.append(
+            provenanceRow("ICI per link, per direction", plan.cluster.torus.link_GBps, " GB/s"));
+        rows.append(provenanceRow("ICI efficiency", plan.cluster.torus.efficiency));
+        rows.append(provenanceRow("ICI hop latency", plan.cluster.torus.hop_latency_us, " us"));
+    }
+    const EngineFigures& f = plan.figures;
+    rows.append(provenanceRow("GEMM ceiling (of dense peak)", f.gemm_peak_fraction));
+    rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
+    if (plan.training.flash_attention)
+        rows.append(provenanceRow("FlashAttention share of peak", f.attention_fraction));
+    rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
+    rows.append(
+        provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
+    rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
+    for (const PlanMeasurement& m : plan.measured)
+        rows.append({QString::fromStdString(m.figure) + " (measured)",
+                     QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),
+                     "measurement", QString::fromStdString(m.run + "; " + m.why)});
+    b.table({"Figure", "Value", "Origin", "Source"}, rows);
+    b.paragraph(
+        "<b>What the model does not cover.</b> Communication that overlaps GEMMs inside a "
+        "layer (TP overlap), stragglers and jitter between ranks, expert load imbalance "
+        "(routing is taken as balanced), failures and restarts, data loading and checkpoints, "
+        "CPU launch overhead, memory fragmentation and the CUDA/NCCL runtime's own memory, "
+        "gradient compression, offloading, and clusters whose nodes differ.");
+}
+
+} // namespace
+
+QStringList ReportWriter::sectionTitles(const PlanResults&)
+{
+    return {"Headline figures",  "Cluster and placement",     "Step time",
+            "Collectives",       "Memory per pipeline stage", "Bandwidth cliffs",
+            "Worked derivation", "Assumptions and provenance"};
+}
+
+bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
+                            const ReportOptions& options, QString* error, int* pages)
+{
+    // The same plots the window shows, drawn once more into vector pictures.
+    BreakdownPlot breakdown;
+    MemoryPlot memory;
+    TpSweepPlot tp;
+    BandwidthPlot bandwidth;
+    ScalingPlot scaling;
+    WhatIfPlot whatIf;
+    breakdown.setResults(results);
+    memory.setResults(results);
+    tp.setResults(results);
+    bandwidth.setResults(results);
+    scaling.setResults(results);
+    whatIf.setResults(results);
+    const QList<QPicture> plots = {
+        plotPicture(&breakdown, 760, 300), plotPicture(&memory, 760, 360),
+        plotPicture(&tp, 700, 380),        plotPicture(&bandwidth, 700, 400),
+        plotPicture(&scaling, 700, 380),   plotPicture(&whatIf, 700, 340)};
+    ClusterView clusterView;
+    auto shared = std::make_shared<PlanResults>(results);
+    clusterView.setResults(shared);
+    clusterView.resize(760, 420);
+    QPicture clusterPicture;
+    {
+        QPainter painter(&clusterPicture);
+        clusterView.render(&painter);
+    }
+
+    const QString partial = path + ".part";
+    QPdfWriter writer(partial);
+    writer.setPageSize(QPageSize(options.paper));
+    writer.setPageMargins(QMarginsF(16, 20, 16, 20), QPageLayout::Millimeter);
+    writer.setResolution(300);
+    writer.setTitle(
+        QString::fromStdString(results.plan.name.empty() ? "Paraplan report" : results.plan.name));
+    writer.setCreator(QString("Paraplan %1").arg(PARAPLAN_VERSION));
+    const QRect page = writer.pageLayout().paintRectPixels(writer.resolution());
+
+    QTextDocument document;
+    document.documentLayout()->setPaintDevice(&writer);
+    QFont font("DejaVu Sans", 9);
+    document.setDefaultFont(font);
+    document.setDocumentMargin(0);
+    const double footer = 60;
+    document.setPageSize(QSizeF(page.width(), page.height() - 2 * footer));
+    auto* handler = new PictureObject;
+    handler->setParent(&document);
+    document.documentLayout()->registerHandler(kPictureObject, handler);
+    Builder builder(&document);
+    buildReport(builder, results, clusterPicture, plots);
+    builder.keepHeadingsWithContent();
+
+    QPainter painter;
+    if (!painter.begin(&writer)) {
+        *error = "cannot write " + path;
+        return false;
+    }
+    const int count = document.pageCount();
+    const QString title =
+        QString::fromStdString(results.plan.name.empty() ? "Plan report" : results.plan.name);
+    QFont small("DejaVu Sans", 7);
+    for (int i = 0; i < count; ++i) {
+        if (i > 0)
+            writer.newPage();
+        painter.setFont(small);
+        painter.setPen(QColor(110, 110, 110));
+        painter.drawText(QRectF(0, 0, page.width(), footer - 10), Qt::AlignLeft | Qt::AlignBottom,
+                         title);
+        painter.drawText(QRectF(0, 0, page.width(), footer - 10), Qt::AlignRight | Qt::AlignBottom,
+                         "Paraplan plan report");
+        painter.drawLine(QPointF(0, footer - 4), QPointF(page.width(), footer - 4));
+        painter.drawText(QRectF(0, page.height() - footer + 10, page.width(), footer - 10),
+                         Qt::AlignRight | Qt::AlignTop,
+                         QString("page %1 of %2").arg(i + 1).arg(count));
+        painter.drawText(QRectF(0, page.height() - footer + 10, page.width(), footer - 10),
+                         Qt::AlignLeft | Qt::AlignTop,
+                         QString("Paraplan %1, %2")
+                             .arg(PARAPLAN_VERSION)
+                             .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd")));
+        painter.save();
+        painter.translate(0, footer - i * document.pageSize().height());
+        QAbstractTextDocumentLayout::PaintContext context;
+        context.clip =
+            QRectF(0, i * document.pageSize().height(), page.width(), document.pageSize().height());
+        painter.setClipRect(context.clip);
+        document.documentLayout()->draw(&painter, context);
+        painter.restore();
+    }
+    painter.end();
+    // Written aside, then moved into place: an old report stays intact until the new one is.
+    QFile::remove(path);
+    if (!QFile::rename(partial, path)) {
+        *error = "cannot move the report into " + path;
+        QFile::remove(partial);
+        return false;
+    }
+    if (pages)
+        *pages = count;
+    return true;
+}
+
+QString ReportWriter::collectivesCsv(const StepCost& cost)
+{
+    QString csv = "group,op,bytes,ranks,tier,time_each_s,calls_per_step,total_s,exposed_s,"
+                  "algbw_GBps,busbw_GBps\n";
+    for (const CollectiveCost& c : cost.collectives)
+        csv += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11\n")
+                   .arg(c.group, collectiveOpName(c.call.op))
+                   .arg(c.call.bytes, 0, 'g', 12)
+                   .arg(c.call.ranks)
+                   .arg(tierName(c.call.bottleneck))
+                   .arg(c.call.time_s, 0, 'g', 8)
+                   .arg(c.calls_per_step, 0, 'g', 8)
+                   .arg(c.total_s, 0, 'g', 8)
+                   .arg(c.exposed_s, 0, 'g', 8)
+                   .arg(units::toGBps(c.call.algbw_Bps), 0, 'g', 8)
+                   .arg(units::toGBps(c.call.busbw_Bps), 0, 'g', 8);
+    return csv;
+}
+
+QString ReportWriter::memoryCsv(const StepCost& cost)
+{
+    QString csv = "stage,layers,weights_bytes,grads_bytes,optimizer_bytes,activations_bytes,"
+                  "buffers_bytes,total_bytes,fits\n";
+    for (const StageCost& st : cost.stages)
+        csv += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
+                   .arg(st.stage)
+                   .arg(st.layers)
+                   .arg(st.weights_bytes, 0, 'f', 0)
+                   .arg(st.grads_bytes, 0, 'f', 0)
+                   .arg(st.optimizer_bytes, 0, 'f', 0)
+                   .arg(st.activations_bytes, 0, 'f', 0)
+                   .arg(st.buffers_bytes, 0, 'f', 0)
+                   .arg(st.total_bytes, 0, 'f', 0)
+                   .arg(st.fits ? "yes" : "no");
+    return csv;
+}
+
+int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    auto usage = [&](const std::string& message) {
+        err << "error: " << message << "\n";
+        return 2;
+    };
+    if (args.size() < 2 || args[1].rfind("-", 0) == 0)
+        return usage("report needs a plan: paraplan-cli report PLAN.json -o plan.pdf "
+                     "[--paper a4|letter] [--csv]");
+    QString output;
+    QPageSize::PageSizeId paper = QPageSize::A4;
+    bool csv = false;
+    for (size_t i = 2; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-o" && i + 1 < args.size())
+            output = QString::fromStdString(args[++i]);
+        else if (a == "--paper" && i + 1 < args.size()) {
+            const std::string value = args[++i];
+            if (value == "a4")
+                paper = QPageSize::A4;
+            else if (value == "letter")
+                paper = QPageSize::Letter;
+            else
+                return usage("--paper: use a4 or letter (got '" + value + "')");
+        } else if (a == "--csv")
+            csv = true;
+        else
+            return usage("unknown or incomplete option '" + a + "' (see 'paraplan-cli help')");
+    }
+    if (!csv && output.isEmpty())
+        return usage("report needs -o FILE.pdf (or --csv for the tables as CSV)");
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!loadPlan(args[1], &plan, &errors))
+        return usage(args[1] + ": " + errors.front());
+    PlanEvaluator evaluator;
+    std::vector<PlanIssue> issues;
+    QObject::connect(&evaluator, &PlanEvaluator::planRejected,
+                     [&](const std::vector<PlanIssue>& rejected) { issues = rejected; });
+    evaluator.evaluate(plan);
+    const auto results = evaluator.latest();
+    if (!results)
+        return usage("plan rejected: " + (issues.empty() ? std::string("invalid")
+                                                         : issues.front().message + " [rule " +
+                                                               issues.front().rule + "]"));
+    if (csv) {
+        const QString text = "# collectives\n" + ReportWriter::collectivesCsv(results->cost) +
+                             "\n# memory per stage\n" + ReportWriter::memoryCsv(results->cost);
+        if (output.isEmpty()) {
+            out << text.toStdString();
+            return 0;
+        }
+        QSaveFile file(output);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
+            return usage("cannot write " + output.toStdString() + ": " +
+                         file.errorString().toStdString());
+        out << "wrote " << output.toStdString() << "\n";
+        return 0;
+    }
+    ReportOptions options;
+    options.paper = paper;
+    QString error;
+    int pages = 0;
+    if (!ReportWriter::writePdf(*results, output, options, &error, &pages))
+        return usage(error.toStdString());
+    out << "wrote " << output.toStdString() << " (" << pages << " pages)\n";
+    return 0;
+}
+
+} // namespace paraplan::ui
+
+#include "reportwriter.moc"

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "planevaluator.h"
+
+#include <QPageSize>
+#include <QString>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace paraplan::ui {
+
+struct ReportOptions
+{
+    QPageSize::PageSizeId paper = QPageSize::A4;
+};
+
+/// The plan report, laid out from the same results the window shows: title block, headline
+/// figures, cluster picture, step breakdown and collectives, memory per stage, the bandwidth
+/// plots as vector graphics, the worked derivation, and every figure's source.
+class ReportWriter
+{
+public:
+    /// Writes a paginated PDF with header, footer and page numbers. Needs a QApplication
+    /// (the plots are widgets); works on the offscreen platform.
+    static bool writePdf(const PlanResults& results, const QString& path,
+                         const ReportOptions& options, QString* error, int* pages = nullptr);
+    static QString collectivesCsv(const StepCost& cost);
+    static QString memoryCsv(const StepCost& cost);
+    /// The report's section titles, in order (for tests and the table of contents).
+    static QStringList sectionTitles(const PlanResults& results);
+};
+
+/// `paraplan-cli report PLAN.json -o plan.pdf [--paper a4|letter] [--json] [--csv]`.
+int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+} // namespace paraplan::ui
