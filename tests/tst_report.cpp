@@ -9,6 +9,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 #include <QProcess>
 #include <QRegularExpression>
@@ -206,6 +209,14 @@ private slots:
         QCOMPARE(runReportCommand({"report", plan, "--csv"}, csvOut, csvErr), 0);
         QVERIFY(QString::fromStdString(csvOut.str()).startsWith("# collectives\n"));
 
+        std::ostringstream jsonOut, jsonErr;
+        const std::string jsonPath = m_dir.filePath("cli.json").toStdString();
+        QCOMPARE(runReportCommand({"report", plan, "--json", "-o", jsonPath}, jsonOut, jsonErr), 0);
+        const QJsonObject json =
+            QJsonDocument::fromJson(readAll(QString::fromStdString(jsonPath))).object();
+        QVERIFY(json["step_time_s"].toDouble() > 0);
+        QVERIFY(!json["collectives"].toArray().isEmpty());
+
         struct Case
         {
             std::vector<std::string> args;
@@ -216,6 +227,7 @@ private slots:
             {{"report", plan}, "needs -o"},
             {{"report", plan, "-o", pdf, "--paper", "a5"}, "--paper: use a4 or letter"},
             {{"report", plan, "--bogus"}, "unknown or incomplete option '--bogus'"},
+            {{"report", plan, "--json", "--csv"}, "choose one of --json and --csv"},
             {{"report", "/nonexistent/plan.json", "-o", pdf}, "/nonexistent/plan.json"},
         };
         for (const Case& c : bad) {

@@ -2,6 +2,7 @@
 
 #include "clusterio.h"
 #include "clusterview.h"
+#include "costjson.h"
 #include "derivationhtml.h"
 #include "hardware.h"
 #include "paraplan_version.h"
@@ -16,6 +17,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QLocale>
 #include <QPainter>
 #include <QPdfWriter>
@@ -567,10 +569,11 @@ int runReportCommand(const std::vector<std::string>& args, std::ostream& out, st
     };
     if (args.size() < 2 || args[1].rfind("-", 0) == 0)
         return usage("report needs a plan: paraplan-cli report PLAN.json -o plan.pdf "
-                     "[--paper a4|letter] [--csv]");
+                     "[--paper a4|letter] [--json | --csv]");
     QString output;
     QPageSize::PageSizeId paper = QPageSize::A4;
     bool csv = false;
+    bool json = false;
     for (size_t i = 2; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-o" && i + 1 < args.size())
@@ -585,11 +588,15 @@ int runReportCommand(const std::vector<std::string>& args, std::ostream& out, st
                 return usage("--paper: use a4 or letter (got '" + value + "')");
         } else if (a == "--csv")
             csv = true;
+        else if (a == "--json")
+            json = true;
         else
             return usage("unknown or incomplete option '" + a + "' (see 'paraplan-cli help')");
     }
-    if (!csv && output.isEmpty())
-        return usage("report needs -o FILE.pdf (or --csv for the tables as CSV)");
+    if (csv && json)
+        return usage("choose one of --json and --csv");
+    if (!csv && !json && output.isEmpty())
+        return usage("report needs -o FILE.pdf (or --json / --csv for its data)");
     Plan plan;
     std::vector<std::string> errors;
     if (!loadPlan(args[1], &plan, &errors))
@@ -604,9 +611,14 @@ int runReportCommand(const std::vector<std::string>& args, std::ostream& out, st
         return usage("plan rejected: " + (issues.empty() ? std::string("invalid")
                                                          : issues.front().message + " [rule " +
                                                                issues.front().rule + "]"));
-    if (csv) {
-        const QString text = "# collectives\n" + ReportWriter::collectivesCsv(results->cost) +
-                             "\n# memory per stage\n" + ReportWriter::memoryCsv(results->cost);
+    if (csv || json) {
+        // The report's data: the tables as CSV, or the whole step cost as JSON (the same
+        // object `paraplan-cli evaluate --json` prints).
+        const QString text =
+            csv ? "# collectives\n" + ReportWriter::collectivesCsv(results->cost) +
+                      "\n# memory per stage\n" + ReportWriter::memoryCsv(results->cost)
+                : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
+                                        .toJson(QJsonDocument::Indented));
         if (output.isEmpty()) {
             out << text.toStdString();
             return 0;

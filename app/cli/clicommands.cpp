@@ -4,6 +4,7 @@
 #include "clusterio.h"
 #include "collectivemodel.h"
 #include "collectivewalkthrough.h"
+#include "costjson.h"
 #include "dptraffic.h"
 #include "hardware.h"
 #include "measurement.h"
@@ -59,7 +60,7 @@ Commands
   report PLAN -o FILE.pdf [--paper a4|letter]
                     The plan report as PDF: headline figures, cluster, step breakdown,
                     collectives, memory per stage, bandwidth plots, derivation, sources.
-                    --csv writes its collectives and memory tables as CSV instead.
+                    --csv writes its tables as CSV, --json the step cost as JSON.
   validate [FILE]   The engine against published measurements (Korthikanti et al. 2022).
   import-measurements FILE
                     Read a probe run (JSON Lines), an nccl-tests log or its -J JSON: points,
@@ -336,41 +337,6 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes = true)
     return setup;
 }
 
-QJsonObject resultJson(const CollectiveResult& r)
-{
-    QJsonObject json;
-    json["op"] = collectiveOpName(r.op);
-    json["bytes"] = r.bytes;
-    json["ranks"] = r.ranks;
-    json["algorithm"] = algorithmName(r.algorithm);
-    json["protocol"] = protocolName(r.protocol);
-    json["time_s"] = r.time_s;
-    json["latency_s"] = r.latency_s;
-    json["bandwidth_time_s"] = r.bandwidth_time_s;
-    json["algbw_GBps"] = units::toGBps(r.algbw_Bps);
-    json["busbw_GBps"] = units::toGBps(r.busbw_Bps);
-    json["bytes_per_rank"] = r.wire_bytes_per_rank;
-    json["bottleneck"] = tierName(r.bottleneck);
-    json["bottleneck_GBps"] = units::toGBps(r.bottleneck_Bps);
-    json["regime"] = regimeName(r.regime);
-    json["placement"] = QJsonObject{{"gpus_per_node", r.gpus_per_node_in_group},
-                                    {"nodes", r.nodes_spanned},
-                                    {"racks", r.racks_spanned}};
-    QJsonArray phases;
-    for (int i = 0; i < r.phase_count; ++i) {
-        const CollectivePhase& p = r.phases[static_cast<size_t>(i)];
-        phases.append(QJsonObject{{"what", p.what},
-                                  {"formula", QString::fromUtf8(p.formula)},
-                                  {"tier", tierName(p.tier)},
-                                  {"ranks", p.ranks},
-                                  {"bytes_per_rank", p.wire_bytes_per_rank},
-                                  {"bandwidth_GBps", units::toGBps(p.bandwidth_Bps)},
-                                  {"time_s", p.time_s}});
-    }
-    json["phases"] = phases;
-    return json;
-}
-
 void printJson(const QJsonObject& object, std::ostream& out)
 {
     out << QJsonDocument(object).toJson(QJsonDocument::Indented).toStdString();
@@ -428,7 +394,7 @@ int commandCollective(const Args& args, std::ostream& out)
     if (!r.ok)
         throw UsageError(r.error);
     if (args.flag("--json")) {
-        printJson(resultJson(r), out);
+        printJson(collectiveResultJson(r), out);
         return kExitOk;
     }
     out << collectiveOpName(r.op) << "  " << formatBytes(r.bytes) << "  " << r.ranks
@@ -481,7 +447,7 @@ int commandSweep(const Args& args, std::ostream& out)
         if (!r.ok)
             throw UsageError(r.error);
         if (json) {
-            rows.append(resultJson(r));
+            rows.append(collectiveResultJson(r));
         } else {
             out << std::setprecision(12) << r.bytes << "," << std::setprecision(6) << r.time_s
                 << "," << units::toGBps(r.algbw_Bps) << "," << units::toGBps(r.busbw_Bps) << ","
@@ -676,69 +642,6 @@ StepCost evaluatePlan(const Plan& plan)
     return cost;
 }
 
-QJsonObject stepCostJson(const Plan& plan, const StepCost& cost)
-{
-    const StepBreakdown& b = cost.breakdown;
-    QJsonObject breakdown{{"compute", b.compute_s},
-                          {"recompute", b.recompute_s},
-                          {"bubble", b.bubble_s},
-                          {"tp_comm_exposed", b.tp_comm_exposed_s},
-                          {"cp_comm_exposed", b.cp_comm_exposed_s},
-                          {"ep_comm_exposed", b.ep_comm_exposed_s},
-                          {"pp_comm_exposed", b.pp_comm_exposed_s},
-                          {"dp_comm_exposed", b.dp_comm_exposed_s},
-                          {"optimizer", b.optimizer_s}};
-    QJsonArray stages;
-    for (const StageCost& st : cost.stages)
-        stages.append(QJsonObject{{"stage", st.stage},
-                                  {"layers", st.layers},
-                                  {"weights", st.weights_bytes},
-                                  {"grads", st.grads_bytes},
-                                  {"optimizer", st.optimizer_bytes},
-                                  {"activations", st.activations_bytes},
-                                  {"buffers", st.buffers_bytes},
-                                  {"total", st.total_bytes},
-                                  {"in_flight_microbatches", st.in_flight_microbatches},
-                                  {"fits", st.fits}});
-    QJsonArray collectives;
-    for (const CollectiveCost& c : cost.collectives) {
-        QJsonObject entry = resultJson(c.call);
-        entry["group"] = c.group;
-        entry["purpose"] = c.purpose;
-        entry["stride"] = c.stride;
-        entry["calls_per_step"] = c.calls_per_step;
-        entry["total_s"] = c.total_s;
-        entry["exposed_s"] = c.exposed_s;
-        collectives.append(entry);
-    }
-    QJsonArray warnings;
-    for (const std::string& warning : cost.warnings)
-        warnings.append(QString::fromStdString(warning));
-    const StepMetrics& mt = cost.metrics;
-    QJsonObject json{{"plan", QString::fromStdString(plan.name)},
-                     {"step_time_s", cost.step_time_s},
-                     {"tokens_per_s", mt.tokens_per_s},
-                     {"tokens_per_step", mt.tokens_per_step},
-                     {"mfu", mt.mfu},
-                     {"hfu", mt.hfu},
-                     {"model_flops_per_step", mt.model_flops_per_step},
-                     {"fits", cost.fits},
-                     {"breakdown_s", breakdown},
-                     {"memory_bytes", QJsonObject{{"stages", stages},
-                                                  {"max_stage_total", cost.max_stage_total_bytes},
-                                                  {"hbm", cost.hbm_bytes}}},
-                     {"collectives", collectives},
-                     {"microbatches", cost.microbatches},
-                     {"warnings", warnings}};
-    if (mt.time_to_train_s > 0) {
-        json["time_to_train_s"] = mt.time_to_train_s;
-        json["gpu_hours"] = mt.gpu_hours;
-        if (mt.cost_usd > 0)
-            json["cost_usd"] = mt.cost_usd;
-    }
-    return json;
-}
-
 int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
 {
     if (args.size() < 2 || args[1].rfind("--", 0) == 0)
@@ -747,7 +650,7 @@ int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
     const Plan plan = planFromFile(args[1]);
     const StepCost cost = evaluatePlan(plan);
     if (options.flag("--json")) {
-        printJson(stepCostJson(plan, cost), out);
+        printJson(stepCostToJson(plan, cost), out);
         return kExitOk;
     }
     const ParallelLayout& p = plan.parallel;
