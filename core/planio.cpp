@@ -285,6 +285,27 @@ bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* err
     return planFromJsonText(text, base, plan, errors);
 }
 
+QJsonObject parallelLayoutToJson(const ParallelLayout& p)
+{
+    static const char* kDims[4] = {"tp", "cp", "dp", "pp"};
+    QString order;
+    for (ParallelDim dim : p.rank_order)
+        order += (order.isEmpty() ? "" : "-") + QString(kDims[static_cast<int>(dim)]);
+    return QJsonObject{{"tp", p.tp},
+                       {"pp", p.pp},
+                       {"dp", p.dp},
+                       {"cp", p.cp},
+                       {"ep", p.ep},
+                       {"zero", p.zero},
+                       {"sequence_parallel", p.sequence_parallel},
+                       {"recompute", recomputeName(p.recompute)},
+                       {"interleave", p.interleave},
+                       {"micro_batch", p.micro_batch},
+                       {"global_batch", p.global_batch},
+                       {"dp_overlap", p.dp_overlap},
+                       {"rank_order", order}};
+}
+
 std::string planToJsonText(const Plan& plan)
 {
     QJsonObject root;
@@ -298,24 +319,7 @@ std::string planToJsonText(const Plan& plan)
     root["cluster"] =
         QJsonDocument::fromJson(QByteArray::fromStdString(clusterToJsonText(plan.cluster)))
             .object();
-    const ParallelLayout& p = plan.parallel;
-    static const char* kDims[4] = {"tp", "cp", "dp", "pp"};
-    QString order;
-    for (ParallelDim dim : p.rank_order)
-        order += (order.isEmpty() ? "" : "-") + QString(kDims[static_cast<int>(dim)]);
-    root["parallel"] = QJsonObject{{"tp", p.tp},
-                                   {"pp", p.pp},
-                                   {"dp", p.dp},
-                                   {"cp", p.cp},
-                                   {"ep", p.ep},
-                                   {"zero", p.zero},
-                                   {"sequence_parallel", p.sequence_parallel},
-                                   {"recompute", recomputeName(p.recompute)},
-                                   {"interleave", p.interleave},
-                                   {"micro_batch", p.micro_batch},
-                                   {"global_batch", p.global_batch},
-                                   {"dp_overlap", p.dp_overlap},
-                                   {"rank_order", order}};
+    root["parallel"] = parallelLayoutToJson(plan.parallel);
     const TrainingSettings& t = plan.training;
     QJsonObject training{{"seq_len", t.seq_len},
                          {"dtype", dtypeName(t.dtype)},

@@ -2,6 +2,8 @@
 
 #include "plan.h"
 
+#include <QJsonObject>
+
 #include <string>
 #include <vector>
 
@@ -13,6 +15,8 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
                       std::vector<std::string>* errors);
 bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors);
 
+/// A parallel layout in the plan file's "parallel" schema.
+QJsonObject parallelLayoutToJson(const ParallelLayout& layout);
 /// The plan as JSON (model and cluster written out in full, with sources).
 std::string planToJsonText(const Plan& plan);
 /// Atomic: the previous file stays intact until the new one is complete.

@@ -11,6 +11,7 @@
 #include "modelio.h"
 #include "paraplan_version.h"
 #include "planio.h"
+#include "search.h"
 #include "stepmodel.h"
 #include "stepwalkthrough.h"
 #include "topologyimport.h"
@@ -57,6 +58,11 @@ Commands
   evaluate PLAN     What one training step of a plan costs: breakdown, collectives,
                     memory per pipeline stage, MFU, tokens/s, time and cost to train.
   walkthrough PLAN  The same as a worked derivation, figure by figure.
+  search PLAN       Every valid layout of the plan's model, cluster and global batch
+                    (tp, pp, dp, cp, ep, ZeRO, sequence parallel, recompute, interleave,
+                    micro-batch), ranked: --objective step-time|time-to-train|cost|
+                    tokens-per-gpu, --top N, --threads K, --json; constraints --max-tp N,
+                    --pp-across-nodes, --min-headroom SHARE, --micro-batch N.
   report PLAN -o FILE.pdf [--paper a4|letter]
                     The plan report as PDF: headline figures, cluster, step breakdown,
                     collectives, memory per stage, bandwidth plots, derivation, sources.
@@ -642,6 +648,146 @@ StepCost evaluatePlan(const Plan& plan)
     return cost;
 }
 
+int commandSearch(const std::vector<std::string>& args, std::ostream& out)
+{
+    if (args.size() < 2 || args[1].rfind("--", 0) == 0)
+        throw UsageError("search needs a plan file: paraplan-cli search PLAN.json [--objective "
+                         "step-time|time-to-train|cost|tokens-per-gpu] [--top N] [--threads K] "
+                         "[--json]");
+    const Args options(args, 2,
+                       {"--objective", "--top", "--threads", "--max-tp", "--min-headroom",
+                        "--micro-batch", "--max-interleave", "--max-micro-batch"},
+                       {"--json", "--pp-across-nodes"});
+    const Plan plan = planFromFile(args[1]);
+    SearchOptions search;
+    if (options.has("--objective") &&
+        !searchObjectiveFromName(options.text("--objective"), &search.objective))
+        throw UsageError("--objective: use step-time, time-to-train, cost or tokens-per-gpu "
+                         "(got '" +
+                         options.text("--objective") + "')");
+    if (options.has("--top"))
+        search.top = options.integer("--top", 1, 100000);
+    if (options.has("--threads"))
+        search.threads = options.integer("--threads", 1, 256);
+    if (options.has("--max-tp"))
+        search.constraints.max_tp = options.integer("--max-tp", 1, 1 << 20);
+    if (options.has("--micro-batch"))
+        search.constraints.fixed_micro_batch = options.integer("--micro-batch", 1, 1 << 20);
+    if (options.has("--max-interleave"))
+        search.max_interleave = options.integer("--max-interleave", 1, 64);
+    if (options.has("--max-micro-batch"))
+        search.max_micro_batch = options.integer("--max-micro-batch", 1, 1 << 20);
+    if (options.has("--min-headroom")) {
+        const double headroom = options.number("--min-headroom");
+        if (!(headroom >= 0 && headroom < 1))
+            throw UsageError("--min-headroom is a share of HBM in [0, 1) (got " +
+                             options.text("--min-headroom") + ")");
+        search.constraints.min_headroom = headroom;
+    }
+    search.constraints.pp_across_nodes = options.flag("--pp-across-nodes");
+    const SearchResult result = searchPlans(plan, search);
+    if (!result.ok)
+        throw UsageError(result.error);
+
+    if (options.flag("--json")) {
+        QJsonObject rejected;
+        for (const auto& [rule, count] : result.rejected)
+            rejected[QString::fromStdString(rule)] = static_cast<double>(count);
+        QJsonObject constrained;
+        for (const auto& [rule, count] : result.constrained)
+            constrained[QString::fromStdString(rule)] = static_cast<double>(count);
+        auto candidates = [&](const std::vector<SearchCandidate>& list) {
+            QJsonArray array;
+            for (const SearchCandidate& c : list) {
+                QJsonObject entry{{"parallel", parallelLayoutToJson(c.layout)},
+                                  {"score", c.score},
+                                  {"step_time_s", c.step_time_s},
+                                  {"memory_bytes", c.memory_bytes},
+                                  {"tokens_per_s", c.tokens_per_s},
+                                  {"mfu", c.cost.metrics.mfu}};
+                if (!c.behind.empty()) {
+                    entry["behind"] = QString::fromStdString(c.behind);
+                    entry["behind_s"] = c.behind_s;
+                }
+                array.append(entry);
+            }
+            return array;
+        };
+        printJson(QJsonObject{{"plan", QString::fromStdString(plan.name)},
+                              {"objective", searchObjectiveName(search.objective)},
+                              {"space", static_cast<double>(result.space)},
+                              {"rejected", rejected},
+                              {"did_not_fit", static_cast<double>(result.did_not_fit)},
+                              {"constrained", constrained},
+                              {"scored", static_cast<double>(result.scored)},
+                              {"seconds", result.seconds},
+                              {"top", candidates(result.top)},
+                              {"pareto", candidates(result.pareto)}},
+                  out);
+        return kExitOk;
+    }
+    out << (plan.name.empty() ? args[1] : plan.name) << ": " << plan.model.name << " on "
+        << plan.cluster.totalGpus() << " GPUs, global batch " << plan.parallel.global_batch
+        << ", objective " << searchObjectiveName(search.objective) << "\n";
+    out << "  " << result.space << " layouts: " << result.scored << " scored, "
+        << result.did_not_fit << " over memory";
+    long long rejectedTotal = 0;
+    for (const auto& entry : result.rejected)
+        rejectedTotal += entry.second;
+    out << ", " << rejectedTotal << " invalid";
+    long long constrainedTotal = 0;
+    for (const auto& entry : result.constrained)
+        constrainedTotal += entry.second;
+    if (constrainedTotal > 0)
+        out << ", " << constrainedTotal << " excluded by constraints";
+    out << " (" << formatSeconds(result.seconds) << ", "
+        << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3) << " plans/s)\n";
+    if (!result.rejected.empty()) {
+        out << "  invalid by rule:";
+        for (const auto& [rule, count] : result.rejected)
+            out << " " << rule << " " << count << ";";
+        out << "\n";
+    }
+    if (!result.constrained.empty()) {
+        out << "  excluded by constraint:";
+        for (const auto& [rule, count] : result.constrained)
+            out << " " << rule << " " << count << ";";
+        out << "\n";
+    }
+    if (result.top.empty()) {
+        out << "\n  no layout fits: try more GPUs, a smaller micro-batch or full recompute\n";
+        return kExitOk;
+    }
+    out << "\n  " << std::left << std::setw(4) << "#" << std::setw(40) << "layout" << std::right
+        << std::setw(11) << "step" << std::setw(10) << "GiB/GPU" << std::setw(8) << "MFU"
+        << "  behind the best by\n";
+    for (size_t i = 0; i < result.top.size(); ++i) {
+        const SearchCandidate& c = result.top[i];
+        const ParallelLayout& p = c.layout;
+        std::string layout = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" +
+                             std::to_string(p.dp) + " cp" + std::to_string(p.cp) +
+                             (p.ep > 1 ? " ep" + std::to_string(p.ep) : "") + " z" +
+                             std::to_string(p.zero) + (p.sequence_parallel ? " sp" : "") + " " +
+                             recomputeName(p.recompute) + " v" + std::to_string(p.interleave) +
+                             " mb" + std::to_string(p.micro_batch);
+        out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(40) << layout << std::right
+            << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
+            << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
+            << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
+            << (i == 0              ? std::string("best")
+                : c.behind == "tie" ? std::string("same step time")
+                                    : c.behind + " +" + formatSeconds(c.behind_s))
+            << "\n";
+    }
+    out << "\n  Pareto front, memory per GPU against step time (" << result.pareto.size()
+        << " plans): ";
+    for (size_t i = 0; i < result.pareto.size(); ++i)
+        out << (i ? ", " : "") << formatNumber(units::toGiB(result.pareto[i].memory_bytes), 3)
+            << " GiB " << formatSeconds(result.pareto[i].step_time_s);
+    out << "\n";
+    return kExitOk;
+}
+
 int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
 {
     if (args.size() < 2 || args[1].rfind("--", 0) == 0)
@@ -1030,6 +1176,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             return commandModel(args, out);
         if (command == "evaluate")
             return commandEvaluate(args, out);
+        if (command == "search")
+            return commandSearch(args, out);
         if (command == "validate")
             return commandValidate(args, out);
         if (command == "presets")

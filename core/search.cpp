@@ -1,0 +1,327 @@
+#include "search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <tuple>
+
+namespace paraplan {
+
+const char* searchObjectiveName(SearchObjective objective)
+{
+    switch (objective) {
+    case SearchObjective::StepTime:
+        return "step-time";
+    case SearchObjective::TimeToTrain:
+        return "time-to-train";
+    case SearchObjective::Cost:
+        return "cost";
+    case SearchObjective::TokensPerGpu:
+        return "tokens-per-gpu";
+    }
+    return "?";
+}
+
+bool searchObjectiveFromName(const std::string& name, SearchObjective* objective)
+{
+    for (SearchObjective o : {SearchObjective::StepTime, SearchObjective::TimeToTrain,
+                              SearchObjective::Cost, SearchObjective::TokensPerGpu}) {
+        if (name == searchObjectiveName(o)) {
+            *objective = o;
+            return true;
+        }
+    }
+    return false;
+}
+
+namespace {
+
+std::vector<int> divisors(long long n)
+{
+    std::vector<int> out;
+    for (long long d = 1; d <= n; ++d)
+        if (n % d == 0)
+            out.push_back(static_cast<int>(d));
+    return out;
+}
+
+// The layout's fields as a tuple: the tie-break that makes rankings deterministic.
+auto key(const ParallelLayout& p)
+{
+    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
+                           static_cast<int>(p.recompute), p.interleave, p.micro_batch);
+}
+
+struct Record
+{
+    double score;
+    double step_time_s;
+    double memory_bytes;
+    double tokens_per_s;
+    size_t index; ///< into the enumeration
+};
+
+struct Tally
+{
+    std::map<std::string, long long> rejected;
+    std::map<std::string, long long> constrained;
+    long long did_not_fit = 0;
+    std::vector<Record> records;
+};
+
+struct Component
+{
+    const char* name;
+    double StepBreakdown::*field;
+};
+constexpr Component kComponents[] = {
+    {"compute", &StepBreakdown::compute_s},
+    {"recompute", &StepBreakdown::recompute_s},
+    {"pipeline bubble", &StepBreakdown::bubble_s},
+    {"exposed TP communication", &StepBreakdown::tp_comm_exposed_s},
+    {"exposed CP communication", &StepBreakdown::cp_comm_exposed_s},
+    {"exposed EP communication", &StepBreakdown::ep_comm_exposed_s},
+    {"exposed PP communication", &StepBreakdown::pp_comm_exposed_s},
+    {"exposed DP sync", &StepBreakdown::dp_comm_exposed_s},
+    {"optimizer step", &StepBreakdown::optimizer_s},
+};
+
+} // namespace
+
+double searchScore(const StepCost& cost, int gpus, SearchObjective objective)
+{
+    switch (objective) {
+    case SearchObjective::StepTime:
+        return cost.step_time_s;
+    case SearchObjective::TimeToTrain:
+        return cost.metrics.time_to_train_s;
+    case SearchObjective::Cost:
+        return cost.metrics.cost_usd;
+    case SearchObjective::TokensPerGpu:
+        return -cost.metrics.tokens_per_s / gpus;
+    }
+    return cost.step_time_s;
+}
+
+std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options)
+{
+    std::vector<ParallelLayout> layouts;
+    const long long gpus = base.cluster.totalGpus();
+    if (gpus < 1)
+        return layouts;
+    const bool moe = base.model.isMoe();
+    std::vector<int> microBatches;
+    for (int mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)
+        microBatches.push_back(mb);
+    ParallelLayout p = base.parallel;
+    for (int tp : divisors(gpus)) {
+        for (int pp : divisors(gpus / tp)) {
+            for (int cp : divisors(gpus / tp / pp)) {
+                const int dp = static_cast<int>(gpus / tp / pp / cp);
+                const std::vector<int> eps =
+                    moe ? divisors(static_cast<long long>(dp) * cp) : std::vector<int>{1};
+                for (int ep : eps) {
+                    for (int zero = 0; zero <= 3; ++zero) {
+                        for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
+                            for (Recompute rc :
+                                 {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                                const int maxInterleave =
+                                    pp > 1 ? std::max(1, options.max_interleave) : 1;
+                                for (int v = 1; v <= maxInterleave; ++v) {
+                                    for (int mb : microBatches) {
+                                        p.tp = tp;
+                                        p.pp = pp;
+                                        p.cp = cp;
+                                        p.dp = dp;
+                                        p.ep = ep;
+                                        p.zero = zero;
+                                        p.sequence_parallel = sp == 1;
+                                        p.recompute = rc;
+                                        p.interleave = v;
+                                        p.micro_batch = mb;
+                                        layouts.push_back(p);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return layouts;
+}
+
+SearchResult searchPlans(const Plan& base, const SearchOptions& options,
+                         const std::atomic<bool>* cancel,
+                         const std::function<void(double)>& progress)
+{
+    const auto started = std::chrono::steady_clock::now();
+    SearchResult result;
+    const long long gpus = base.cluster.totalGpus();
+    if (gpus < 1) {
+        result.error = "the cluster has no GPUs";
+        return result;
+    }
+    if (options.objective == SearchObjective::TimeToTrain && !(base.training.train_tokens > 0)) {
+        result.error = "time-to-train needs the plan's token budget (training.train_tokens)";
+        return result;
+    }
+    if (options.objective == SearchObjective::Cost &&
+        !(base.training.train_tokens > 0 && base.training.gpu_hour_usd > 0)) {
+        result.error = "cost needs the plan's token budget and GPU-hour price "
+                       "(training.train_tokens, training.gpu_hour_usd)";
+        return result;
+    }
+    if (options.constraints.min_headroom < 0 || options.constraints.min_headroom >= 1) {
+        result.error = "the memory headroom constraint must lie in [0, 1)";
+        return result;
+    }
+    const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
+    result.space = static_cast<long long>(layouts.size());
+    const StepEngine engine(base.cluster);
+    const int gpusPerNode = base.cluster.gpusPerNode();
+    const SearchConstraints& limits = options.constraints;
+
+    const int threads = std::max(1, std::min(options.threads, 256));
+    std::vector<Tally> tallies(static_cast<size_t>(threads));
+    std::atomic<bool> stopped{false};
+    auto work = [&](int t) {
+        Tally& tally = tallies[static_cast<size_t>(t)];
+        const size_t begin = layouts.size() * static_cast<size_t>(t) / threads;
+        const size_t end = layouts.size() * static_cast<size_t>(t + 1) / threads;
+        Plan plan = base;
+        for (size_t i = begin; i < end; ++i) {
+            if (((i - begin) & 1023) == 0) {
+                if (cancel && cancel->load(std::memory_order_relaxed)) {
+                    stopped = true;
+                    return;
+                }
+                if (t == 0 && progress)
+                    progress(double(i - begin) / std::max<size_t>(1, end - begin));
+            }
+            const ParallelLayout& p = layouts[i];
+            // Constraints on the layout alone come first; they need no evaluation.
+            if (limits.max_tp > 0 && p.tp > limits.max_tp) {
+                ++tally.constrained["max-tp"];
+                continue;
+            }
+            if (limits.fixed_micro_batch > 0 && p.micro_batch != limits.fixed_micro_batch) {
+                ++tally.constrained["micro-batch"];
+                continue;
+            }
+            if (limits.pp_across_nodes && p.pp > 1 && groupStrides(p).pp < gpusPerNode) {
+                ++tally.constrained["pp-across-nodes"];
+                continue;
+            }
+            plan.parallel = p;
+            const StepCost cost = engine.evaluate(plan);
+            if (!cost.ok) {
+                ++tally.rejected[cost.issues.empty() ? "invalid" : cost.issues.front().rule];
+                continue;
+            }
+            if (!cost.fits) {
+                ++tally.did_not_fit;
+                continue;
+            }
+            if (limits.min_headroom > 0 && cost.hbm_bytes - cost.max_stage_total_bytes <
+                                               limits.min_headroom * cost.hbm_bytes) {
+                ++tally.constrained["headroom"];
+                continue;
+            }
+            tally.records.push_back({searchScore(cost, static_cast<int>(gpus), options.objective),
+                                     cost.step_time_s, cost.max_stage_total_bytes,
+                                     cost.metrics.tokens_per_s, i});
+        }
+    };
+    if (threads == 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back(work, t);
+        for (std::thread& thread : pool)
+            thread.join();
+    }
+    result.cancelled = stopped.load();
+
+    std::vector<Record> records;
+    for (Tally& tally : tallies) {
+        for (const auto& [rule, count] : tally.rejected)
+            result.rejected[rule] += count;
+        for (const auto& [rule, count] : tally.constrained)
+            result.constrained[rule] += count;
+        result.did_not_fit += tally.did_not_fit;
+        records.insert(records.end(), tally.records.begin(), tally.records.end());
+    }
+    result.scored = static_cast<long long>(records.size());
+
+    // Rank: score, then the layout's fields, so equal scores order the same on every run.
+    auto better = [&](const Record& a, const Record& b) {
+        if (a.score != b.score)
+            return a.score < b.score;
+        return key(layouts[a.index]) < key(layouts[b.index]);
+    };
+    const size_t topCount = std::min(records.size(), static_cast<size_t>(std::max(0, options.top)));
+    std::partial_sort(records.begin(), records.begin() + static_cast<long>(topCount), records.end(),
+                      better);
+    auto candidate = [&](const Record& r) {
+        SearchCandidate c;
+        c.layout = layouts[r.index];
+        c.score = r.score;
+        c.step_time_s = r.step_time_s;
+        c.memory_bytes = r.memory_bytes;
+        c.tokens_per_s = r.tokens_per_s;
+        Plan plan = base;
+        plan.parallel = c.layout;
+        c.cost = engine.evaluate(plan);
+        return c;
+    };
+    for (size_t i = 0; i < topCount; ++i)
+        result.top.push_back(candidate(records[i]));
+    // Why each loses to the best: the breakdown component that grew the most.
+    if (!result.top.empty()) {
+        const StepBreakdown& best = result.top.front().cost.breakdown;
+        for (size_t i = 1; i < result.top.size(); ++i) {
+            SearchCandidate& c = result.top[i];
+            double worst = -std::numeric_limits<double>::infinity();
+            for (const Component& component : kComponents) {
+                const double delta = c.cost.breakdown.*component.field - best.*component.field;
+                if (delta > worst) {
+                    worst = delta;
+                    c.behind = component.name;
+                    c.behind_s = delta;
+                }
+            }
+            if (!(worst > 0)) {
+                c.behind = "tie";
+                c.behind_s = 0;
+            }
+        }
+    }
+
+    // Pareto front of memory per GPU against step time: sorted by memory, a plan joins when
+    // it is faster than every plan needing no more memory.
+    std::sort(records.begin(), records.end(), [&](const Record& a, const Record& b) {
+        if (a.memory_bytes != b.memory_bytes)
+            return a.memory_bytes < b.memory_bytes;
+        if (a.step_time_s != b.step_time_s)
+            return a.step_time_s < b.step_time_s;
+        return key(layouts[a.index]) < key(layouts[b.index]);
+    });
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const Record& r : records) {
+        if (r.step_time_s < fastest) {
+            fastest = r.step_time_s;
+            result.pareto.push_back(candidate(r));
+        }
+    }
+    result.ok = true;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+} // namespace paraplan

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "plan.h"
+#include "stepmodel.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// What the search minimises. With the cluster's GPU count and the global batch fixed,
+/// step time, time to train and tokens/s per GPU rank alike; cost differs from them only in
+/// needing a price. All are offered so that the score shown is the figure the user asked for.
+enum class SearchObjective
+{
+    StepTime,     ///< seconds per step, lower is better
+    TimeToTrain,  ///< seconds to train the plan's token budget, lower is better
+    Cost,         ///< dollars to train the token budget at the plan's GPU-hour price
+    TokensPerGpu, ///< tokens/s per GPU, higher is better
+};
+const char* searchObjectiveName(SearchObjective objective);
+bool searchObjectiveFromName(const std::string& name, SearchObjective* objective);
+
+struct SearchConstraints
+{
+    int max_tp = 0;               ///< 0: no limit
+    bool pp_across_nodes = false; ///< every pipeline stage of a group on a different node
+    double min_headroom = 0;      ///< share of HBM left free on the fullest stage, 0..1
+    int fixed_micro_batch = 0;    ///< 0: searched
+};
+
+/// The space: every tp x pp x cp x dp (x ep for mixture-of-experts models) that multiplies to
+/// the cluster's GPU count, each with ZeRO 0-3, sequence parallelism on and off (tp > 1),
+/// recompute none / selective / full, interleave 1..max_interleave (pp > 1) and micro-batch
+/// 1, 2, 4, ... up to max_micro_batch. The global batch, sequence length, dtype and model are
+/// the plan's.
+struct SearchOptions
+{
+    SearchObjective objective = SearchObjective::StepTime;
+    SearchConstraints constraints;
+    int max_interleave = 4;
+    int max_micro_batch = 16;
+    int top = 10;
+    int threads = 1;
+};
+
+struct SearchCandidate
+{
+    ParallelLayout layout;
+    double score = 0;
+    double step_time_s = 0;
+    double memory_bytes = 0; ///< fullest stage, per GPU
+    double tokens_per_s = 0;
+    StepCost cost;       ///< filled for the ranked top N and the Pareto front
+    std::string behind;  ///< the component that costs it most against the best
+    double behind_s = 0; ///< by how much (seconds per step)
+};
+
+struct SearchResult
+{
+    bool ok = false;
+    std::string error;                            ///< why the search could not run
+    long long space = 0;                          ///< layouts enumerated
+    std::map<std::string, long long> rejected;    ///< invalid, by the first rule each broke
+    long long did_not_fit = 0;                    ///< valid but over the GPU's memory
+    std::map<std::string, long long> constrained; ///< fit but excluded by a constraint
+    long long scored = 0;
+    std::vector<SearchCandidate> top;    ///< best first
+    std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
+    bool cancelled = false;
+    double seconds = 0;
+};
+
+/// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
+/// order; the search and its tests share this enumeration, not the scoring.
+std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options);
+
+/// The score of a cost under an objective (lower is better; tokens/s per GPU is negated).
+double searchScore(const StepCost& cost, int gpus, SearchObjective objective);
+
+/// Searches the space with the training-step engine. Deterministic: the same inputs give the
+/// same ranking for any thread count (ties are broken by the layout's fields). `cancel` may
+/// be set from another thread; `progress` receives the share done (from one thread).
+SearchResult searchPlans(const Plan& base, const SearchOptions& options,
+                         const std::atomic<bool>* cancel = nullptr,
+                         const std::function<void(double)>& progress = {});
+
+} // namespace paraplan
