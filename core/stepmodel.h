@@ -61,6 +61,12 @@ struct StepBreakdown
     double dp_comm_exposed_s = 0;
     double optimizer_s = 0;
 
+    /// Communication left on the critical path, all groups together.
+    double exposedCommunication() const
+    {
+        return tp_comm_exposed_s + cp_comm_exposed_s + ep_comm_exposed_s + pp_comm_exposed_s +
+               dp_comm_exposed_s;
+    }
     double total() const
     {
         return compute_s + recompute_s + bubble_s + tp_comm_exposed_s + cp_comm_exposed_s +

@@ -10,6 +10,7 @@
 #include "planio.h"
 #include "plots.h"
 #include "reportwriter.h"
+#include "searchpanel.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
 #include "topologyeditor.h"
@@ -163,6 +164,17 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_derivation->setObjectName("derivation");
     m_derivation->setOpenLinks(false);
     m_tabs->addTab(m_derivation, tr("Derivation"));
+    // The layout search and the comparison of pinned plans.
+    m_search = new SearchPanel(m_tabs);
+    m_tabs->addTab(m_search, tr("Search"));
+    connect(m_search, &SearchPanel::layoutChosen, this,
+            [this](const ParallelLayout& layout, const QString& label) {
+                m_document->edit(tr("use searched layout %1").arg(label), Field::Whole,
+                                 [layout](Plan& plan) { plan.parallel = layout; });
+                m_status->setText(tr("Loaded %1 from the search (Edit > Undo restores the "
+                                     "previous layout)")
+                                      .arg(label));
+            });
     resultsLayout->addWidget(m_tabs, 1);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -336,6 +348,7 @@ void MainWindow::scheduleEvaluation()
 
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
 {
+    m_search->setBasePlan(r->plan);
     const StepCost& cost = r->cost;
     const StepMetrics& mt = cost.metrics;
     auto link = [](const QString& anchor, const QString& text) {
@@ -576,6 +589,7 @@ bool MainWindow::exportReport(const QString& path, bool letter)
     QApplication::setOverrideCursor(Qt::WaitCursor);
     ReportOptions options;
     options.paper = letter ? QPageSize::Letter : QPageSize::A4;
+    options.comparison = m_search->pinned();
     QString error;
     int pages = 0;
     const bool ok = ReportWriter::writePdf(*latest, path, options, &error, &pages);

@@ -31,6 +31,7 @@ class ClusterView;
 class PlotView;
 class TopologyEditor;
 class MeasurePanel;
+class SearchPanel;
 
 /// The planner window: inputs on the left, the step cost, plots, cluster picture and
 /// derivations on the right; every edit recomputes once per event-loop turn.
@@ -50,6 +51,7 @@ public:
     ClusterView* clusterView() const { return m_clusterView; }
     TopologyEditor* topologyEditor() const { return m_topology; }
     MeasurePanel* measurePanel() const { return m_measure; }
+    SearchPanel* searchPanel() const { return m_search; }
     CollectivesModel* collectivesModel() const { return m_collectivesModel; }
     MemoryModel* memoryModel() const { return m_memoryModel; }
     QString headlineText() const;
@@ -128,6 +130,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;
+    SearchPanel* m_search;
     QUndoGroup* m_undoGroup;
 };
 

@@ -244,8 +244,7 @@ void BreakdownPlot::setResults(const PlanResults& results)
         double step;
         double comm;
     };
-    double exposed = b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.ep_comm_exposed_s +
-                     b.pp_comm_exposed_s + b.dp_comm_exposed_s;
+    double exposed = b.exposedCommunication();
     double total = 0;
     for (const CollectiveCost& c : results.cost.collectives)
         total += c.total_s;
@@ -679,6 +678,108 @@ void WhatIfPlot::setResults(const PlanResults& r)
     plot()->xAxis->setTickLabelRotation(r.what_if_labels.size() > 4 ? 20 : 0);
     plot()->xAxis->setRange(0.4, r.what_if_labels.size() + 0.6);
     plot()->yAxis->setRange(0, high * 1.2);
+    queueReplot();
+}
+
+} // namespace paraplan::ui
+
+namespace paraplan::ui {
+
+ParetoPlot::ParetoPlot(QWidget* parent) : PlotView(tr("Memory per GPU against step time"), parent)
+{
+    plot()->xAxis->setLabel(tr("memory per GPU, fullest stage (GiB)"));
+    plot()->yAxis->setLabel(tr("step time (s)"));
+}
+
+void ParetoPlot::setSearch(const SearchResult& result)
+{
+    clearPlottables();
+    QCPGraph* top = plot()->addGraph();
+    top->setName(tr("top candidates"));
+    top->setProperty("yUnit", "s");
+    top->setLineStyle(QCPGraph::lsNone);
+    top->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour(1), 5));
+    QCPGraph* front = plot()->addGraph();
+    front->setName(tr("Pareto front"));
+    front->setProperty("yUnit", "s");
+    front->setLineStyle(QCPGraph::lsStepLeft);
+    front->setPen(QPen(colour(0), 2));
+    front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour(0), 6));
+    QCPGraph* best = plot()->addGraph();
+    best->setName(tr("best"));
+    best->setProperty("yUnit", "s");
+    best->setLineStyle(QCPGraph::lsNone);
+    best->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QColor(230, 120, 0), 11));
+    double maxMemory = 0;
+    double maxTime = 0;
+    for (const SearchCandidate& c : result.top) {
+        top->addData(units::toGiB(c.memory_bytes), c.step_time_s);
+        maxMemory = std::max(maxMemory, units::toGiB(c.memory_bytes));
+        maxTime = std::max(maxTime, c.step_time_s);
+    }
+    for (const SearchCandidate& c : result.pareto) {
+        front->addData(units::toGiB(c.memory_bytes), c.step_time_s);
+        maxMemory = std::max(maxMemory, units::toGiB(c.memory_bytes));
+        maxTime = std::max(maxTime, c.step_time_s);
+    }
+    if (!result.top.empty())
+        best->addData(units::toGiB(result.top.front().memory_bytes),
+                      result.top.front().step_time_s);
+    plot()->xAxis->setRange(0, std::max(1.0, maxMemory * 1.1));
+    plot()->yAxis->setRange(0, std::max(1e-3, maxTime * 1.1));
+    queueReplot();
+}
+
+CompareBreakdownPlot::CompareBreakdownPlot(QWidget* parent)
+    : PlotView(tr("Pinned plans: step time by component"), parent)
+{
+    plot()->xAxis->setLabel(tr("time per step (s)"));
+}
+
+void CompareBreakdownPlot::setPlans(const QStringList& labels,
+                                    const std::vector<StepBreakdown>& breakdowns)
+{
+    clearPlottables();
+    struct Part
+    {
+        QString name;
+        double StepBreakdown::*field;
+    };
+    const Part parts[] = {{tr("compute"), &StepBreakdown::compute_s},
+                          {tr("recompute"), &StepBreakdown::recompute_s},
+                          {tr("pipeline bubble"), &StepBreakdown::bubble_s},
+                          {tr("TP comm (exposed)"), &StepBreakdown::tp_comm_exposed_s},
+                          {tr("CP comm (exposed)"), &StepBreakdown::cp_comm_exposed_s},
+                          {tr("EP comm (exposed)"), &StepBreakdown::ep_comm_exposed_s},
+                          {tr("PP comm (exposed)"), &StepBreakdown::pp_comm_exposed_s},
+                          {tr("DP comm (exposed)"), &StepBreakdown::dp_comm_exposed_s},
+                          {tr("optimizer"), &StepBreakdown::optimizer_s}};
+    QCPBars* below = nullptr;
+    int colourIndex = 0;
+    double longest = 0;
+    for (const StepBreakdown& b : breakdowns)
+        longest = std::max(longest, b.total());
+    for (const Part& part : parts) {
+        bool any = false;
+        for (const StepBreakdown& b : breakdowns)
+            any = any || b.*(part.field) > 0;
+        if (!any)
+            continue;
+        QCPBars* bars = stackedBar(plot(), plot()->yAxis, plot()->xAxis, part.name,
+                                   colour(colourIndex++), below);
+        bars->setProperty("yUnit", "s");
+        bars->setWidth(0.6);
+        for (size_t i = 0; i < breakdowns.size(); ++i)
+            bars->addData(double(breakdowns.size() - i), breakdowns[i].*(part.field));
+        below = bars;
+    }
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 0; i < labels.size(); ++i)
+        ticker->addTick(double(labels.size() - i), labels[i]);
+    plot()->yAxis->setTicker(ticker);
+    plot()->yAxis->setRange(0.4, labels.size() + 0.6);
+    plot()->xAxis->setRange(0, std::max(1e-3, longest * 1.05));
     queueReplot();
 }
 

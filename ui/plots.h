@@ -2,6 +2,7 @@
 
 #include "measurement.h"
 #include "planevaluator.h"
+#include "search.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -113,6 +114,26 @@ class WhatIfPlot : public PlotView
 public:
     explicit WhatIfPlot(QWidget* parent = nullptr);
     void setResults(const PlanResults& results);
+};
+
+/// Memory per GPU against step time for a search: its top candidates and the Pareto front.
+class ParetoPlot : public PlotView
+{
+    Q_OBJECT
+
+public:
+    explicit ParetoPlot(QWidget* parent = nullptr);
+    void setSearch(const SearchResult& result);
+};
+
+/// Pinned plans side by side: each one's step time, stacked by component.
+class CompareBreakdownPlot : public PlotView
+{
+    Q_OBJECT
+
+public:
+    explicit CompareBreakdownPlot(QWidget* parent = nullptr);
+    void setPlans(const QStringList& labels, const std::vector<StepBreakdown>& breakdowns);
 };
 
 } // namespace paraplan::ui

@@ -234,7 +234,8 @@ QStringList provenanceRow(const QString& what, const Sourced& figure, const QStr
 }
 
 void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
-                 const QList<QPicture>& plots)
+                 const QList<QPicture>& plots, const std::vector<ComparedPlan>& comparison,
+                 const QPicture& comparisonPicture)
 {
     const Plan& plan = r.plan;
     const StepCost& cost = r.cost;
@@ -353,6 +354,43 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     for (int i = 2; i < plots.size(); ++i)
         b.picture(plots[i], 0.85);
 
+    if (!comparison.empty()) {
+        b.heading("Comparison");
+        b.paragraph(QString("%1 plans pinned for comparison on the same model, cluster and "
+                            "global batch, each evaluated by the same engine.")
+                        .arg(comparison.size()));
+        QStringList header = {"Figure"};
+        for (const ComparedPlan& p : comparison)
+            header << p.label + "\n" + layoutLabel(p.layout);
+        auto row = [&](const QString& name, auto value) {
+            QStringList cells = {name};
+            for (const ComparedPlan& p : comparison)
+                cells << value(p.cost);
+            return cells;
+        };
+        const QList<QStringList> rows = {
+            row("Step time", [](const StepCost& c) { return seconds(c.step_time_s); }),
+            row("Tokens/s", [](const StepCost& c) { return grouped(c.metrics.tokens_per_s); }),
+            row("MFU",
+                [](const StepCost& c) {
+                    return QString("%1%").arg(100 * c.metrics.mfu, 0, 'f', 1);
+                }),
+            row("Memory, fullest stage (GiB)",
+                [](const StepCost& c) { return gib(c.max_stage_total_bytes); }),
+            row("Pipeline bubble", [](const StepCost& c) { return seconds(c.breakdown.bubble_s); }),
+            row("Exposed communication",
+                [](const StepCost& c) {
+                    const StepBreakdown& x = c.breakdown;
+                    return seconds(x.exposedCommunication());
+                }),
+            row("Recompute", [](const StepCost& c) { return seconds(c.breakdown.recompute_s); })};
+        QList<int> right;
+        for (int i = 1; i < header.size(); ++i)
+            right << i;
+        b.table(header, rows, right);
+        b.picture(comparisonPicture, 0.95);
+    }
+
     b.heading("Worked derivation");
     b.paragraph(derivationHtml(derivePlan(plan, cost), false));
 
@@ -414,11 +452,15 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
 
 } // namespace
 
-QStringList ReportWriter::sectionTitles(const PlanResults&)
+QStringList ReportWriter::sectionTitles(const PlanResults&, const ReportOptions& options)
 {
-    return {"Headline figures",  "Cluster and placement",     "Step time",
-            "Collectives",       "Memory per pipeline stage", "Bandwidth cliffs",
-            "Worked derivation", "Assumptions and provenance"};
+    QStringList titles = {"Headline figures", "Cluster and placement",     "Step time",
+                          "Collectives",      "Memory per pipeline stage", "Bandwidth cliffs"};
+    if (!options.comparison.empty())
+        titles << "Comparison";
+    titles << "Worked derivation"
+           << "Assumptions and provenance";
+    return titles;
 }
 
 bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
@@ -472,7 +514,20 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
     handler->setParent(&document);
     document.documentLayout()->registerHandler(kPictureObject, handler);
     Builder builder(&document);
-    buildReport(builder, results, clusterPicture, plots);
+    QPicture comparisonPicture;
+    if (!options.comparison.empty()) {
+        CompareBreakdownPlot compare;
+        QStringList labels;
+        std::vector<StepBreakdown> breakdowns;
+        for (const ComparedPlan& p : options.comparison) {
+            labels << p.label + "\n" + layoutLabel(p.layout);
+            breakdowns.push_back(p.cost.breakdown);
+        }
+        compare.setPlans(labels, breakdowns);
+        comparisonPicture =
+            plotPicture(&compare, 760, 160 + 60 * static_cast<int>(options.comparison.size()));
+    }
+    buildReport(builder, results, clusterPicture, plots, options.comparison, comparisonPicture);
     builder.keepHeadingsWithContent();
 
     QPainter painter;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "planevaluator.h"
+#include "searchpanel.h"
 
 #include <QPageSize>
 #include <QString>
@@ -14,6 +15,8 @@ namespace paraplan::ui {
 struct ReportOptions
 {
     QPageSize::PageSizeId paper = QPageSize::A4;
+    /// Plans pinned for comparison; a "Comparison" section when any are given.
+    std::vector<ComparedPlan> comparison;
 };
 
 /// The plan report, laid out from the same results the window shows: title block, headline
@@ -29,7 +32,7 @@ public:
     static QString collectivesCsv(const StepCost& cost);
     static QString memoryCsv(const StepCost& cost);
     /// The report's section titles, in order (for tests and the table of contents).
-    static QStringList sectionTitles(const PlanResults& results);
+    static QStringList sectionTitles(const PlanResults& results, const ReportOptions& options = {});
 };
 
 /// `paraplan-cli report PLAN.json -o plan.pdf [--paper a4|letter] [--json] [--csv]`.

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 #include "measurepanel.h"
 #include "paraplan_version.h"
+#include "searchpanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -26,7 +27,10 @@ int main(int argc, char** argv)
     QCommandLineOption measurements("import-measurements",
                                     "Import a probe run or nccl-tests log into the Measure tab.",
                                     "file");
-    parser.addOptions({screenshot, size, tab, measurements});
+    QCommandLineOption search("search",
+                              "Open on the Search tab and search the plan's layouts, pinning "
+                              "the current plan and the best for comparison.");
+    parser.addOptions({screenshot, size, tab, measurements, search});
     parser.process(app);
 
     paraplan::ui::MainWindow window(!parser.isSet(screenshot));
@@ -46,6 +50,20 @@ int main(int argc, char** argv)
             window.resize(parts[0].toInt(), parts[1].toInt());
     }
     window.show();
+    if (parser.isSet(search)) {
+        paraplan::ui::SearchPanel* panel = window.searchPanel();
+        window.findChild<QTabWidget*>()->setCurrentWidget(panel);
+        QObject::connect(panel, &paraplan::ui::SearchPanel::finished, panel, [panel] {
+            panel->pin(-1);
+            panel->pin(0);
+        });
+        // The search starts from the plan as evaluated: once, when its first results show.
+        auto* once = new QObject(&window);
+        QObject::connect(&window, &paraplan::ui::MainWindow::resultsShown, once, [panel, once] {
+            panel->start();
+            once->deleteLater();
+        });
+    }
     if (parser.isSet(screenshot)) {
         if (parser.isSet(tab))
             window.findChild<QTabWidget*>()->setCurrentIndex(parser.value(tab).toInt());

@@ -1,0 +1,155 @@
+// The search panel in the window (offscreen): runs off the GUI thread, fills a sortable table
+// and the Pareto plot, loads a candidate undoably, cancels, pins plans for comparison, and
+// the comparison goes into the PDF report.
+#include "mainwindow.h"
+#include "plots.h"
+#include "reportwriter.h"
+#include "searchpanel.h"
+#include "units.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
+
+bool waitForResults(MainWindow& window)
+{
+    QSignalSpy shown(&window, &MainWindow::resultsShown);
+    return window.evaluator()->latest() || shown.wait(5000);
+}
+
+// Opens the example, runs the search to the end, and returns the panel.
+SearchPanel* searchExample(MainWindow& window)
+{
+    if (!window.openFile(kExample) || !waitForResults(window))
+        return nullptr;
+    QTest::qWait(50);
+    SearchPanel* panel = window.searchPanel();
+    QSignalSpy finished(panel, &SearchPanel::finished);
+    panel->start();
+    if (!panel->isRunning() || !finished.wait(20000) || panel->isRunning())
+        return nullptr;
+    return panel;
+}
+
+} // namespace
+
+class TestSearchPanel : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void searchFillsTheTableAndLoadsACandidateUndoably()
+    {
+        MainWindow window(false);
+        // The window keeps handling events while the search runs on its thread.
+        SearchPanel* panel = searchExample(window);
+        QVERIFY(panel);
+        const SearchResult& result = panel->result();
+        QVERIFY(result.ok);
+        QCOMPARE(panel->resultsModel()->rowCount(), static_cast<int>(result.top.size()));
+        QVERIFY(panel->statusText().contains(QString::number(result.space)));
+        QVERIFY(panel->paretoPlot()->pointCount("Pareto front") ==
+                static_cast<int>(result.pareto.size()));
+
+        // Sorting by memory orders the rows by memory, numerically.
+        panel->table()->sortByColumn(SearchResultsModel::Memory, Qt::AscendingOrder);
+        QSortFilterProxyModel* sorted = panel->sortedModel();
+        for (int row = 1; row < sorted->rowCount(); ++row)
+            QVERIFY(
+                sorted->index(row - 1, SearchResultsModel::Memory).data(Qt::UserRole).toDouble() <=
+                sorted->index(row, SearchResultsModel::Memory).data(Qt::UserRole).toDouble());
+
+        // Double-clicking the best candidate loads its layout; undo brings the old one back.
+        panel->table()->sortByColumn(SearchResultsModel::Rank, Qt::AscendingOrder);
+        const ParallelLayout before = window.document()->plan().parallel;
+        const ParallelLayout best = result.top.front().layout;
+        emit panel->table()->doubleClicked(sorted->index(0, SearchResultsModel::Layout));
+        QCOMPARE(window.document()->plan().parallel.tp, best.tp);
+        QCOMPARE(window.document()->plan().parallel.cp, best.cp);
+        QCOMPARE(window.document()->plan().parallel.zero, best.zero);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QVERIFY(shown.wait(5000));
+        QCOMPARE(window.evaluator()->latest()->cost.step_time_s, result.top.front().step_time_s);
+        window.document()->undoStack()->undo();
+        QCOMPARE(window.document()->plan().parallel.tp, before.tp);
+        QCOMPARE(window.document()->plan().parallel.pp, before.pp);
+    }
+
+    void cancelKeepsThePreviousResults()
+    {
+        MainWindow window(false);
+        QVERIFY(window.openFile(kExample));
+        QVERIFY(waitForResults(window));
+        // A big space, one thread, so that the cancel lands mid-search.
+        window.document()->edit("nodes", Field::Whole, [](Plan& plan) {
+            plan.cluster.nodes = 2048;
+            plan.parallel.dp = 512;
+            plan.parallel.global_batch = 2048;
+        });
+        QVERIFY(waitForResults(window));
+        QTRY_COMPARE(window.evaluator()->latest()->plan.cluster.nodes, 2048);
+        SearchPanel* panel = window.searchPanel();
+        panel->findChild<QSpinBox*>("searchThreads")->setValue(1);
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        panel->start();
+        panel->cancel();
+        QVERIFY(finished.wait(20000));
+        QVERIFY(panel->statusText().contains("cancelled"));
+        QCOMPARE(panel->resultsModel()->rowCount(), 0);
+    }
+
+    void pinnedPlansCompareAndGoIntoTheReport()
+    {
+        MainWindow window(false);
+        SearchPanel* panel = searchExample(window);
+        QVERIFY(panel);
+        QVERIFY(panel->pin(-1));
+        QVERIFY(panel->pin(0));
+        QVERIFY(panel->pin(1));
+        QVERIFY(panel->pin(2));
+        QString error;
+        QVERIFY(!panel->pin(3, &error));
+        QVERIFY(error.contains("At most 4"));
+        QCOMPARE(panel->pinned().size(), size_t(4));
+        auto* table = panel->findChild<QTableWidget*>("compareTable");
+        QCOMPARE(table->rowCount(), 4);
+        QCOMPARE(table->item(1, 1)->text(),
+                 QString::fromStdString(units::formatSeconds(panel->result().top[0].step_time_s)));
+        QVERIFY(!panel->comparePlot()->seriesNames().isEmpty());
+
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath("compare.pdf");
+        QVERIFY(window.exportReport(pdf));
+        if (QStandardPaths::findExecutable("pdftotext").isEmpty())
+            QSKIP("pdftotext (poppler-utils) is not installed");
+        QProcess process;
+        process.start("pdftotext", {pdf, "-"});
+        QVERIFY(process.waitForFinished(30000));
+        const QString text = QString::fromUtf8(process.readAllStandardOutput());
+        QVERIFY(text.contains("Comparison"));
+        QVERIFY(text.contains("search #1"));
+        QVERIFY(text.contains("current plan"));
+
+        panel->clearPins();
+        QVERIFY(panel->pinned().empty());
+        QCOMPARE(table->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestSearchPanel)
+#include "tst_searchpanel.moc"

@@ -1,0 +1,538 @@
+#include "searchpanel.h"
+
+#include "plots.h"
+#include "units.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <atomic>
+
+namespace paraplan::ui {
+
+QString layoutLabel(const ParallelLayout& p)
+{
+    QString text = QString("tp%1 pp%2 dp%3 cp%4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
+    if (p.ep > 1)
+        text += QString(" ep%1").arg(p.ep);
+    text += QString(" z%1").arg(p.zero);
+    if (p.sequence_parallel)
+        text += " sp";
+    text += QString(" %1 v%2 mb%3")
+                .arg(recomputeName(p.recompute))
+                .arg(p.interleave)
+                .arg(p.micro_batch);
+    return text;
+}
+
+// --- the results model ---------------------------------------------------------------------
+
+void SearchResultsModel::setResult(const SearchResult& result, int gpus)
+{
+    beginResetModel();
+    m_candidates = result.top;
+    m_gpus = std::max(1, gpus);
+    endResetModel();
+}
+
+const SearchCandidate* SearchResultsModel::candidate(int row) const
+{
+    if (row < 0 || row >= static_cast<int>(m_candidates.size()))
+        return nullptr;
+    return &m_candidates[static_cast<size_t>(row)];
+}
+
+int SearchResultsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_candidates.size());
+}
+
+int SearchResultsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
+{
+    const SearchCandidate* c = candidate(index.row());
+    if (!c)
+        return {};
+    const double tokensPerGpu = c->tokens_per_s / m_gpus;
+    if (role == Qt::UserRole) { // sort key
+        switch (index.column()) {
+        case Rank:
+            return index.row();
+        case Layout:
+            return layoutLabel(c->layout);
+        case StepTime:
+            return c->step_time_s;
+        case Memory:
+            return c->memory_bytes;
+        case Mfu:
+            return c->cost.metrics.mfu;
+        case TokensPerGpu:
+            return tokensPerGpu;
+        case Behind:
+            return c->behind_s;
+        }
+    }
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Layout || index.column() == Behind
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == Behind && index.row() > 0)
+        return tr("The breakdown component that grew the most against the best plan");
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Rank:
+        return index.row() + 1;
+    case Layout:
+        return layoutLabel(c->layout);
+    case StepTime:
+        return QString::fromStdString(units::formatSeconds(c->step_time_s));
+    case Memory:
+        return QString::number(units::toGiB(c->memory_bytes), 'f', 1);
+    case Mfu:
+        return QString("%1%").arg(100 * c->cost.metrics.mfu, 0, 'f', 1);
+    case TokensPerGpu:
+        return QString::number(tokensPerGpu, 'f', 0);
+    case Behind:
+        if (index.row() == 0)
+            return tr("best");
+        if (c->behind == "tie")
+            return tr("same step time");
+        return QString("%1 +%2").arg(QString::fromStdString(c->behind),
+                                     QString::fromStdString(units::formatSeconds(c->behind_s)));
+    }
+    return {};
+}
+
+QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Rank:
+        return tr("#");
+    case Layout:
+        return tr("Layout");
+    case StepTime:
+        return tr("Step time");
+    case Memory:
+        return tr("GiB/GPU");
+    case Mfu:
+        return tr("MFU");
+    case TokensPerGpu:
+        return tr("tokens/s/GPU");
+    case Behind:
+        return tr("Behind the best by");
+    }
+    return {};
+}
+
+// --- the panel -----------------------------------------------------------------------------
+
+struct SearchPanel::Job
+{
+    Plan base;
+    SearchOptions options;
+    std::atomic<bool> cancel{false};
+    std::atomic<int> permille{0};
+    SearchResult result;
+};
+
+SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* settings = new QGroupBox(tr("Search every valid layout of this plan's model, cluster "
+                                      "and global batch"),
+                                   this);
+    auto* form = new QFormLayout;
+    m_objective = new QComboBox;
+    m_objective->setObjectName("searchObjective");
+    m_objective->addItem(tr("Step time"), int(SearchObjective::StepTime));
+    m_objective->addItem(tr("Time to train the token budget"), int(SearchObjective::TimeToTrain));
+    m_objective->addItem(tr("Cost to train"), int(SearchObjective::Cost));
+    m_objective->addItem(tr("Tokens/s per GPU"), int(SearchObjective::TokensPerGpu));
+    form->addRow(tr("Objective"), m_objective);
+    m_maxTp = new QSpinBox;
+    m_maxTp->setObjectName("searchMaxTp");
+    m_maxTp->setRange(0, 1024);
+    m_maxTp->setSpecialValueText(tr("no limit"));
+    form->addRow(tr("Largest TP"), m_maxTp);
+    m_ppAcrossNodes = new QCheckBox(tr("pipeline stages on different nodes"));
+    m_ppAcrossNodes->setObjectName("searchPpAcrossNodes");
+    form->addRow(tr("PP"), m_ppAcrossNodes);
+    m_headroom = new QDoubleSpinBox;
+    m_headroom->setObjectName("searchHeadroom");
+    m_headroom->setRange(0, 90);
+    m_headroom->setSuffix(" %");
+    m_headroom->setDecimals(0);
+    m_headroom->setToolTip(tr("Share of HBM left free on the fullest pipeline stage"));
+    form->addRow(tr("Memory headroom"), m_headroom);
+    m_microBatch = new QSpinBox;
+    m_microBatch->setObjectName("searchMicroBatch");
+    m_microBatch->setRange(0, 1024);
+    m_microBatch->setSpecialValueText(tr("searched"));
+    form->addRow(tr("Micro-batch"), m_microBatch);
+    m_top = new QSpinBox;
+    m_top->setRange(1, 1000);
+    m_top->setValue(50);
+    form->addRow(tr("Show the top"), m_top);
+    m_threads = new QSpinBox;
+    m_threads->setObjectName("searchThreads");
+    m_threads->setRange(1, 256);
+    m_threads->setValue(std::max(1, QThread::idealThreadCount()));
+    m_threads->setToolTip(tr("Worker threads; the ranking is the same for any number"));
+    form->addRow(tr("Threads"), m_threads);
+    settings->setLayout(form);
+
+    m_run = new QPushButton(tr("Search"));
+    m_run->setObjectName("searchRun");
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_status = new QLabel(tr("Not searched yet."));
+    m_status->setWordWrap(true);
+    m_rejects = new QLabel;
+    m_rejects->setWordWrap(true);
+    m_rejects->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* runRow = new QHBoxLayout;
+    runRow->addWidget(m_run);
+    runRow->addWidget(m_cancel);
+    runRow->addWidget(m_progress, 1);
+
+    m_model = new SearchResultsModel(this);
+    m_sorted = new QSortFilterProxyModel(this);
+    m_sorted->setSourceModel(m_model);
+    m_sorted->setSortRole(Qt::UserRole);
+    m_table = new QTableView;
+    m_table->setObjectName("searchResults");
+    m_table->setModel(m_sorted);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(SearchResultsModel::Rank, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setToolTip(tr("Double-click a candidate to load it into the plan (undoable)"));
+
+    m_use = new QPushButton(tr("Use this layout"));
+    m_pin = new QPushButton(tr("Pin for comparison"));
+    m_pinCurrent = new QPushButton(tr("Pin the current plan"));
+    m_clearPins = new QPushButton(tr("Clear pins"));
+    auto* tableButtons = new QHBoxLayout;
+    tableButtons->addWidget(m_use);
+    tableButtons->addWidget(m_pin);
+    tableButtons->addWidget(m_pinCurrent);
+    tableButtons->addWidget(m_clearPins);
+    tableButtons->addStretch(1);
+
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(settings);
+    leftLayout->addLayout(runRow);
+    leftLayout->addWidget(m_status);
+    leftLayout->addWidget(m_rejects);
+    leftLayout->addWidget(m_table, 1);
+    leftLayout->addLayout(tableButtons);
+
+    m_pareto = new ParetoPlot;
+    m_compareTable = new QTableWidget;
+    m_compareTable->setObjectName("compareTable");
+    m_compareTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_comparePlot = new CompareBreakdownPlot;
+    auto* right = new QSplitter(Qt::Vertical);
+    right->addWidget(m_pareto);
+    right->addWidget(m_compareTable);
+    right->addWidget(m_comparePlot);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 4);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split);
+
+    connect(m_run, &QPushButton::clicked, this, &SearchPanel::start);
+    connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancel);
+    auto chosen = [this](const QModelIndex& index) {
+        const SearchCandidate* c = m_model->candidate(m_sorted->mapToSource(index).row());
+        if (c)
+            emit layoutChosen(c->layout, layoutLabel(c->layout));
+    };
+    connect(m_table, &QTableView::doubleClicked, this, chosen);
+    connect(m_use, &QPushButton::clicked, this, [this, chosen] {
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            chosen(rows.first());
+    });
+    connect(m_pin, &QPushButton::clicked, this, [this] {
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        QString error;
+        if (rows.isEmpty())
+            m_status->setText(tr("Select a candidate to pin."));
+        else if (!pin(rows.first().row(), &error))
+            m_status->setText(error);
+    });
+    connect(m_pinCurrent, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!pin(-1, &error))
+            m_status->setText(error);
+    });
+    connect(m_clearPins, &QPushButton::clicked, this, &SearchPanel::clearPins);
+    refreshComparison();
+}
+
+SearchPanel::~SearchPanel()
+{
+    if (m_job)
+        m_job->cancel = true;
+    if (m_thread) {
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+void SearchPanel::setBasePlan(const Plan& plan)
+{
+    m_base = plan;
+    m_haveBase = true;
+}
+
+SearchOptions SearchPanel::options() const
+{
+    SearchOptions o;
+    o.objective = SearchObjective(m_objective->currentData().toInt());
+    o.constraints.max_tp = m_maxTp->value();
+    o.constraints.pp_across_nodes = m_ppAcrossNodes->isChecked();
+    o.constraints.min_headroom = m_headroom->value() / 100.0;
+    o.constraints.fixed_micro_batch = m_microBatch->value();
+    o.top = m_top->value();
+    o.threads = m_threads->value();
+    return o;
+}
+
+bool SearchPanel::isRunning() const
+{
+    return m_thread != nullptr;
+}
+
+void SearchPanel::start()
+{
+    if (m_thread)
+        return;
+    if (!m_haveBase) {
+        m_status->setText(tr("There is no valid plan to search from yet: fix the issues shown "
+                             "in the inputs first."));
+        return;
+    }
+    auto job = std::make_shared<Job>();
+    job->base = m_base;
+    job->options = options();
+    m_job = job;
+    m_thread = QThread::create([job] {
+        job->result = searchPlans(job->base, job->options, &job->cancel, [job](double share) {
+            job->permille = static_cast<int>(1000 * share);
+        });
+    });
+    m_run->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setValue(0);
+    m_status->setText(tr("Searching..."));
+    auto* timer = new QTimer(this);
+    timer->setInterval(50);
+    connect(timer, &QTimer::timeout, this,
+            [this, job] { m_progress->setValue(job->permille.load()); });
+    connect(m_thread, &QThread::finished, this, [this, timer] {
+        timer->stop();
+        timer->deleteLater();
+        finish();
+    });
+    timer->start();
+    m_thread->start();
+}
+
+void SearchPanel::cancel()
+{
+    if (m_job)
+        m_job->cancel = true;
+}
+
+void SearchPanel::finish()
+{
+    std::shared_ptr<Job> job = m_job;
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
+    m_run->setEnabled(true);
+    m_cancel->setEnabled(false);
+    m_progress->setValue(1000);
+    if (!job->result.ok) {
+        m_status->setText(tr("Search not run: %1").arg(QString::fromStdString(job->result.error)));
+        emit finished();
+        return;
+    }
+    if (job->result.cancelled) {
+        m_status->setText(tr("Search cancelled; the previous results stay."));
+        m_progress->setValue(0);
+        emit finished();
+        return;
+    }
+    m_result = job->result;
+    const int gpus = static_cast<int>(job->base.cluster.totalGpus());
+    m_model->setResult(m_result, gpus);
+    m_table->sortByColumn(SearchResultsModel::Rank, Qt::AscendingOrder);
+    m_table->resizeColumnsToContents();
+    m_pareto->setSearch(m_result);
+    long long invalid = 0;
+    for (const auto& entry : m_result.rejected)
+        invalid += entry.second;
+    long long constrained = 0;
+    for (const auto& entry : m_result.constrained)
+        constrained += entry.second;
+    m_status->setText(
+        tr("%1 layouts of %2 on %3 GPUs (global batch %4) in %5: %6 scored, %7 over memory, "
+           "%8 invalid, %9 excluded by constraints. Objective: %10.")
+            .arg(m_result.space)
+            .arg(QString::fromStdString(job->base.model.name))
+            .arg(gpus)
+            .arg(job->base.parallel.global_batch)
+            .arg(QString::fromStdString(units::formatSeconds(m_result.seconds)))
+            .arg(m_result.scored)
+            .arg(m_result.did_not_fit)
+            .arg(invalid)
+            .arg(constrained)
+            .arg(m_objective->currentText().toLower()));
+    QStringList rules;
+    for (const auto& [rule, count] : m_result.rejected)
+        rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);
+    for (const auto& [rule, count] : m_result.constrained)
+        rules << QString("%1 %2 (constraint)").arg(QString::fromStdString(rule)).arg(count);
+    m_rejects->setText(rules.isEmpty() ? QString()
+                                       : tr("Excluded by rule: %1").arg(rules.join(", ")));
+    if (m_result.top.empty())
+        m_status->setText(m_status->text() +
+                          tr(" No layout fits: more GPUs, full recompute or a smaller batch."));
+    emit finished();
+}
+
+QString SearchPanel::statusText() const
+{
+    return m_status->text();
+}
+
+bool SearchPanel::pin(int sortedRow, QString* error)
+{
+    if (static_cast<int>(m_pinned.size()) >= kMaxPinned) {
+        if (error)
+            *error = tr("At most %1 plans can be compared; clear the pins first.").arg(kMaxPinned);
+        return false;
+    }
+    ComparedPlan plan;
+    if (sortedRow < 0) {
+        if (!m_haveBase) {
+            if (error)
+                *error = tr("There is no plan to pin.");
+            return false;
+        }
+        const StepEngine engine(m_base.cluster);
+        plan.cost = engine.evaluate(m_base);
+        if (!plan.cost.ok) {
+            if (error)
+                *error = tr("The current plan is invalid: %1")
+                             .arg(QString::fromStdString(plan.cost.issues.front().message));
+            return false;
+        }
+        plan.layout = m_base.parallel;
+        plan.label = tr("current plan");
+    } else {
+        const SearchCandidate* c =
+            m_model->candidate(m_sorted->mapToSource(m_sorted->index(sortedRow, 0)).row());
+        if (!c) {
+            if (error)
+                *error = tr("No candidate in row %1.").arg(sortedRow + 1);
+            return false;
+        }
+        plan.layout = c->layout;
+        plan.cost = c->cost;
+        const int rank = m_sorted->mapToSource(m_sorted->index(sortedRow, 0)).row() + 1;
+        plan.label = tr("search #%1").arg(rank);
+    }
+    m_pinned.push_back(plan);
+    refreshComparison();
+    return true;
+}
+
+void SearchPanel::clearPins()
+{
+    m_pinned.clear();
+    refreshComparison();
+}
+
+void SearchPanel::refreshComparison()
+{
+    // One row per pinned plan, one column per figure: the layouts read across, the figures
+    // compare down.
+    const QStringList figures = {tr("Layout"),       tr("Step time"), tr("Tokens/s"),
+                                 tr("MFU"),          tr("GiB/GPU"),   tr("Bubble"),
+                                 tr("Exposed comm"), tr("Recompute")};
+    m_compareTable->clear();
+    m_compareTable->setColumnCount(figures.size());
+    m_compareTable->setRowCount(static_cast<int>(m_pinned.size()));
+    m_compareTable->setHorizontalHeaderLabels(figures);
+    QStringList labels;
+    QStringList rowLabels;
+    std::vector<StepBreakdown> breakdowns;
+    for (size_t i = 0; i < m_pinned.size(); ++i) {
+        const ComparedPlan& p = m_pinned[i];
+        labels << p.label + "\n" + layoutLabel(p.layout);
+        rowLabels << p.label;
+        breakdowns.push_back(p.cost.breakdown);
+        const StepBreakdown& b = p.cost.breakdown;
+        const double exposed = b.exposedCommunication();
+        const QStringList values = {
+            layoutLabel(p.layout),
+            QString::fromStdString(units::formatSeconds(p.cost.step_time_s)),
+            QString::number(p.cost.metrics.tokens_per_s, 'f', 0),
+            QString("%1%").arg(100 * p.cost.metrics.mfu, 0, 'f', 1),
+            QString::number(units::toGiB(p.cost.max_stage_total_bytes), 'f', 1),
+            QString::fromStdString(units::formatSeconds(b.bubble_s)),
+            QString::fromStdString(units::formatSeconds(exposed)),
+            QString::fromStdString(units::formatSeconds(b.recompute_s))};
+        for (int column = 0; column < values.size(); ++column) {
+            auto* item = new QTableWidgetItem(values[column]);
+            item->setTextAlignment(column == 0 ? Qt::AlignLeft | Qt::AlignVCenter
+                                               : Qt::AlignRight | Qt::AlignVCenter);
+            m_compareTable->setItem(static_cast<int>(i), column, item);
+        }
+    }
+    m_compareTable->setVerticalHeaderLabels(rowLabels);
+    m_compareTable->resizeColumnsToContents();
+    m_comparePlot->setPlans(labels, breakdowns);
+    m_clearPins->setEnabled(!m_pinned.empty());
+}
+
+} // namespace paraplan::ui

@@ -1,0 +1,142 @@
+#pragma once
+
+#include "search.h"
+
+#include <QAbstractTableModel>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+class QTableWidget;
+class QThread;
+
+namespace paraplan::ui {
+
+class ParetoPlot;
+class CompareBreakdownPlot;
+
+/// A plan pinned for comparison: its label, layout and cost.
+struct ComparedPlan
+{
+    QString label;
+    ParallelLayout layout;
+    StepCost cost;
+};
+
+/// The ranked candidates of a search: rank, layout fields, step time, memory, MFU, tokens/s,
+/// the reason each loses to the best. Numbers sort as numbers (Qt::UserRole).
+class SearchResultsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column
+    {
+        Rank,
+        Layout,
+        StepTime,
+        Memory,
+        Mfu,
+        TokensPerGpu,
+        Behind,
+        ColumnCount
+    };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setResult(const SearchResult& result, int gpus);
+    const SearchCandidate* candidate(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<SearchCandidate> m_candidates;
+    int m_gpus = 1;
+};
+
+/// Short text for a layout: "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1".
+QString layoutLabel(const ParallelLayout& layout);
+
+/// "Find the best plan": objective and constraints, run and cancel (the search runs on a
+/// worker thread), ranked results, the Pareto front, and 2-4 pinned plans side by side.
+class SearchPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+    ~SearchPanel() override;
+
+    /// The plan whose model, cluster and batch the next search uses.
+    void setBasePlan(const Plan& plan);
+    void start();
+    void cancel();
+    bool isRunning() const;
+    const SearchResult& result() const { return m_result; }
+    SearchResultsModel* resultsModel() const { return m_model; }
+    QSortFilterProxyModel* sortedModel() const { return m_sorted; }
+    QTableView* table() const { return m_table; }
+    ParetoPlot* paretoPlot() const { return m_pareto; }
+    CompareBreakdownPlot* comparePlot() const { return m_comparePlot; }
+    QString statusText() const;
+
+    /// Pins a row of the sorted table (or, with row < 0, the base plan as it stands).
+    bool pin(int sortedRow, QString* error = nullptr);
+    void clearPins();
+    const std::vector<ComparedPlan>& pinned() const { return m_pinned; }
+    static constexpr int kMaxPinned = 4;
+
+signals:
+    /// A candidate was chosen (double-click or "Use this layout").
+    void layoutChosen(const paraplan::ParallelLayout& layout, const QString& label);
+    void finished();
+
+private:
+    struct Job;
+    void finish();
+    void refreshComparison();
+    SearchOptions options() const;
+
+    Plan m_base;
+    bool m_haveBase = false;
+    SearchResult m_result;
+    std::shared_ptr<Job> m_job;
+    QThread* m_thread = nullptr;
+
+    QComboBox* m_objective;
+    QSpinBox* m_maxTp;
+    QCheckBox* m_ppAcrossNodes;
+    QDoubleSpinBox* m_headroom;
+    QSpinBox* m_microBatch;
+    QSpinBox* m_top;
+    QSpinBox* m_threads;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QPushButton* m_use;
+    QPushButton* m_pin;
+    QPushButton* m_pinCurrent;
+    QPushButton* m_clearPins;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    QLabel* m_rejects;
+    SearchResultsModel* m_model;
+    QSortFilterProxyModel* m_sorted;
+    QTableView* m_table;
+    ParetoPlot* m_pareto;
+    QTableWidget* m_compareTable;
+    CompareBreakdownPlot* m_comparePlot;
+    std::vector<ComparedPlan> m_pinned;
+};
+
+} // namespace paraplan::ui
