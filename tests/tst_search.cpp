@@ -327,6 +327,14 @@ private slots:
         QCOMPARE(cli::run({"search", plan, "--top", "2"}, text, textErr), 0);
         QVERIFY(QString::fromStdString(text.str()).contains("Pareto front"));
 
+        // A token budget per step: 16M tokens of 8,192-token sequences is a batch of 2,048.
+        std::ostringstream budget, budgetErr;
+        QCOMPARE(cli::run({"search", plan, "--tokens-per-step", "16777216", "--top", "1"}, budget,
+                          budgetErr),
+                 0);
+        QVERIFY2(QString::fromStdString(budget.str()).contains("global batch 2048"),
+                 budget.str().c_str());
+
         std::ostringstream o, e;
         QCOMPARE(cli::run({"search", plan, "--objective", "speed"}, o, e), 2);
         QVERIFY(QString::fromStdString(e.str()).contains("--objective"));

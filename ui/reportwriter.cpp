@@ -377,6 +377,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
                 }),
             row("Memory, fullest stage (GiB)",
                 [](const StepCost& c) { return gib(c.max_stage_total_bytes); }),
+            row("Memory per stage (GiB)", [](const StepCost& c) { return stageMemory(c); }),
             row("Pipeline bubble", [](const StepCost& c) { return seconds(c.breakdown.bubble_s); }),
             row("Exposed communication",
                 [](const StepCost& c) {

@@ -41,6 +41,16 @@ QString layoutLabel(const ParallelLayout& p)
     return text;
 }
 
+QString stageMemory(const StepCost& cost)
+{
+    QStringList totals;
+    for (const StageCost& stage : cost.stages)
+        totals << QString::number(units::toGiB(stage.total_bytes), 'f', 1);
+    if (totals.size() > 8) // long pipelines: first and last stages
+        totals = totals.mid(0, 4) + QStringList{"..."} + totals.mid(totals.size() - 3);
+    return totals.join(" / ");
+}
+
 // --- the results model ---------------------------------------------------------------------
 
 void SearchResultsModel::setResult(const SearchResult& result, int gpus)
@@ -519,6 +529,7 @@ void SearchPanel::refreshComparison()
             QString::number(p.cost.metrics.tokens_per_s, 'f', 0),
             QString("%1%").arg(100 * p.cost.metrics.mfu, 0, 'f', 1),
             QString::number(units::toGiB(p.cost.max_stage_total_bytes), 'f', 1),
+            stageMemory(p.cost),
             QString::fromStdString(units::formatSeconds(b.bubble_s)),
             QString::fromStdString(units::formatSeconds(exposed)),
             QString::fromStdString(units::formatSeconds(b.recompute_s))};

@@ -65,6 +65,8 @@ private:
     int m_gpus = 1;
 };
 
+/// Memory per GPU of each pipeline stage, "43.2 / 36.1 / 30.1 / 25.9" (GiB).
+QString stageMemory(const StepCost& cost);
 /// Short text for a layout: "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1".
 QString layoutLabel(const ParallelLayout& layout);
 

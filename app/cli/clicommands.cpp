@@ -62,7 +62,8 @@ Commands
                     (tp, pp, dp, cp, ep, ZeRO, sequence parallel, recompute, interleave,
                     micro-batch), ranked: --objective step-time|time-to-train|cost|
                     tokens-per-gpu, --top N, --threads K, --json; constraints --max-tp N,
-                    --pp-across-nodes, --min-headroom SHARE, --micro-batch N.
+                    --pp-across-nodes, --min-headroom SHARE, --micro-batch N;
+                    --tokens-per-step T sets the global batch to T / seq_len sequences.
   report PLAN -o FILE.pdf [--paper a4|letter]
                     The plan report as PDF: headline figures, cluster, step breakdown,
                     collectives, memory per stage, bandwidth plots, derivation, sources.
@@ -656,9 +657,20 @@ int commandSearch(const std::vector<std::string>& args, std::ostream& out)
                          "[--json]");
     const Args options(args, 2,
                        {"--objective", "--top", "--threads", "--max-tp", "--min-headroom",
-                        "--micro-batch", "--max-interleave", "--max-micro-batch"},
+                        "--micro-batch", "--max-interleave", "--max-micro-batch",
+                        "--tokens-per-step"},
                        {"--json", "--pp-across-nodes"});
-    const Plan plan = planFromFile(args[1]);
+    Plan plan = planFromFile(args[1]);
+    if (options.has("--tokens-per-step")) {
+        // A token budget per step instead of the plan's global batch: whole sequences.
+        const double tokens = options.positive("--tokens-per-step");
+        const double sequences = std::round(tokens / plan.training.seq_len);
+        if (sequences < 1 || sequences > 1e9)
+            throw UsageError("--tokens-per-step " + options.text("--tokens-per-step") +
+                             " is not a whole number of sequences of " +
+                             std::to_string(plan.training.seq_len) + " tokens");
+        plan.parallel.global_batch = static_cast<int>(sequences);
+    }
     SearchOptions search;
     if (options.has("--objective") &&
         !searchObjectiveFromName(options.text("--objective"), &search.objective))
