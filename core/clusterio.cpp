@@ -169,18 +169,11 @@ private:
                             "pcie_efficiency",
                             "nic_efficiency"});
         m_reader.integer(node, "gpus", path, &spec->gpus);
-        std::string fabric;
-        if (m_reader.string(node, "fabric", path, &fabric)) {
-            if (fabric == "nvswitch")
-                spec->fabric = NodeFabric::NVSwitch;
-            else if (fabric == "nvlink-mesh")
-                spec->fabric = NodeFabric::NVLinkMesh;
-            else if (fabric == "pcie")
-                spec->fabric = NodeFabric::PCIe;
-            else
-                m_reader.error("node.fabric",
-                               "unknown fabric '" + fabric + "' (nvswitch, nvlink-mesh, pcie)");
-        }
+        m_reader.choice(node, "fabric", path, "fabric",
+                        {{"nvswitch", NodeFabric::NVSwitch},
+                         {"nvlink-mesh", NodeFabric::NVLinkMesh},
+                         {"pcie", NodeFabric::PCIe}},
+                        &spec->fabric);
         link(node, "nvlink", "nvlink_GBps", path, &spec->nvlink_id, &spec->nvlink_link_GBps);
         if (m_reader.string(node, "nvswitch", path, &spec->nvswitch_id)) {
             const InterconnectSpec* nvswitch = m_catalog.interconnect(spec->nvswitch_id);

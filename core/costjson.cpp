@@ -45,15 +45,9 @@ QJsonObject collectiveResultJson(const CollectiveResult& r)
 QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost)
 {
     const StepBreakdown& b = cost.breakdown;
-    QJsonObject breakdown{{"compute", b.compute_s},
-                          {"recompute", b.recompute_s},
-                          {"bubble", b.bubble_s},
-                          {"tp_comm_exposed", b.tp_comm_exposed_s},
-                          {"cp_comm_exposed", b.cp_comm_exposed_s},
-                          {"ep_comm_exposed", b.ep_comm_exposed_s},
-                          {"pp_comm_exposed", b.pp_comm_exposed_s},
-                          {"dp_comm_exposed", b.dp_comm_exposed_s},
-                          {"optimizer", b.optimizer_s}};
+    QJsonObject breakdown;
+    for (const BreakdownComponent& component : kBreakdownComponents)
+        breakdown[component.key] = b.*component.field;
     QJsonArray stages;
     for (const StageCost& st : cost.stages)
         stages.append(QJsonObject{{"stage", st.stage},

@@ -10,9 +10,12 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace paraplan::json {
+
+std::string join(const std::string& path, const char* key);
 
 class Reader
 {
@@ -30,6 +33,26 @@ public:
     bool string(const QJsonObject& object, const char* key, const std::string& path,
                 std::string* out, bool required = false);
     bool boolean(const QJsonObject& object, const char* key, const std::string& path, bool* out);
+    /// A string that must be one of `choices` (name, value); anything else is reported as
+    /// "unknown WHAT 'x' (name, name, ...)".
+    template <typename E>
+    bool choice(const QJsonObject& object, const char* key, const std::string& path,
+                const char* what, std::initializer_list<std::pair<const char*, E>> choices, E* out)
+    {
+        std::string text;
+        if (!string(object, key, path, &text))
+            return false;
+        std::string names;
+        for (const auto& [name, value] : choices) {
+            if (text == name) {
+                *out = value;
+                return true;
+            }
+            names += (names.empty() ? "" : ", ") + std::string(name);
+        }
+        error(join(path, key), "unknown " + std::string(what) + " '" + text + "' (" + names + ")");
+        return false;
+    }
 
     bool ok() const { return m_errors->empty(); }
 
@@ -37,7 +60,6 @@ private:
     std::vector<std::string>* m_errors;
 };
 
-std::string join(const std::string& path, const char* key);
 bool parseDocument(const std::string& text, QJsonObject* root, std::string* error);
 bool readFile(const std::string& path, std::string* text, std::string* error);
 /// Writes through QSaveFile: the old file stays intact until the new one is complete.

@@ -66,15 +66,8 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
     reader.integer(object, "head_dim", path, &m->head_dim);
     reader.integer(object, "ffn_hidden", path, &m->ffn_hidden);
     reader.integer(object, "vocab", path, &m->vocab);
-    std::string mlp;
-    if (reader.string(object, "mlp", path, &mlp)) {
-        if (mlp == "gelu")
-            m->mlp = MlpKind::GeLU;
-        else if (mlp == "swiglu")
-            m->mlp = MlpKind::SwiGLU;
-        else
-            reader.error(json::join(path, "mlp"), "unknown MLP '" + mlp + "' (gelu, swiglu)");
-    }
+    reader.choice(object, "mlp", path, "MLP",
+                  {{"gelu", MlpKind::GeLU}, {"swiglu", MlpKind::SwiGLU}}, &m->mlp);
     reader.boolean(object, "tied_embeddings", path, &m->tied_embeddings);
     reader.boolean(object, "learned_positions", path, &m->learned_positions);
     reader.integer(object, "max_positions", path, &m->max_positions);

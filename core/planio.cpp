@@ -106,18 +106,10 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
     reader.integer(o, "micro_batch", path, &p->micro_batch, true);
     reader.integer(o, "global_batch", path, &p->global_batch, true);
     reader.boolean(o, "dp_overlap", path, &p->dp_overlap);
-    std::string recompute;
-    if (reader.string(o, "recompute", path, &recompute)) {
-        if (recompute == "none")
-            p->recompute = Recompute::None;
-        else if (recompute == "selective")
-            p->recompute = Recompute::Selective;
-        else if (recompute == "full")
-            p->recompute = Recompute::Full;
-        else
-            reader.error("parallel.recompute",
-                         "unknown recompute '" + recompute + "' (none, selective, full)");
-    }
+    reader.choice(
+        o, "recompute", path, "recompute",
+        {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}},
+        &p->recompute);
     std::string order;
     if (reader.string(o, "rank_order", path, &order)) {
         // "tp-cp-dp-pp": innermost first; every dimension once.
@@ -166,15 +158,9 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
         reader.error("training.dtype",
                      "unknown dtype '" + dtype + "' (fp32, tf32, bf16, fp16, fp8)");
-    std::string optimizer;
-    if (reader.string(o, "optimizer", path, &optimizer)) {
-        if (optimizer == "adam" || optimizer == "adamw")
-            t->optimizer = Optimizer::Adam;
-        else if (optimizer == "sgd")
-            t->optimizer = Optimizer::SGD;
-        else
-            reader.error("training.optimizer", "unknown optimizer '" + optimizer + "' (adam, sgd)");
-    }
+    reader.choice(o, "optimizer", path, "optimizer",
+                  {{"adam", Optimizer::Adam}, {"adamw", Optimizer::Adam}, {"sgd", Optimizer::SGD}},
+                  &t->optimizer);
     reader.number(o, "train_tokens", path, &t->train_tokens);
     reader.number(o, "gpu_hour_usd", path, &t->gpu_hour_usd);
     reader.boolean(o, "flash_attention", path, &t->flash_attention);

@@ -71,23 +71,6 @@ struct Tally
     std::vector<Record> records;
 };
 
-struct Component
-{
-    const char* name;
-    double StepBreakdown::*field;
-};
-constexpr Component kComponents[] = {
-    {"compute", &StepBreakdown::compute_s},
-    {"recompute", &StepBreakdown::recompute_s},
-    {"pipeline bubble", &StepBreakdown::bubble_s},
-    {"exposed TP communication", &StepBreakdown::tp_comm_exposed_s},
-    {"exposed CP communication", &StepBreakdown::cp_comm_exposed_s},
-    {"exposed EP communication", &StepBreakdown::ep_comm_exposed_s},
-    {"exposed PP communication", &StepBreakdown::pp_comm_exposed_s},
-    {"exposed DP sync", &StepBreakdown::dp_comm_exposed_s},
-    {"optimizer step", &StepBreakdown::optimizer_s},
-};
-
 } // namespace
 
 double searchScore(const StepCost& cost, int gpus, SearchObjective objective)
@@ -287,11 +270,11 @@ SearchResult searchPlans(const Plan& base, const SearchOptions& options,
         for (size_t i = 1; i < result.top.size(); ++i) {
             SearchCandidate& c = result.top[i];
             double worst = -std::numeric_limits<double>::infinity();
-            for (const Component& component : kComponents) {
+            for (const BreakdownComponent& component : kBreakdownComponents) {
                 const double delta = c.cost.breakdown.*component.field - best.*component.field;
                 if (delta > worst) {
                     worst = delta;
-                    c.behind = component.name;
+                    c.behind = component.label;
                     c.behind_s = delta;
                 }
             }

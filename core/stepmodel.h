@@ -74,6 +74,28 @@ struct StepBreakdown
     }
 };
 
+/// One component of a step as every view lists it: its JSON key, its label, its field, and
+/// whether it is communication left on the critical path.
+struct BreakdownComponent
+{
+    const char* key;
+    const char* label;
+    double StepBreakdown::*field;
+    bool communication;
+};
+/// The step's components in display order (the CLI, the plots, the report, the search).
+inline constexpr BreakdownComponent kBreakdownComponents[] = {
+    {"compute", "compute", &StepBreakdown::compute_s, false},
+    {"recompute", "recompute", &StepBreakdown::recompute_s, false},
+    {"bubble", "pipeline bubble", &StepBreakdown::bubble_s, false},
+    {"tp_comm_exposed", "TP comm (exposed)", &StepBreakdown::tp_comm_exposed_s, true},
+    {"cp_comm_exposed", "CP comm (exposed)", &StepBreakdown::cp_comm_exposed_s, true},
+    {"ep_comm_exposed", "EP comm (exposed)", &StepBreakdown::ep_comm_exposed_s, true},
+    {"pp_comm_exposed", "PP comm (exposed)", &StepBreakdown::pp_comm_exposed_s, true},
+    {"dp_comm_exposed", "DP comm (exposed)", &StepBreakdown::dp_comm_exposed_s, true},
+    {"optimizer", "optimizer", &StepBreakdown::optimizer_s, false},
+};
+
 struct StepMetrics
 {
     double tokens_per_step = 0;

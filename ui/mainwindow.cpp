@@ -54,9 +54,14 @@
 namespace paraplan::ui {
 namespace {
 
-QString html(const std::string& text)
+// Ends a form dialog with OK and Cancel and runs it; true when the user chose OK.
+bool confirmed(QDialog& dialog, QFormLayout* form)
 {
-    return QString::fromStdString(text).toHtmlEscaped();
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    return dialog.exec() == QDialog::Accepted;
 }
 
 QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
@@ -348,7 +353,7 @@ void MainWindow::scheduleEvaluation()
 
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
 {
-    m_search->setBasePlan(r->plan);
+    m_search->setResults(r);
     const StepCost& cost = r->cost;
     const StepMetrics& mt = cost.metrics;
     auto link = [](const QString& anchor, const QString& text) {
@@ -453,11 +458,7 @@ void MainWindow::generateFatTreeDialog()
     form->addRow(tr("Nodes"), nodes);
     form->addRow(tr("Nodes per rack"), perRack);
     form->addRow(tr("Spine"), ratio);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
+    if (!confirmed(dialog, form))
         return;
     QString error;
     if (!m_topology->generateFatTree(preset->currentText().toStdString(), nodes->value(),
@@ -478,11 +479,7 @@ void MainWindow::generateTorusDialog()
         dims[axis]->setValue(axis == 2 ? 8 : 4);
         form->addRow(QString("xyz").mid(axis, 1), dims[axis]);
     }
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
+    if (!confirmed(dialog, form))
         return;
     QString error;
     if (!m_topology->generateTorus(dims[0]->value(), dims[1]->value(), dims[2]->value(), &error))
@@ -517,11 +514,7 @@ void MainWindow::importTopologyDialog()
     form->addRow(tr("GPU"), gpu);
     form->addRow(tr("NICs"), nic);
     form->addRow(tr("Nodes like this one"), nodes);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
+    if (!confirmed(dialog, form))
         return;
     TopologyImportOptions options;
     options.gpu_id = gpu->currentData().toString().toStdString();
@@ -610,8 +603,7 @@ bool MainWindow::exportTablesCsv(const QString& path)
                     tr("The plan has no results yet; fix the issues shown first."));
         return false;
     }
-    const QString text = "# collectives\n" + ReportWriter::collectivesCsv(latest->cost) +
-                         "\n# memory per stage\n" + ReportWriter::memoryCsv(latest->cost);
+    const QString text = ReportWriter::tablesCsv(latest->cost);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
         reportError(tr("Cannot export tables"),

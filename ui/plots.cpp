@@ -46,8 +46,8 @@ void styleAxes(QCustomPlot* plot)
     }
 }
 
-QCPBars* stackedBar(QCustomPlot* plot, QCPAxis* key, QCPAxis* value, const QString& name,
-                    const QColor& c, QCPBars* below)
+QCPBars* stackedBar(QCPAxis* key, QCPAxis* value, const QString& name, const QColor& c,
+                    QCPBars* below)
 {
     auto* bars = new QCPBars(key, value);
     bars->setName(name);
@@ -56,8 +56,35 @@ QCPBars* stackedBar(QCustomPlot* plot, QCPAxis* key, QCPAxis* value, const QStri
     bars->setWidth(0.6);
     if (below)
         bars->moveAbove(below);
-    (void)plot;
     return bars;
+}
+
+// A log-2 axis labelled with plain integers (TP degrees, GPU counts).
+void useLog2Axis(QCPAxis* axis)
+{
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    axis->setTicker(ticker);
+    axis->setNumberFormat("f");
+    axis->setNumberPrecision(0);
+}
+
+// A dotted vertical line at x marking a boundary (node, rack), with a small grey label the
+// caller places.
+QCPItemText* addBoundary(QCustomPlot* plot, double x, const QString& text)
+{
+    auto* line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
+    auto* label = new QCPItemText(plot);
+    label->setText(text);
+    label->setFont(QFont(QFont().family(), 8));
+    label->setColor(QColor(90, 90, 90));
+    label->setClipToAxisRect(true);
+    return label;
 }
 
 } // namespace
@@ -238,36 +265,31 @@ void BreakdownPlot::setResults(const PlanResults& results)
 {
     clearPlottables();
     const StepBreakdown& b = results.cost.breakdown;
+    const double exposed = b.exposedCommunication();
+    double total = 0;
+    for (const CollectiveCost& c : results.cost.collectives)
+        total += c.total_s;
+    const double hidden = std::max(0.0, total - exposed);
+    // Top bar: the step by component; bottom bar: communication, exposed then hidden.
     struct Part
     {
         QString name;
         double step;
         double comm;
     };
-    double exposed = b.exposedCommunication();
-    double total = 0;
-    for (const CollectiveCost& c : results.cost.collectives)
-        total += c.total_s;
-    const double hidden = std::max(0.0, total - exposed);
-    const std::vector<Part> parts = {
-        {tr("compute"), b.compute_s, 0},
-        {tr("recompute"), b.recompute_s, 0},
-        {tr("pipeline bubble"), b.bubble_s, 0},
-        {tr("TP comm (exposed)"), b.tp_comm_exposed_s, b.tp_comm_exposed_s},
-        {tr("CP comm (exposed)"), b.cp_comm_exposed_s, b.cp_comm_exposed_s},
-        {tr("EP comm (exposed)"), b.ep_comm_exposed_s, b.ep_comm_exposed_s},
-        {tr("PP comm (exposed)"), b.pp_comm_exposed_s, b.pp_comm_exposed_s},
-        {tr("DP comm (exposed)"), b.dp_comm_exposed_s, b.dp_comm_exposed_s},
-        {tr("optimizer"), b.optimizer_s, 0},
-        {tr("comm hidden behind compute"), 0, hidden},
-    };
+    std::vector<Part> parts;
+    for (const BreakdownComponent& component : kBreakdownComponents) {
+        const double value = b.*component.field;
+        parts.push_back({tr(component.label), value, component.communication ? value : 0});
+    }
+    parts.push_back({tr("comm hidden behind compute"), 0, hidden});
     QCPBars* below = nullptr;
     int colourIndex = 0;
     for (const Part& part : parts) {
         if (part.step <= 0 && part.comm <= 0)
             continue;
-        QCPBars* bars = stackedBar(plot(), plot()->yAxis, plot()->xAxis, part.name,
-                                   colour(colourIndex++), below);
+        QCPBars* bars =
+            stackedBar(plot()->yAxis, plot()->xAxis, part.name, colour(colourIndex++), below);
         bars->setProperty("yUnit", "s");
         bars->addData(2, part.step); // top bar: the step
         bars->addData(1, part.comm); // bottom bar: communication, exposed + hidden
@@ -305,8 +327,7 @@ void MemoryPlot::setResults(const PlanResults& results)
     QCPBars* below = nullptr;
     int i = 0;
     for (const Part& part : parts) {
-        QCPBars* bars =
-            stackedBar(plot(), plot()->xAxis, plot()->yAxis, part.name, colour(i++), below);
+        QCPBars* bars = stackedBar(plot()->xAxis, plot()->yAxis, part.name, colour(i++), below);
         bars->setWidth(stages.size() > 16 ? 0.9 : 0.6);
         bars->setProperty("yUnit", "GiB");
         for (const StageCost& st : stages)
@@ -346,13 +367,7 @@ TpSweepPlot::TpSweepPlot(QWidget* parent)
     plot()->yAxis->setLabel(tr("throughput (tokens/s)"));
     plot()->yAxis2->setLabel(tr("step time (s)"));
     plot()->yAxis2->setVisible(true);
-    plot()->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(2);
-    ticker->setSubTickCount(0);
-    plot()->xAxis->setTicker(ticker);
-    plot()->xAxis->setNumberFormat("f");
-    plot()->xAxis->setNumberPrecision(0);
+    useLog2Axis(plot()->xAxis);
 }
 
 void TpSweepPlot::setResults(const PlanResults& r)
@@ -389,18 +404,10 @@ void TpSweepPlot::setResults(const PlanResults& r)
     current->addData(r.plan.parallel.tp, r.cost.metrics.tokens_per_s);
     // The NVSwitch (node) domain: TP beyond it crosses the network.
     if (!r.plan.cluster.is_torus) {
-        auto* line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(r.gpus_per_node, 0);
-        line->point2->setCoords(r.gpus_per_node, 1);
-        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
-        auto* label = new QCPItemText(plot());
-        label->position->setType(QCPItemPosition::ptPlotCoords);
+        QCPItemText* label = addBoundary(plot(), r.gpus_per_node,
+                                         tr("node boundary (%1 GPUs) ").arg(r.gpus_per_node));
         label->position->setCoords(r.gpus_per_node, 0);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-        label->setText(tr("node boundary (%1 GPUs) ").arg(r.gpus_per_node));
-        label->setFont(QFont(QFont().family(), 8));
-        label->setColor(QColor(90, 90, 90));
-        label->setClipToAxisRect(true);
     }
     bool anyValid = false;
     double maxTokens = 0, maxStep = 0;
@@ -591,13 +598,7 @@ ScalingPlot::ScalingPlot(QWidget* parent) : PlotView(tr("Data-parallel scaling")
     plot()->yAxis->setLabel(tr("step time (s)"));
     plot()->yAxis2->setLabel(tr("DP sync per step (s)"));
     plot()->yAxis2->setVisible(true);
-    plot()->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(2);
-    ticker->setSubTickCount(0);
-    plot()->xAxis->setTicker(ticker);
-    plot()->xAxis->setNumberFormat("f");
-    plot()->xAxis->setNumberPrecision(0);
+    useLog2Axis(plot()->xAxis);
 }
 
 void ScalingPlot::setResults(const PlanResults& r)
@@ -623,20 +624,14 @@ void ScalingPlot::setResults(const PlanResults& r)
     }
     plot()->yAxis2->setRange(0, std::max(highSync, 1e-6) * 1.3);
     if (r.rack_boundary_gpus > 0) {
-        auto* line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(r.rack_boundary_gpus, 0);
-        line->point2->setCoords(r.rack_boundary_gpus, 1);
-        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
-        auto* label = new QCPItemText(plot());
-        label->position->setCoords(r.rack_boundary_gpus, high * 1.1);
         const bool right =
             !r.scaling_step.x.isEmpty() && r.rack_boundary_gpus * 3 > r.scaling_step.x.last();
+        QCPItemText* label =
+            addBoundary(plot(), r.rack_boundary_gpus,
+                        right ? tr("one rack: %1 GPUs ").arg(r.rack_boundary_gpus)
+                              : tr(" one rack: %1 GPUs").arg(r.rack_boundary_gpus));
+        label->position->setCoords(r.rack_boundary_gpus, high * 1.1);
         label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-        label->setText(right ? tr("one rack: %1 GPUs ").arg(r.rack_boundary_gpus)
-                             : tr(" one rack: %1 GPUs").arg(r.rack_boundary_gpus));
-        label->setFont(QFont(QFont().family(), 8));
-        label->setColor(QColor(90, 90, 90));
-        label->setClipToAxisRect(true);
     }
     if (!r.scaling_step.x.isEmpty()) {
         plot()->xAxis->setRange(r.scaling_step.x.first() / 1.4, r.scaling_step.x.last() * 1.4);
@@ -741,33 +736,19 @@ void CompareBreakdownPlot::setPlans(const QStringList& labels,
                                     const std::vector<StepBreakdown>& breakdowns)
 {
     clearPlottables();
-    struct Part
-    {
-        QString name;
-        double StepBreakdown::*field;
-    };
-    const Part parts[] = {{tr("compute"), &StepBreakdown::compute_s},
-                          {tr("recompute"), &StepBreakdown::recompute_s},
-                          {tr("pipeline bubble"), &StepBreakdown::bubble_s},
-                          {tr("TP comm (exposed)"), &StepBreakdown::tp_comm_exposed_s},
-                          {tr("CP comm (exposed)"), &StepBreakdown::cp_comm_exposed_s},
-                          {tr("EP comm (exposed)"), &StepBreakdown::ep_comm_exposed_s},
-                          {tr("PP comm (exposed)"), &StepBreakdown::pp_comm_exposed_s},
-                          {tr("DP comm (exposed)"), &StepBreakdown::dp_comm_exposed_s},
-                          {tr("optimizer"), &StepBreakdown::optimizer_s}};
     QCPBars* below = nullptr;
     int colourIndex = 0;
     double longest = 0;
     for (const StepBreakdown& b : breakdowns)
         longest = std::max(longest, b.total());
-    for (const Part& part : parts) {
+    for (const BreakdownComponent& part : kBreakdownComponents) {
         bool any = false;
         for (const StepBreakdown& b : breakdowns)
             any = any || b.*(part.field) > 0;
         if (!any)
             continue;
-        QCPBars* bars = stackedBar(plot(), plot()->yAxis, plot()->xAxis, part.name,
-                                   colour(colourIndex++), below);
+        QCPBars* bars =
+            stackedBar(plot()->yAxis, plot()->xAxis, tr(part.label), colour(colourIndex++), below);
         bars->setProperty("yUnit", "s");
         bars->setWidth(0.6);
         for (size_t i = 0; i < breakdowns.size(); ++i)

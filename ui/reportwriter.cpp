@@ -311,18 +311,10 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.picture(plots[0], 0.95);
     const StepBreakdown& s = cost.breakdown;
     QList<QStringList> parts;
-    for (const auto& [name, value] :
-         std::vector<std::pair<QString, double>>{{"compute", s.compute_s},
-                                                 {"recompute", s.recompute_s},
-                                                 {"pipeline bubble", s.bubble_s},
-                                                 {"TP communication, exposed", s.tp_comm_exposed_s},
-                                                 {"CP communication, exposed", s.cp_comm_exposed_s},
-                                                 {"EP communication, exposed", s.ep_comm_exposed_s},
-                                                 {"PP communication, exposed", s.pp_comm_exposed_s},
-                                                 {"DP communication, exposed", s.dp_comm_exposed_s},
-                                                 {"optimizer step", s.optimizer_s}}) {
+    for (const BreakdownComponent& component : kBreakdownComponents) {
+        const double value = s.*component.field;
         if (value > 0)
-            parts.append({name, seconds(value),
+            parts.append({component.label, seconds(value),
                           QString("%1%").arg(100 * value / cost.step_time_s, 0, 'f', 1)});
     }
     b.table({"Component", "Time per step", "Share"}, parts, {1, 2});
@@ -599,6 +591,11 @@ QString ReportWriter::collectivesCsv(const StepCost& cost)
     return csv;
 }
 
+QString ReportWriter::tablesCsv(const StepCost& cost)
+{
+    return "# collectives\n" + collectivesCsv(cost) + "\n# memory per stage\n" + memoryCsv(cost);
+}
+
 QString ReportWriter::memoryCsv(const StepCost& cost)
 {
     QString csv = "stage,layers,weights_bytes,grads_bytes,optimizer_bytes,activations_bytes,"
@@ -671,8 +668,7 @@ int runReportCommand(const std::vector<std::string>& args, std::ostream& out, st
         // The report's data: the tables as CSV, or the whole step cost as JSON (the same
         // object `paraplan-cli evaluate --json` prints).
         const QString text =
-            csv ? "# collectives\n" + ReportWriter::collectivesCsv(results->cost) +
-                      "\n# memory per stage\n" + ReportWriter::memoryCsv(results->cost)
+            csv ? ReportWriter::tablesCsv(results->cost)
                 : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
                                         .toJson(QJsonDocument::Indented));
         if (output.isEmpty()) {

@@ -31,6 +31,8 @@ public:
                          const ReportOptions& options, QString* error, int* pages = nullptr);
     static QString collectivesCsv(const StepCost& cost);
     static QString memoryCsv(const StepCost& cost);
+    /// Both tables in one file, each under a "# name" line.
+    static QString tablesCsv(const StepCost& cost);
     /// The report's section titles, in order (for tests and the table of contents).
     static QStringList sectionTitles(const PlanResults& results, const ReportOptions& options = {});
 };

@@ -281,8 +281,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
     split->addWidget(right);
-    split->setStretchFactor(0, 5);
-    split->setStretchFactor(1, 4);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
 
@@ -326,10 +326,9 @@ SearchPanel::~SearchPanel()
     }
 }
 
-void SearchPanel::setBasePlan(const Plan& plan)
+void SearchPanel::setResults(std::shared_ptr<const PlanResults> results)
 {
-    m_base = plan;
-    m_haveBase = true;
+    m_latest = std::move(results);
 }
 
 SearchOptions SearchPanel::options() const
@@ -354,13 +353,13 @@ void SearchPanel::start()
 {
     if (m_thread)
         return;
-    if (!m_haveBase) {
+    if (!m_latest) {
         m_status->setText(tr("There is no valid plan to search from yet: fix the issues shown "
                              "in the inputs first."));
         return;
     }
     auto job = std::make_shared<Job>();
-    job->base = m_base;
+    job->base = m_latest->plan;
     job->options = options();
     m_job = job;
     m_thread = QThread::create([job] {
@@ -463,20 +462,14 @@ bool SearchPanel::pin(int sortedRow, QString* error)
     }
     ComparedPlan plan;
     if (sortedRow < 0) {
-        if (!m_haveBase) {
+        // The plan as the window shows it: its cost is already evaluated.
+        if (!m_latest) {
             if (error)
-                *error = tr("There is no plan to pin.");
+                *error = tr("There is no valid plan to pin yet.");
             return false;
         }
-        const StepEngine engine(m_base.cluster);
-        plan.cost = engine.evaluate(m_base);
-        if (!plan.cost.ok) {
-            if (error)
-                *error = tr("The current plan is invalid: %1")
-                             .arg(QString::fromStdString(plan.cost.issues.front().message));
-            return false;
-        }
-        plan.layout = m_base.parallel;
+        plan.cost = m_latest->cost;
+        plan.layout = m_latest->plan.parallel;
         plan.label = tr("current plan");
     } else {
         const SearchCandidate* c =
@@ -518,7 +511,7 @@ void SearchPanel::refreshComparison()
     std::vector<StepBreakdown> breakdowns;
     for (size_t i = 0; i < m_pinned.size(); ++i) {
         const ComparedPlan& p = m_pinned[i];
-        labels << p.label + "\n" + layoutLabel(p.layout);
+        labels << p.label; // the layout reads in the table beside it
         rowLabels << p.label;
         breakdowns.push_back(p.cost.breakdown);
         const StepBreakdown& b = p.cost.breakdown;

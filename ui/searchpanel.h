@@ -1,5 +1,6 @@
 #pragma once
 
+#include "planevaluator.h"
 #include "search.h"
 
 #include <QAbstractTableModel>
@@ -80,8 +81,9 @@ public:
     explicit SearchPanel(QWidget* parent = nullptr);
     ~SearchPanel() override;
 
-    /// The plan whose model, cluster and batch the next search uses.
-    void setBasePlan(const Plan& plan);
+    /// The plan as last evaluated: the next search uses its model, cluster and batch, and
+    /// "Pin the current plan" its cost.
+    void setResults(std::shared_ptr<const PlanResults> results);
     void start();
     void cancel();
     bool isRunning() const;
@@ -110,8 +112,7 @@ private:
     void refreshComparison();
     SearchOptions options() const;
 
-    Plan m_base;
-    bool m_haveBase = false;
+    std::shared_ptr<const PlanResults> m_latest;
     SearchResult m_result;
     std::shared_ptr<Job> m_job;
     QThread* m_thread = nullptr;

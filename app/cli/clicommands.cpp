@@ -846,15 +846,8 @@ int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
             << formatNumber(100 * seconds / cost.step_time_s) + "%"
             << "\n";
     };
-    part("compute", b.compute_s);
-    part("recompute", b.recompute_s);
-    part("pipeline bubble", b.bubble_s);
-    part("TP comm (exposed)", b.tp_comm_exposed_s);
-    part("CP comm (exposed)", b.cp_comm_exposed_s);
-    part("EP comm (exposed)", b.ep_comm_exposed_s);
-    part("PP comm (exposed)", b.pp_comm_exposed_s);
-    part("DP comm (exposed)", b.dp_comm_exposed_s);
-    part("optimizer", b.optimizer_s);
+    for (const BreakdownComponent& component : kBreakdownComponents)
+        part(component.label, b.*component.field);
     if (!cost.collectives.empty()) {
         out << "\n  Collectives (critical stage)\n";
         out << "    " << std::left << std::setw(7) << "group" << std::setw(16) << "op" << std::right

@@ -95,7 +95,10 @@ bool g_printer = true; // MPI: rank 0 prints
 int g_processes = 1;
 std::string g_host;
 
-void onSignal(int) { g_interrupted = true; }
+void onSignal(int)
+{
+    g_interrupted = true;
+}
 
 std::string quoted(const std::string& text)
 {
@@ -134,18 +137,18 @@ void emit(const char* format, ...)
     std::exit(code);
 }
 
-#define CUDA_CHECK(call)                                                                        \
-    do {                                                                                        \
-        const cudaError_t status_ = (call);                                                     \
-        if (status_ != cudaSuccess)                                                             \
-            fail(kCudaFailure, #call, cudaGetErrorString(status_));                             \
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        const cudaError_t status_ = (call);                                                        \
+        if (status_ != cudaSuccess)                                                                \
+            fail(kCudaFailure, #call, cudaGetErrorString(status_));                                \
     } while (0)
 
-#define NCCL_CHECK(call)                                                                        \
-    do {                                                                                        \
-        const ncclResult_t status_ = (call);                                                    \
-        if (status_ != ncclSuccess)                                                             \
-            fail(kNcclFailure, #call, ncclGetErrorString(status_));                             \
+#define NCCL_CHECK(call)                                                                           \
+    do {                                                                                           \
+        const ncclResult_t status_ = (call);                                                       \
+        if (status_ != ncclSuccess)                                                                \
+            fail(kNcclFailure, #call, ncclGetErrorString(status_));                                \
     } while (0)
 
 void warn(const std::string& message)
@@ -259,8 +262,8 @@ void measureCopies(int devices, const Options& o)
             });
             emit("{\"type\":\"result\",\"kind\":\"copy\",\"what\":\"%s\",\"device\":%d,"
                  "\"host\":%s,\"bytes\":%zu,\"time_us\":%.3f,\"GBps\":%.3f,\"counts\":\"%s\"}",
-                 k.what, d, quoted(g_host).c_str(), bytes, t * 1e6,
-                 k.counted * bytes / t / 1e9, k.counted > 1 ? "read+write" : "one way");
+                 k.what, d, quoted(g_host).c_str(), bytes, t * 1e6, k.counted * bytes / t / 1e9,
+                 k.counted > 1 ? "read+write" : "one way");
         }
         cudaFree(a);
         cudaFree(b);
@@ -311,12 +314,11 @@ void measureCopies(int devices, const Options& o)
             }
             CUDA_CHECK(cudaStreamSynchronize(s1));
             CUDA_CHECK(cudaStreamSynchronize(s2));
-            const double bi = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                  .count() /
-                              o.iters;
-            const double latency = timeCopies(i, s1, 100, [&] {
-                CUDA_CHECK(cudaMemcpyPeerAsync(dst, j, src, i, 16, s1));
-            });
+            const double bi =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                o.iters;
+            const double latency = timeCopies(
+                i, s1, 100, [&] { CUDA_CHECK(cudaMemcpyPeerAsync(dst, j, src, i, 16, s1)); });
             emit("{\"type\":\"result\",\"kind\":\"copy\",\"what\":\"peer\",\"src\":%d,\"dst\":%d,"
                  "\"host\":%s,\"peer_access\":%s,\"bytes\":%zu,\"time_us\":%.3f,\"GBps\":%.3f,"
                  "\"bidirectional_GBps\":%.3f,\"latency_us\":%.3f}",
@@ -342,8 +344,8 @@ void launch(const std::string& op, const std::vector<ncclComm_t>& comms,
     for (size_t r = 0; r < comms.size(); ++r) {
         const int rank = firstRank + static_cast<int>(r);
         if (op == "all_reduce")
-            NCCL_CHECK(ncclAllReduce(send[r], recv[r], count, ncclFloat, ncclSum, comms[r],
-                                     streams[r]));
+            NCCL_CHECK(
+                ncclAllReduce(send[r], recv[r], count, ncclFloat, ncclSum, comms[r], streams[r]));
         else if (op == "reduce_scatter")
             NCCL_CHECK(ncclReduceScatter(send[r], recv[r], count, ncclFloat, ncclSum, comms[r],
                                          streams[r]));
@@ -352,20 +354,20 @@ void launch(const std::string& op, const std::vector<ncclComm_t>& comms,
         else if (op == "broadcast")
             NCCL_CHECK(ncclBroadcast(send[r], recv[r], count, ncclFloat, 0, comms[r], streams[r]));
         else if (op == "reduce")
-            NCCL_CHECK(ncclReduce(send[r], recv[r], count, ncclFloat, ncclSum, 0, comms[r],
-                                  streams[r]));
+            NCCL_CHECK(
+                ncclReduce(send[r], recv[r], count, ncclFloat, ncclSum, 0, comms[r], streams[r]));
         else if (op == "all_to_all") {
             for (int peer = 0; peer < worldRanks; ++peer) {
-                NCCL_CHECK(ncclSend(send[r] + peer * count, count, ncclFloat, peer, comms[r],
-                                    streams[r]));
-                NCCL_CHECK(ncclRecv(recv[r] + peer * count, count, ncclFloat, peer, comms[r],
-                                    streams[r]));
+                NCCL_CHECK(
+                    ncclSend(send[r] + peer * count, count, ncclFloat, peer, comms[r], streams[r]));
+                NCCL_CHECK(
+                    ncclRecv(recv[r] + peer * count, count, ncclFloat, peer, comms[r], streams[r]));
             }
         } else if (op == "send_recv") {
-            NCCL_CHECK(ncclSend(send[r], count, ncclFloat, (rank + 1) % worldRanks, comms[r],
-                                streams[r]));
-            NCCL_CHECK(ncclRecv(recv[r], count, ncclFloat,
-                                (rank - 1 + worldRanks) % worldRanks, comms[r], streams[r]));
+            NCCL_CHECK(
+                ncclSend(send[r], count, ncclFloat, (rank + 1) % worldRanks, comms[r], streams[r]));
+            NCCL_CHECK(ncclRecv(recv[r], count, ncclFloat, (rank - 1 + worldRanks) % worldRanks,
+                                comms[r], streams[r]));
         }
     }
     NCCL_CHECK(ncclGroupEnd());
@@ -405,8 +407,8 @@ void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTi
              bytes = std::max(bytes + 1, static_cast<size_t>(bytes * o.factor))) {
             checkInterrupted();
             // count per the nccl-tests conventions for what S covers.
-            const bool perRankChunks = op == "reduce_scatter" || op == "all_gather" ||
-                                       op == "all_to_all";
+            const bool perRankChunks =
+                op == "reduce_scatter" || op == "all_gather" || op == "all_to_all";
             size_t count = bytes / sizeof(float) / (perRankChunks ? n : 1);
             if (count == 0)
                 continue;
@@ -428,9 +430,9 @@ void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTi
                 launch(op, s.comms, s.devices, send, recv, count, streams, n, s.firstRank);
             for (size_t r = 0; r < s.comms.size(); ++r)
                 CUDA_CHECK(cudaStreamSynchronize(streams[r]));
-            double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                           .count() /
-                       o.iters;
+            double t =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                o.iters;
 #ifdef PARAPLAN_MPI
             double slowest = t;
             MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -523,9 +525,8 @@ int main(int argc, char** argv)
             size_t start = 0;
             while (start <= list.size()) {
                 const size_t comma = list.find(',', start);
-                const std::string op = list.substr(start, comma == std::string::npos
-                                                              ? std::string::npos
-                                                              : comma - start);
+                const std::string op = list.substr(
+                    start, comma == std::string::npos ? std::string::npos : comma - start);
                 static const char* known[] = {"all_reduce", "reduce_scatter", "all_gather",
                                               "broadcast",  "reduce",         "all_to_all",
                                               "send_recv"};
@@ -589,8 +590,8 @@ int main(int argc, char** argv)
 
     // The watchdog: a hung collective ends the run with an error line, not a silent hang.
     std::thread watchdog([&o] {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(o.timeout_s);
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout_s);
         while (!g_finished && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (!g_finished) {
@@ -687,7 +688,8 @@ int main(int argc, char** argv)
                 if (std::find(distinct.begin(), distinct.end(), name) == distinct.end())
                     distinct.push_back(name);
             }
-            Sweep s{{comm}, {localRank % count}, mpiSize, mpiRank, static_cast<int>(distinct.size())};
+            Sweep s{
+                {comm}, {localRank % count}, mpiSize, mpiRank, static_cast<int>(distinct.size())};
             sweep(s, o, &done, static_cast<int>(o.ops.size()) * sizesPerOp(o), 1.0);
             ncclCommDestroy(comm);
 #endif

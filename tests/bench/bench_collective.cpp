@@ -3,9 +3,9 @@
 #include "clusterio.h"
 #include "collectivemodel.h"
 
-#include <QCoreApplication>
+#include "benchmain.h"
 
-#include <benchmark/benchmark.h>
+#include <cmath>
 
 using namespace paraplan;
 
@@ -30,9 +30,16 @@ void evaluateLoop(benchmark::State& state, const CollectiveModel& model, Collect
     request.ranks = ranks;
     request.stride = stride;
     double bytes = 1e3;
+    double previous = 0;
     for (auto _ : state) {
         request.bytes = bytes;
-        benchmark::DoNotOptimize(model.evaluate(request).time_s);
+        const double time = model.evaluate(request).time_s;
+        benchmark::DoNotOptimize(time);
+        // Every size costs a finite positive time, and more bytes never cost less.
+        if (!bench::check(state, time > 0 && std::isfinite(time), "a non-positive time") ||
+            !bench::check(state, bytes == 1e3 || time >= previous, "time fell as bytes grew"))
+            break;
+        previous = time;
         bytes = bytes < 1e10 ? bytes * 1.7 : 1e3;
     }
     state.SetItemsProcessed(state.iterations());
@@ -71,8 +78,12 @@ BENCHMARK(BM_AllReduceTorus);
 void BM_BuildMeshModel(benchmark::State& state)
 {
     const ClusterSpec spec = cluster("a100-nvlink-mesh", 1);
-    for (auto _ : state)
-        benchmark::DoNotOptimize(CollectiveModel(spec).figures().spine_ratio);
+    for (auto _ : state) {
+        const CollectiveModel model(spec);
+        if (!bench::check(state, model.evaluate({CollectiveOp::AllReduce, 1e9, 8}).time_s > 0,
+                          "the mesh model cannot cost an all_reduce"))
+            break;
+    }
 }
 BENCHMARK(BM_BuildMeshModel)->Unit(benchmark::kMillisecond);
 
@@ -80,11 +91,5 @@ BENCHMARK(BM_BuildMeshModel)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv); // the presets are Qt resources
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
-        return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return paraplan::bench::run(argc, argv);
 }

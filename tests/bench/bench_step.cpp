@@ -5,9 +5,7 @@
 #include "search.h"
 #include "stepmodel.h"
 
-#include <QCoreApplication>
-
-#include <benchmark/benchmark.h>
+#include "benchmain.h"
 
 using namespace paraplan;
 
@@ -38,8 +36,12 @@ Plan plan(const char* model, const char* cluster, int nodes, int tp, int pp, int
 void run(benchmark::State& state, const Plan& p)
 {
     const StepEngine engine(p.cluster);
-    for (auto _ : state)
-        benchmark::DoNotOptimize(engine.evaluate(p).step_time_s);
+    for (auto _ : state) {
+        const StepCost cost = engine.evaluate(p);
+        benchmark::DoNotOptimize(cost.step_time_s);
+        if (!bench::check(state, cost.ok && cost.step_time_s > 0, "the plan was rejected"))
+            break;
+    }
     state.SetItemsProcessed(state.iterations());
 }
 
@@ -77,6 +79,9 @@ void BM_Search405bOn16384(benchmark::State& state)
         const SearchResult result = searchPlans(base, options);
         space = result.space;
         scored = result.scored;
+        if (!bench::check(state, result.ok && result.scored > 0 && !result.top.empty(),
+                          "the search found no plan"))
+            break;
         benchmark::DoNotOptimize(result.top.data());
     }
     state.SetItemsProcessed(state.iterations() * space);
@@ -89,11 +94,5 @@ BENCHMARK(BM_Search405bOn16384)->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond)->
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
-        return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return paraplan::bench::run(argc, argv);
 }
