@@ -59,22 +59,28 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     return f;
 }
 
-std::vector<PlanIssue> validatePlan(const Plan& plan)
+std::vector<PlanIssue> validateModelAndCluster(const Plan& plan)
 {
     std::vector<PlanIssue> issues;
+    for (std::string& problem : validateModel(plan.model))
+        issues.push_back({"model", "model", std::move(problem)});
+    for (std::string& problem : validateCluster(plan.cluster, HardwareCatalog::bundled()))
+        issues.push_back({"cluster", "cluster", std::move(problem)});
+    return issues;
+}
+
+std::vector<PlanIssue> validatePlan(const Plan& plan)
+{
+    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
+    if (!issues.empty())
+        return issues;
     auto issue = [&](const char* rule, const char* field, std::string message) {
         issues.push_back({rule, field, std::move(message)});
     };
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
-    for (std::string& problem : validateModel(m))
-        issue("model", "model", std::move(problem));
     const HardwareCatalog& catalog = HardwareCatalog::bundled();
-    for (std::string& problem : validateCluster(plan.cluster, catalog))
-        issue("cluster", "cluster", std::move(problem));
-    if (!issues.empty())
-        return issues;
 
     struct Degree
     {

@@ -108,6 +108,8 @@ struct PlanIssue
     std::string message;
 };
 
+/// The model and the cluster alone (what an engine needs before it can be built).
+std::vector<PlanIssue> validateModelAndCluster(const Plan& plan);
 /// Checks the plan against every rule; empty when valid.
 std::vector<PlanIssue> validatePlan(const Plan& plan);
 

@@ -73,6 +73,22 @@ struct Tally
 
 } // namespace
 
+long long SearchResult::invalidCount() const
+{
+    long long total = 0;
+    for (const auto& entry : rejected)
+        total += entry.second;
+    return total;
+}
+
+long long SearchResult::excludedCount() const
+{
+    long long total = 0;
+    for (const auto& entry : constrained)
+        total += entry.second;
+    return total;
+}
+
 double searchScore(const StepCost& cost, int gpus, SearchObjective objective)
 {
     switch (objective) {

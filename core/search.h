@@ -72,6 +72,9 @@ struct SearchResult
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
     double seconds = 0;
+
+    long long invalidCount() const;  ///< all of `rejected`
+    long long excludedCount() const; ///< all of `constrained`
 };
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed

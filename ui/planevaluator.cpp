@@ -20,42 +20,46 @@ PlanEvaluator::PlanEvaluator(QObject* parent) : QObject(parent)
     qRegisterMetaType<std::vector<paraplan::PlanIssue>>();
 }
 
-const StepEngine& PlanEvaluator::engineFor(const ClusterSpec& cluster)
+std::shared_ptr<const StepEngine> PlanEvaluator::engineFor(const ClusterSpec& cluster)
 {
     const std::string key = clusterToJsonText(cluster);
-    std::unique_ptr<StepEngine>& engine = m_engines[key];
+    std::shared_ptr<const StepEngine>& engine = m_engines[key];
     if (!engine) {
         if (m_engines.size() > 64) { // bound the cache; keep the entry being made
             auto keep = std::move(engine);
             m_engines.clear();
             engine = std::move(keep);
         }
-        engine = std::make_unique<StepEngine>(cluster);
+        engine = std::make_shared<const StepEngine>(cluster);
     }
-    return *engine;
+    return engine;
 }
 
 void PlanEvaluator::evaluate(const Plan& plan)
 {
-    // An invalid cluster cannot even build an engine: reject before.
-    std::vector<PlanIssue> issues = validatePlan(plan);
+    // An invalid model or cluster cannot even build an engine: reject before. The engine
+    // checks the rest of the plan itself.
+    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
     if (!issues.empty()) {
         emit planRejected(issues);
         return;
     }
     auto results = std::make_shared<PlanResults>();
     results->plan = plan;
-    results->cost = engineFor(plan.cluster).evaluate(plan);
+    // The plan's own engine, looked up once (the lookup serialises the cluster) for the
+    // plan and the sweeps that keep its cluster.
+    const std::shared_ptr<const StepEngine> engine = engineFor(plan.cluster);
+    results->cost = engine->evaluate(plan);
     if (!results->cost.ok) {
         emit planRejected(results->cost.issues);
         return;
     }
-    fillSweeps(results.get());
+    fillSweeps(*engine, results.get());
     m_latest = results;
     emit resultsAvailable(results);
 }
 
-void PlanEvaluator::fillSweeps(PlanResults* r)
+void PlanEvaluator::fillSweeps(const StepEngine& engine, PlanResults* r)
 {
     const Plan& plan = r->plan;
     const ParallelLayout& p = plan.parallel;
@@ -77,7 +81,7 @@ void PlanEvaluator::fillSweeps(PlanResults* r)
                 std::max(1, variant.parallel.global_batch /
                                 (variant.parallel.micro_batch * variant.parallel.dp)) *
                 variant.parallel.micro_batch * variant.parallel.dp;
-        const StepCost cost = engineFor(cluster).evaluate(variant);
+        const StepCost cost = engine.evaluate(variant);
         r->tp_degrees.push_back(tp);
         if (cost.ok) {
             r->tp_tokens_per_s.push_back(cost.metrics.tokens_per_s);
@@ -93,7 +97,7 @@ void PlanEvaluator::fillSweeps(PlanResults* r)
     }
 
     // 2. Bus bandwidth against message size on each tier the cluster has.
-    const CollectiveModel& model = engineFor(cluster).collectives();
+    const CollectiveModel& model = engine.collectives();
     struct Tier
     {
         QString name;
@@ -162,7 +166,7 @@ void PlanEvaluator::fillSweeps(PlanResults* r)
                 p.global_batch / std::max(1, p.dp) * variant.parallel.dp;
             if (variant.parallel.global_batch < variant.parallel.micro_batch * variant.parallel.dp)
                 variant.parallel.global_batch = variant.parallel.micro_batch * variant.parallel.dp;
-            const StepCost cost = engineFor(variant.cluster).evaluate(variant);
+            const StepCost cost = engineFor(variant.cluster)->evaluate(variant);
             if (!cost.ok)
                 continue;
             double dpTotal = 0;
@@ -191,7 +195,7 @@ void PlanEvaluator::fillSweeps(PlanResults* r)
         change(variant);
         if (!validateCluster(variant.cluster, HardwareCatalog::bundled()).empty())
             return;
-        const StepCost cost = engineFor(variant.cluster).evaluate(variant);
+        const StepCost cost = engineFor(variant.cluster)->evaluate(variant);
         if (!cost.ok)
             return;
         r->what_if_labels.push_back(label);

@@ -65,10 +65,11 @@ signals:
     void planRejected(const std::vector<paraplan::PlanIssue>& issues);
 
 private:
-    const StepEngine& engineFor(const ClusterSpec& cluster);
-    void fillSweeps(PlanResults* results);
+    /// Shared: a sweep keeps its engine while the cache may drop entries.
+    std::shared_ptr<const StepEngine> engineFor(const ClusterSpec& cluster);
+    void fillSweeps(const StepEngine& engine, PlanResults* results);
 
-    std::map<std::string, std::unique_ptr<StepEngine>> m_engines;
+    std::map<std::string, std::shared_ptr<const StepEngine>> m_engines;
     std::shared_ptr<const PlanResults> m_latest;
 };
 

@@ -410,18 +410,12 @@ void SearchPanel::finish()
         emit finished();
         return;
     }
-    m_result = job->result;
+    m_result = std::move(job->result);
     const int gpus = static_cast<int>(job->base.cluster.totalGpus());
     m_model->setResult(m_result, gpus);
     m_table->sortByColumn(SearchResultsModel::Rank, Qt::AscendingOrder);
     m_table->resizeColumnsToContents();
     m_pareto->setSearch(m_result);
-    long long invalid = 0;
-    for (const auto& entry : m_result.rejected)
-        invalid += entry.second;
-    long long constrained = 0;
-    for (const auto& entry : m_result.constrained)
-        constrained += entry.second;
     m_status->setText(
         tr("%1 layouts of %2 on %3 GPUs (global batch %4) in %5: %6 scored, %7 over memory, "
            "%8 invalid, %9 excluded by constraints. Objective: %10.")
@@ -432,8 +426,8 @@ void SearchPanel::finish()
             .arg(QString::fromStdString(units::formatSeconds(m_result.seconds)))
             .arg(m_result.scored)
             .arg(m_result.did_not_fit)
-            .arg(invalid)
-            .arg(constrained)
+            .arg(m_result.invalidCount())
+            .arg(m_result.excludedCount())
             .arg(m_objective->currentText().toLower()));
     QStringList rules;
     for (const auto& [rule, count] : m_result.rejected)
@@ -472,8 +466,9 @@ bool SearchPanel::pin(int sortedRow, QString* error)
         plan.layout = m_latest->plan.parallel;
         plan.label = tr("current plan");
     } else {
-        const SearchCandidate* c =
-            m_model->candidate(m_sorted->mapToSource(m_sorted->index(sortedRow, 0)).row());
+        // The model keeps the ranking's order: a source row is a rank.
+        const int row = m_sorted->mapToSource(m_sorted->index(sortedRow, 0)).row();
+        const SearchCandidate* c = m_model->candidate(row);
         if (!c) {
             if (error)
                 *error = tr("No candidate in row %1.").arg(sortedRow + 1);
@@ -481,8 +476,7 @@ bool SearchPanel::pin(int sortedRow, QString* error)
         }
         plan.layout = c->layout;
         plan.cost = c->cost;
-        const int rank = m_sorted->mapToSource(m_sorted->index(sortedRow, 0)).row() + 1;
-        plan.label = tr("search #%1").arg(rank);
+        plan.label = tr("search #%1").arg(row + 1);
     }
     m_pinned.push_back(plan);
     refreshComparison();

@@ -743,15 +743,9 @@ int commandSearch(const std::vector<std::string>& args, std::ostream& out)
         << ", objective " << searchObjectiveName(search.objective) << "\n";
     out << "  " << result.space << " layouts: " << result.scored << " scored, "
         << result.did_not_fit << " over memory";
-    long long rejectedTotal = 0;
-    for (const auto& entry : result.rejected)
-        rejectedTotal += entry.second;
-    out << ", " << rejectedTotal << " invalid";
-    long long constrainedTotal = 0;
-    for (const auto& entry : result.constrained)
-        constrainedTotal += entry.second;
-    if (constrainedTotal > 0)
-        out << ", " << constrainedTotal << " excluded by constraints";
+    out << ", " << result.invalidCount() << " invalid";
+    if (result.excludedCount() > 0)
+        out << ", " << result.excludedCount() << " excluded by constraints";
     out << " (" << formatSeconds(result.seconds) << ", "
         << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3) << " plans/s)\n";
     if (!result.rejected.empty()) {
