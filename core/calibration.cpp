@@ -1,119 +1,210 @@
 #include "calibration.h"
 
-#include "clusterio.h"
 #include "jsonutil.h"
-#include "modelio.h"
+#include "planio.h"
 #include "units.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 
 namespace paraplan {
+namespace {
+
+bool readText(const std::string& path, std::string* text, std::string* error)
+{
+    if (path.rfind(":/", 0) == 0) {
+        QFile file(QString::fromStdString(path));
+        if (!file.open(QIODevice::ReadOnly)) {
+            *error = "bundled calibration file missing: " + path;
+            return false;
+        }
+        *text = file.readAll().toStdString();
+        return true;
+    }
+    return json::readFile(path, text, error);
+}
+
+std::string describeAssumptions(const Plan& plan, const StepCost& cost)
+{
+    const StepAssumptions& a = cost.assumptions;
+    std::string text = std::string("attention ") + attentionKernelName(a.attention) +
+                       ", element-wise kernels " + kernelStyleName(a.kernels) + ", TP overlap " +
+                       (plan.parallel.tp < 2 ? "n/a" : (a.tp_overlap ? "ag-gemm" : "none")) +
+                       ", DP overlap " + (plan.parallel.dp_overlap ? "on" : "off") +
+                       ", gradients reduced in " + (a.grad_reduce_bytes == 4 ? "fp32" : "16 bits");
+    text += plan.model.biases ? ", biases" : ", no biases";
+    text += plan.model.dropout ? ", dropout" : ", no dropout";
+    return text;
+}
+
+// Korthikanti et al. 2022's layouts as plan files: the published architecture (GPT: GeLU,
+// biases, dropout, learned positions, tied embeddings), DGX A100 nodes, and the 2022
+// Megatron-LM stack: unfused attention, fused element-wise kernels, no TP overlap, fp16.
+bool korthikantiPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows,
+                      std::string* error)
+{
+    const QJsonObject common = root.value("common").toObject();
+    const QJsonObject models = root.value("models").toObject();
+    for (const QJsonValue& value : root.value("iteration_time_s").toArray()) {
+        const QJsonObject row = value.toObject();
+        const QString modelId = row.value("model").toString();
+        QJsonObject model = models.value(modelId).toObject();
+        model["preset"] = modelId;
+        model["kv_heads"] = model.value("heads");
+        model["vocab"] = common.value("vocab").toInt(51200);
+        model["mlp"] = "gelu";
+        model["biases"] = true;
+        model["dropout"] = true;
+        model["learned_positions"] = true;
+        model["tied_embeddings"] = true;
+        const int gpus = row.value("gpus").toInt();
+        const int tp = common.value("tp").toInt(8);
+        const int pp = row.value("pp").toInt(1);
+        const QString recompute = row.value("recompute").toString();
+        const QJsonObject parallel{{"tp", tp},
+                                   {"pp", pp},
+                                   {"dp", std::max(1, gpus / (tp * pp))},
+                                   {"interleave", row.value("interleave").toInt(1)},
+                                   {"micro_batch", row.value("micro_batch").toInt()},
+                                   {"global_batch", row.value("global_batch").toInt()},
+                                   {"recompute", recompute},
+                                   {"sequence_parallel", row.value("sequence_parallel").toBool()},
+                                   {"zero", 0},
+                                   {"tp_overlap", "none"}};
+        const QJsonObject training{{"seq_len", common.value("seq_len").toInt(2048)},
+                                   {"dtype", common.value("dtype").toString("fp16")},
+                                   {"optimizer", "adam"},
+                                   {"attention", "unfused"},
+                                   {"kernels", "fused"}};
+        const QJsonObject plan{
+            {"name", modelId + ", " + recompute},
+            {"model", model},
+            {"cluster", QJsonObject{{"preset", "dgx-a100"}, {"nodes", std::max(1, gpus / 8)}}},
+            {"parallel", parallel},
+            {"training", training}};
+        CalibrationRow out;
+        out.name = (modelId + "-" + recompute).toStdString();
+        out.model = modelId.toStdString();
+        out.gpus = gpus;
+        out.source = root.value("source").toString().toStdString();
+        out.measured_s = row.value("measured_s").toDouble();
+        std::vector<std::string> errors;
+        const std::string text = QJsonDocument(plan).toJson().toStdString();
+        if (!planFromJsonText(text, {}, &out.plan, &errors)) {
+            *error = out.name + ": " + errors.front();
+            return false;
+        }
+        rows->push_back(std::move(out));
+    }
+    return true;
+}
+
+bool modernPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows, std::string* error)
+{
+    for (const QJsonValue& value : root.value("rows").toArray()) {
+        const QJsonObject row = value.toObject();
+        CalibrationRow out;
+        out.name = row.value("name").toString().toStdString();
+        out.source = row.value("source").toString().toStdString();
+        out.measured_s = row.value("measured_step_time_s").toDouble();
+        out.measured_mfu = row.value("measured_mfu").toDouble();
+        QJsonObject plan = row.value("plan").toObject();
+        if (!plan.contains("name"))
+            plan["name"] = QString::fromStdString(out.name);
+        std::vector<std::string> errors;
+        const std::string text = QJsonDocument(plan).toJson().toStdString();
+        if (!planFromJsonText(text, {}, &out.plan, &errors)) {
+            *error = out.name + ": " + errors.front();
+            return false;
+        }
+        out.model = out.name.substr(0, out.name.find('-'));
+        out.gpus = out.plan.parallel.gpus();
+        if (!(out.measured_s > 0)) {
+            *error = out.name + ": measured_step_time_s must be positive";
+            return false;
+        }
+        rows->push_back(std::move(out));
+    }
+    return true;
+}
+
+} // namespace
+
+std::vector<std::string> bundledCalibrationSets()
+{
+    return {":/paraplan/calibration/calibration-korthikanti2022.json",
+            ":/paraplan/calibration/calibration-modern-torchtitan2024.json",
+            ":/paraplan/calibration/calibration-modern-nemo2024.json"};
+}
 
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error)
 {
     std::string text;
-    if (path.empty()) {
-        QFile file(QStringLiteral(":/paraplan/calibration/calibration-korthikanti2022.json"));
-        if (!file.open(QIODevice::ReadOnly)) {
-            *error = "bundled calibration file missing";
-            return false;
-        }
-        text = file.readAll().toStdString();
-    } else if (!json::readFile(path, &text, error)) {
+    const std::string file = path.empty() ? bundledCalibrationSets().front() : path;
+    if (!readText(file, &text, error))
         return false;
-    }
     QJsonObject root;
     if (!json::parseDocument(text, &root, error))
         return false;
     CalibrationReport result;
+    const std::string base =
+        QFileInfo(QString::fromStdString(file)).completeBaseName().toStdString();
+    result.id = base.rfind("calibration-", 0) == 0 ? base.substr(12) : base;
+    if (result.id.rfind("modern-", 0) == 0)
+        result.id = result.id.substr(7);
     result.source = root.value("source").toString().toStdString();
     result.hardware = root.value("hardware").toString().toStdString();
-    const QJsonObject common = root.value("common").toObject();
-    const QJsonObject models = root.value("models").toObject();
+    for (const QJsonValue& note : root.value("notes").toArray())
+        result.notes.push_back(note.toString().toStdString());
     const QJsonObject reference = root.value("reference_error_of_calculon").toObject();
     result.reference_mean_pct = reference.value("iteration_time_avg_pct").toDouble();
     result.reference_max_pct = reference.value("iteration_time_max_pct").toDouble();
 
-    auto modelFor = [&](const std::string& id, ModelSpec* model) {
-        // The file's architecture wins over the preset where both exist.
-        if (!modelFromPreset(id, model, error))
-            return false;
-        const QJsonObject fields = models.value(QString::fromStdString(id)).toObject();
-        model->layers = fields.value("layers").toInt(model->layers);
-        model->hidden = fields.value("hidden").toInt(model->hidden);
-        model->heads = fields.value("heads").toInt(model->heads);
-        model->kv_heads = model->heads;
-        model->ffn_hidden = fields.value("ffn_hidden").toInt(model->ffn_hidden);
-        model->vocab = common.value("vocab").toInt(model->vocab);
-        return true;
-    };
-
-    std::map<int, std::unique_ptr<StepEngine>> engines;
-    auto planFor = [&](const QJsonObject& row, Plan* plan) {
-        const int gpus = row.value("gpus").toInt();
-        ClusterOptions options;
-        options.nodes = std::max(1, gpus / 8);
-        if (!clusterFromPreset("dgx-a100", options, &plan->cluster, error))
-            return false;
-        if (!modelFor(row.value("model").toString().toStdString(), &plan->model))
-            return false;
-        ParallelLayout& p = plan->parallel;
-        p.tp = common.value("tp").toInt(8);
-        p.dp = common.value("dp").toInt(1);
-        p.pp = row.value("pp").toInt(1);
-        p.interleave = row.value("interleave").toInt(1);
-        p.global_batch = row.value("global_batch").toInt();
-        p.micro_batch = row.value("micro_batch").toInt();
-        const QString recompute = row.value("recompute").toString();
-        p.recompute = recompute == "full"        ? Recompute::Full
-                      : recompute == "selective" ? Recompute::Selective
-                                                 : Recompute::None;
-        p.sequence_parallel = row.value("sequence_parallel").toBool();
-        TrainingSettings& t = plan->training;
-        t.seq_len = common.value("seq_len").toInt(2048);
-        parseDtype(common.value("dtype").toString("fp16").toStdString(), &t.dtype);
-        t.optimizer = Optimizer::Adam;
-        t.flash_attention = false; // the 2022 runs predate FlashAttention in Megatron
-        plan->name = row.value("model").toString().toStdString() + ", " + recompute.toStdString();
-        plan->figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan->cluster.gpu_id),
-                                             t.optimizer, t.dtype);
-        return true;
-    };
-
-    double sum = 0;
-    for (const QJsonValue& value : root.value("iteration_time_s").toArray()) {
-        const QJsonObject row = value.toObject();
-        CalibrationRow out;
-        if (!planFor(row, &out.plan))
-            return false;
-        out.model = row.value("model").toString().toStdString();
-        out.gpus = row.value("gpus").toInt();
-        out.measured_s = row.value("measured_s").toDouble();
-        std::unique_ptr<StepEngine>& engine = engines[out.gpus];
-        if (!engine)
-            engine = std::make_unique<StepEngine>(out.plan.cluster);
-        const StepCost cost = engine->evaluate(out.plan);
-        if (!cost.ok) {
-            *error = out.plan.name + ": " + cost.issues.front().message;
-            return false;
-        }
-        out.predicted_s = cost.step_time_s;
-        out.mfu = cost.metrics.mfu;
-        out.error = (out.predicted_s - out.measured_s) / out.measured_s;
-        sum += std::fabs(out.error);
-        result.max_abs_error = std::max(result.max_abs_error, std::fabs(out.error));
-        result.rows.push_back(std::move(out));
-    }
+    const bool korthikanti = root.contains("iteration_time_s");
+    if (korthikanti ? !korthikantiPlans(root, &result.rows, error)
+                    : !modernPlans(root, &result.rows, error))
+        return false;
     if (result.rows.empty()) {
-        *error = "the calibration file has no iteration_time_s rows";
+        *error = "the calibration file has no rows (iteration_time_s or rows)";
         return false;
     }
+
+    std::map<std::string, std::shared_ptr<StepEngine>> engines;
+    auto engineFor = [&](const Plan& plan) {
+        const std::string key = plan.cluster.gpu_id + "/" + std::to_string(plan.cluster.nodes) +
+                                "/" + plan.cluster.name;
+        std::shared_ptr<StepEngine>& engine = engines[key];
+        if (!engine)
+            engine = std::make_shared<StepEngine>(plan.cluster);
+        return engine;
+    };
+    std::vector<double> errors;
+    double sum = 0;
+    for (CalibrationRow& row : result.rows) {
+        const StepCost cost = engineFor(row.plan)->evaluate(row.plan);
+        if (!cost.ok) {
+            *error = row.name + ": " + cost.issues.front().message;
+            return false;
+        }
+        row.predicted_s = cost.step_time_s;
+        row.mfu = cost.metrics.mfu;
+        row.error = (row.predicted_s - row.measured_s) / row.measured_s;
+        row.assumptions = describeAssumptions(row.plan, cost);
+        sum += std::fabs(row.error);
+        errors.push_back(std::fabs(row.error));
+        result.max_abs_error = std::max(result.max_abs_error, std::fabs(row.error));
+    }
     result.mean_abs_error = sum / result.rows.size();
+    std::sort(errors.begin(), errors.end());
+    const size_t n = errors.size();
+    result.median_abs_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
 
     // Memory of the first stage, against the file's figures for each model's 2022 layout.
     for (const QJsonValue& value : root.value("memory_first_stage_GiB").toArray()) {
@@ -130,7 +221,7 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
             Plan plan = timing->plan;
             plan.parallel.recompute = recompute;
             plan.parallel.sequence_parallel = sp;
-            const StepCost cost = engines[timing->gpus]->evaluate(plan);
+            const StepCost cost = engineFor(plan)->evaluate(plan);
             return cost.ok ? cost.stages.front() : StageCost{};
         };
         const StageCost none = firstStage(Recompute::None, false);

@@ -7,16 +7,21 @@
 
 namespace paraplan {
 
-/// One published measurement, the plan that reproduces its setup, and our prediction.
+/// One published measurement, the plan that reproduces its setup, and our prediction. Every
+/// row's plan goes through the plan-file reader, the path a user's plan file takes.
 struct CalibrationRow
 {
-    std::string model;
+    std::string name;  ///< the row's id in its file
+    std::string model; ///< for display
     int gpus = 0;
     Plan plan;
+    std::string assumptions; ///< attention kernel, element-wise kernels, overlap, architecture
+    std::string source;      ///< where the measurement was published
     double measured_s = 0;
     double predicted_s = 0;
     double error = 0; ///< (predicted - measured) / measured
     double mfu = 0;
+    double measured_mfu = 0; ///< as published (0: not given)
 };
 
 struct MemoryCalibrationRow
@@ -30,19 +35,28 @@ struct MemoryCalibrationRow
 
 struct CalibrationReport
 {
+    std::string id; ///< "korthikanti2022", "torchtitan2024", "nemo2024" or the file's name
     std::string source;
     std::string hardware;
+    std::vector<std::string> notes;
     std::vector<CalibrationRow> rows;
     std::vector<MemoryCalibrationRow> memory;
     double mean_abs_error = 0;
+    double median_abs_error = 0;
     double max_abs_error = 0;
     double memory_max_abs_error = 0;
-    double reference_mean_pct = 0; ///< the best public tool's figures, from the file
+    double reference_mean_pct = 0; ///< the best public tool's figures, from the file (0: none)
     double reference_max_pct = 0;
 };
 
-/// Runs the calibration set (the Korthikanti et al. 2022 file; the bundled copy when `path` is
-/// empty) through the engine: DGX A100 nodes, the rows' layouts, no FlashAttention (2022).
+/// Runs one calibration file through the engine. Two formats are read: Korthikanti et al.
+/// 2022's (models, layouts and iteration times: DGX A100, fp16, the 2022 Megatron-LM stack,
+/// written as plan files with those assumptions stated) and the modern one ("rows", each with
+/// its plan file as published).
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error);
+
+/// The calibration sets that ship with Paraplan (resource paths), in the order validate runs
+/// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100).
+std::vector<std::string> bundledCalibrationSets();
 
 } // namespace paraplan

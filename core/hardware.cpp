@@ -87,6 +87,54 @@ QJsonObject loadBundled(const char* path)
     return root;
 }
 
+Origin originOf(const QJsonObject& o)
+{
+    return o.value("origin").toString() == "assumption" ? Origin::Assumption : Origin::Preset;
+}
+
+void readKernels(const QJsonObject& o, const std::string& path, const std::string& gpuName,
+                 json::Reader& reader, KernelFigures* k)
+{
+    if (o.isEmpty())
+        return;
+    reader.checkKeys(o, path, {"sm_count", "gemm", "attention"});
+    reader.integer(o, "sm_count", path, &k->sm_count, true);
+    const QJsonObject gemm = o.value("gemm").toObject();
+    reader.checkKeys(gemm, path + ".gemm", {"tflops", "shape", "origin", "source"});
+    reader.number(gemm, "tflops", path + ".gemm", &k->gemm_tflops, true);
+    reader.string(gemm, "source", path + ".gemm", &k->gemm_source, true);
+    k->gemm_source = gpuName + ": " + k->gemm_source;
+    k->gemm_origin = originOf(gemm);
+    const QJsonArray shape = gemm.value("shape").toArray();
+    if (shape.size() != 3)
+        reader.error(path + ".gemm.shape", "must be [M, N, K]");
+    for (int i = 0; i < shape.size() && i < 3; ++i)
+        k->gemm_shape[static_cast<size_t>(i)] = shape.at(i).toDouble();
+    const QJsonObject attention = o.value("attention").toObject();
+    for (auto it = attention.begin(); it != attention.end(); ++it) {
+        AttentionKernel kernel;
+        const std::string where = path + ".attention." + it.key().toStdString();
+        if (!parseAttentionKernel(it.key().toStdString(), &kernel) ||
+            kernel == AttentionKernel::Unfused) {
+            reader.error(where, "unknown fused attention kernel");
+            continue;
+        }
+        const QJsonObject f = it.value().toObject();
+        reader.checkKeys(f, where, {"fwd", "bwd", "seq_half", "head_dim_64", "origin", "source"});
+        AttentionFigures& a = k->attention[static_cast<size_t>(kernel)];
+        a.available = true;
+        reader.number(f, "fwd", where, &a.fwd, true);
+        reader.number(f, "bwd", where, &a.bwd, true);
+        reader.number(f, "seq_half", where, &a.seq_half, true);
+        reader.number(f, "head_dim_64", where, &a.head_dim_64);
+        reader.string(f, "source", where, &a.source, true);
+        a.source = gpuName + ", " + it.key().toStdString() + ": " + a.source;
+        a.origin = originOf(f);
+        if (!(a.fwd > 0 && a.fwd <= 1 && a.bwd > 0 && a.bwd <= 1 && a.seq_half >= 0))
+            reader.error(where, "fwd and bwd must lie in (0, 1], seq_half must not be negative");
+    }
+}
+
 void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& reader)
 {
     const QJsonArray array = root.value("gpus").toArray();
@@ -95,7 +143,8 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
         const std::string path = "gpus[" + std::to_string(i) + "]";
         reader.checkKeys(entry, path,
                          {"id", "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GBps", "memory",
-                          "nvlink", "pcie_generation", "ici", "source", "hbm_achievable_fraction"});
+                          "nvlink", "pcie_generation", "ici", "source", "hbm_achievable_fraction",
+                          "kernels"});
         GpuSpec gpu;
         reader.string(entry, "id", path, &gpu.id, true);
         reader.string(entry, "name", path, &gpu.name, true);
@@ -125,6 +174,8 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
         reader.integer(nvlink, "generation", path + ".nvlink", &gpu.nvlink_generation);
         reader.integer(nvlink, "links", path + ".nvlink", &gpu.nvlink_links);
         gpu.is_tpu = entry.contains("ici");
+        readKernels(entry.value("kernels").toObject(), path + ".kernels", gpu.name, reader,
+                    &gpu.kernels);
         catalog->gpus.push_back(std::move(gpu));
     }
 }
@@ -176,6 +227,33 @@ HardwareCatalog loadCatalog()
 }
 
 } // namespace
+
+const char* attentionKernelName(AttentionKernel kernel)
+{
+    switch (kernel) {
+    case AttentionKernel::Unfused:
+        return "unfused";
+    case AttentionKernel::Flash2:
+        return "flash2";
+    case AttentionKernel::Flash3:
+        return "flash3";
+    case AttentionKernel::Cudnn:
+        return "cudnn";
+    }
+    return "?";
+}
+
+bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel)
+{
+    for (int i = 0; i < kAttentionKernelCount; ++i) {
+        const auto k = static_cast<AttentionKernel>(i);
+        if (text == attentionKernelName(k)) {
+            *kernel = k;
+            return true;
+        }
+    }
+    return false;
+}
 
 const HardwareCatalog& HardwareCatalog::bundled()
 {

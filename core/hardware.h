@@ -20,6 +20,43 @@ inline constexpr int kDtypeCount = 5;
 const char* dtypeName(Dtype dtype);
 bool parseDtype(const std::string& text, Dtype* dtype);
 
+/// The attention kernel (training.attention).
+enum class AttentionKernel
+{
+    Unfused, ///< batched QK^T / AV GEMMs with a softmax kernel between them
+    Flash2,  ///< FlashAttention-2 (Dao 2023); PyTorch SDPA's flash backend
+    Flash3,  ///< FlashAttention-3 (Shah et al. 2024), Hopper only
+    Cudnn,   ///< cuDNN fused attention (Transformer Engine's NVTE_FUSED_ATTN=1)
+};
+inline constexpr int kAttentionKernelCount = 4;
+const char* attentionKernelName(AttentionKernel kernel);
+bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel);
+
+/// A fused attention kernel's published throughput on one GPU (causal, 16-bit, head dim 128):
+/// forward and backward shares of dense peak at long sequences, and how they fall for short
+/// ones: share(s) = share x s / (s + seq_half).
+struct AttentionFigures
+{
+    bool available = false;
+    double fwd = 0;
+    double bwd = 0;
+    double seq_half = 0;
+    double head_dim_64 = 1; ///< throughput at head dim 64 relative to 128
+    Origin origin = Origin::Preset;
+    std::string source;
+};
+
+/// Kernel-level figures of one GPU, from published benchmarks (gpus.json "kernels").
+struct KernelFigures
+{
+    int sm_count = 0;
+    double gemm_tflops = 0;             ///< best sustained 16-bit GEMM (0: not known)
+    std::array<double, 3> gemm_shape{}; ///< M, N, K where it was measured
+    Origin gemm_origin = Origin::Preset;
+    std::string gemm_source;
+    std::array<AttentionFigures, kAttentionKernelCount> attention{}; ///< by AttentionKernel
+};
+
 /// One accelerator model, as its datasheet gives it.
 struct GpuSpec
 {
@@ -35,6 +72,7 @@ struct GpuSpec
     int pcie_generation = 0;
     bool is_tpu = false;
     std::string source;
+    KernelFigures kernels;
 
     double peakTflops(Dtype dtype) const { return peak_tflops[static_cast<int>(dtype)]; }
 };

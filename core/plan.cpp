@@ -1,8 +1,11 @@
 #include "plan.h"
 
+#include "kernels.h"
 #include "units.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace paraplan {
 
@@ -19,18 +22,82 @@ const char* recomputeName(Recompute recompute)
     return "?";
 }
 
-EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype)
+const char* kernelStyleName(KernelStyle style)
+{
+    switch (style) {
+    case KernelStyle::Auto:
+        return "auto";
+    case KernelStyle::Fused:
+        return "fused";
+    case KernelStyle::Eager:
+        return "eager";
+    }
+    return "?";
+}
+
+const char* tpOverlapName(TpOverlap overlap)
+{
+    switch (overlap) {
+    case TpOverlap::Auto:
+        return "auto";
+    case TpOverlap::None:
+        return "none";
+    case TpOverlap::AgGemm:
+        return "ag-gemm";
+    }
+    return "?";
+}
+
+EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
+                                   AttentionKernel attention)
 {
     EngineFigures f;
-    f.gemm_peak_fraction =
-        preset(0.85, "compute-bound ceiling of a GEMM: the top of the 70-85% of dense peak that "
-                     "large GEMMs reach on A100/H100 (hardware-figures.md); each GEMM's memory "
-                     "traffic is added on top (an additive roofline), which brings typical "
-                     "transformer shapes to 70-80%");
+    const KernelFigures& k = gpu.kernels;
+    const double peak = gpu.peakTflops(Dtype::BF16);
+    if (k.gemm_tflops > 0 && peak > 0) {
+        // The published figure is the best over a search of shapes; one fixed large shape
+        // reaches 92-95% of it: A100 8192^3 258 of 271 TFLOP/s (H. He 2024, "Strangely,
+        // Matrix Multiplications on GPUs Run Faster When Given 'Predictable' Data"), B200
+        // 8192^3 1610 and 4096x8192x8192 1652 of 1745 (pyptx documentation, Performance).
+        const double typical = 0.94;
+        f.gemm_peak_fraction = {k.gemm_tflops / peak * typical, k.gemm_origin,
+                                k.gemm_source + "; x 0.94: a fixed large shape reaches 92-95% "
+                                                "of the best shape a search finds (A100 "
+                                                "8192^3: 258 of 271 TFLOP/s, H. He 2024; B200 "
+                                                "8192^3: 1610 of 1745, pyptx docs)"};
+    } else {
+        f.gemm_peak_fraction =
+            assumption(0.8, "no published GEMM benchmark for " + gpu.name +
+                                " in our presets: 80%, the share cuBLAS reaches on H100 "
+                                "(Bekman, Machine Learning Engineering, MAMF table)");
+    }
     f.hbm_fraction = gpu.hbm_achievable_fraction;
-    f.attention_fraction =
-        preset(0.6, "FlashAttention-2 (Dao 2023) reaches 50-73% of A100 peak in the forward "
-                    "pass; 0.6 taken for forward and backward");
+    // "On the same 8-GPU node you can see 5%+ MAMF spread between GPUs" (Bekman, Machine
+    // Learning Engineering): a range of 5% over 8 GPUs is 2.85 standard deviations.
+    f.gpu_spread = preset(0.0176, "GPUs of one model differ in sustained speed: a 5% spread "
+                                  "over the 8 GPUs of a node (Bekman, Machine Learning "
+                                  "Engineering, MAMF notes) is sigma = 5% / 2.85");
+    const AttentionFigures* a = kernels::attentionFigures(gpu, attention);
+    if (attention == AttentionKernel::Unfused) {
+        f.attention_fraction = preset(1, "unfused attention runs as GEMMs: the GEMM figures apply");
+        f.attention_bwd_fraction = f.attention_fraction;
+    } else if (a) {
+        f.attention_fraction = {a->fwd, a->origin, a->source};
+        f.attention_bwd_fraction = {a->bwd, a->origin, a->source};
+    } else {
+        f.attention_fraction =
+            assumption(0.6, "no published attention-kernel benchmark for " + gpu.name +
+                                "; 60%, about FlashAttention-2's share on A100 (Dao 2023)");
+        f.attention_bwd_fraction = f.attention_fraction;
+    }
+    // NCCL's kernels run on SMs while they overlap compute (NCCL_MIN_CTAS/NCCL_MAX_CTAS,
+    // NCCL environment-variable documentation; 16 channels is a typical inter-node choice).
+    const double sms = k.sm_count > 0 ? k.sm_count : 100;
+    f.comm_sm_share =
+        assumption(std::min(0.5, 16.0 / sms),
+                   "16 NCCL channels (one CTA each) of " + std::to_string(static_cast<int>(sms)) +
+                       " SMs: compute overlapping a collective runs that much "
+                       "slower (NCCL documentation, NCCL_MIN_CTAS)");
     const bool mixed = dtype != Dtype::FP32 && dtype != Dtype::TF32;
     f.grad_bytes = preset(4, mixed ? "Megatron-LM accumulates gradients in fp32 main_grad "
                                      "buffers (Korthikanti et al. 2022's memory figures imply "
@@ -131,15 +198,62 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
         issue("pp-layers", "parallel.pp",
               "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) +
                   " layers: every stage needs at least one");
-    if (p.interleave > 1) {
+    if (p.interleave > 1 && p.pp < 2)
+        issue("interleave-pp", "parallel.interleave",
+              "interleave = " + std::to_string(p.interleave) + " needs pp > 1");
+    const bool explicitStages = !p.stage_layers.empty();
+    if (explicitStages && (p.first_stage_layers > 0 || p.last_stage_layers > 0))
+        issue("stage-layers", "parallel.stage_layers",
+              "give either stage_layers or first/last_stage_layers, not both");
+    if (explicitStages) {
+        long long sum = 0;
+        bool positive = true;
+        for (int n : p.stage_layers) {
+            sum += n;
+            positive = positive && n >= 1;
+        }
+        if (static_cast<long long>(p.stage_layers.size()) != p.pp)
+            issue("stage-layers", "parallel.stage_layers",
+                  "stage_layers lists " + std::to_string(p.stage_layers.size()) +
+                      " stages, but pp = " + std::to_string(p.pp));
+        else if (!positive || sum != m.layers)
+            issue("stage-layers", "parallel.stage_layers",
+                  "stage_layers must give every stage at least one layer and add up to the " +
+                      std::to_string(m.layers) + " layers (they add up to " + std::to_string(sum) +
+                      ")");
+    }
+    if (p.first_stage_layers < 0 || p.last_stage_layers < 0)
+        issue("stage-layers", "parallel.first_stage_layers",
+              "first/last_stage_layers must not be negative");
+    else if ((p.first_stage_layers > 0 || p.last_stage_layers > 0) && !explicitStages) {
+        const int fixedStages = (p.first_stage_layers > 0) + (p.last_stage_layers > 0);
+        const long long rest =
+            static_cast<long long>(m.layers) - p.first_stage_layers - p.last_stage_layers;
         if (p.pp < 2)
-            issue("interleave-pp", "parallel.interleave",
-                  "interleave = " + std::to_string(p.interleave) + " needs pp > 1");
-        else if (m.layers % (p.pp * p.interleave) != 0)
-            issue("interleave-layers", "parallel.interleave",
-                  "interleaving needs layers divisible by pp x interleave: " +
-                      std::to_string(m.layers) + " layers over " + std::to_string(p.pp) + " x " +
-                      std::to_string(p.interleave) + " virtual stages");
+            issue("stage-layers", "parallel.first_stage_layers",
+                  "first/last_stage_layers need pp > 1");
+        else if (rest < p.pp - fixedStages || (p.pp == fixedStages && rest != 0))
+            issue("stage-layers", "parallel.first_stage_layers",
+                  "first_stage_layers + last_stage_layers = " +
+                      std::to_string(p.first_stage_layers + p.last_stage_layers) + " leave " +
+                      std::to_string(rest) + " of " + std::to_string(m.layers) +
+                      " layers for the other " + std::to_string(p.pp - fixedStages) +
+                      " stages, which need at least one each");
+    }
+    if (p.interleave > 1 && p.pp > 1) {
+        // Megatron's virtual pipeline needs at least one layer in every model chunk; uneven
+        // stages (--decoder-first/last-pipeline-num-layers) are allowed with it.
+        const std::vector<int> layers = stageLayerCounts(m, p);
+        for (size_t i = 0; i < layers.size(); ++i) {
+            if (layers[i] < p.interleave) {
+                issue("interleave-layers", "parallel.interleave",
+                      "interleave = " + std::to_string(p.interleave) +
+                          " virtual stages need at least that many layers on every pipeline "
+                          "stage; stage " +
+                          std::to_string(i) + " has " + std::to_string(layers[i]));
+                break;
+            }
+        }
     }
     const long long perStep = static_cast<long long>(p.micro_batch) * p.dp;
     if (p.global_batch % perStep != 0)
@@ -172,13 +286,29 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
     if (p.zero < 0 || p.zero > 3)
         issue("zero-range", "parallel.zero",
               "zero must be 0, 1, 2 or 3 (got " + std::to_string(p.zero) + ")");
-    else if (p.zero >= 2 && p.pp > 1)
-        issue("zero-pp", "parallel.zero",
-              "ZeRO-" + std::to_string(p.zero) +
-                  " shards gradients, which pipeline "
-                  "parallelism accumulates across micro-batches: DeepSpeed and Megatron allow only "
-                  "ZeRO-0/1 with pp > 1");
+    if (p.dp_shard < 0)
+        issue("dp-shard", "parallel.dp_shard", "dp_shard must not be negative");
+    else if (p.dp_shard > 0) {
+        const long long ranks = static_cast<long long>(p.dp) * p.cp;
+        if (ranks % p.dp_shard != 0)
+            issue("dp-shard", "parallel.dp_shard",
+                  "dp_shard = " + std::to_string(p.dp_shard) + " must divide dp x cp = " +
+                      std::to_string(ranks) + " (HSDP: shard groups replicated across the rest)");
+        else if (p.zero == 0 && p.dp_shard != ranks)
+            issue("dp-shard", "parallel.dp_shard",
+                  "dp_shard shards optimizer state, gradients or parameters: it needs zero >= 1");
+    }
+    if (p.zero3_prefetch < 0 || p.zero3_prefetch > 16)
+        issue("zero3-prefetch", "parallel.zero3_prefetch",
+              "zero3_prefetch must lie in 0..16 layers (got " + std::to_string(p.zero3_prefetch) +
+                  ")");
     const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
+    if (gpu && t.attention != AttentionKernel::Unfused && !gpu->is_tpu &&
+        !gpu->kernels.attention[static_cast<size_t>(t.attention)].available &&
+        t.attention == AttentionKernel::Flash3)
+        issue("attention-gpu", "training.attention",
+              std::string("FlashAttention-3 runs on Hopper GPUs only (Shah et al. 2024); ") +
+                  gpu->name + " has no such kernel: use flash2 or cudnn");
     if (gpu && gpu->peakTflops(t.dtype) <= 0)
         issue("dtype-gpu", "training.dtype",
               std::string(dtypeName(t.dtype)) + " is not supported by " + gpu->name);
@@ -191,7 +321,8 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
     if (t.gpu_hour_usd < 0 || !std::isfinite(t.gpu_hour_usd))
         issue("positive", "training.gpu_hour_usd", "gpu_hour_usd must not be negative");
     const EngineFigures& f = plan.figures;
-    for (const Sourced* figure : {&f.gemm_peak_fraction, &f.hbm_fraction, &f.attention_fraction}) {
+    for (const Sourced* figure : {&f.gemm_peak_fraction, &f.hbm_fraction, &f.attention_fraction,
+                                  &f.attention_bwd_fraction}) {
         if (!(figure->value > 0 && figure->value <= 1)) {
             issue("figure-range", "overrides", "efficiency overrides must lie in (0, 1]");
             break;
@@ -200,7 +331,123 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
     if (!(f.grad_bytes.value > 0) || !(f.optimizer_step_bytes.value > 0) ||
         !(f.dp_bucket_bytes.value > 0))
         issue("figure-range", "overrides", "byte-count overrides must be positive");
+    if (!(f.comm_sm_share.value >= 0 && f.comm_sm_share.value < 1))
+        issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
+    if (!(f.gpu_spread.value >= 0 && f.gpu_spread.value < 0.2))
+        issue("figure-range", "overrides", "gpu_spread must lie in [0, 0.2)");
+    if (t.grad_reduce_bytes != 0 && t.grad_reduce_bytes != 2 && t.grad_reduce_bytes != 4)
+        issue("grad-reduce", "training.grad_reduce_dtype",
+              "gradients are reduced in fp32 or a 16-bit type");
     return issues;
+}
+
+std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& p)
+{
+    const int pp = p.pp;
+    const int layers = model.layers;
+    if (pp < 1 || layers < pp)
+        return {};
+    if (!p.stage_layers.empty()) {
+        if (static_cast<int>(p.stage_layers.size()) != pp)
+            return {};
+        long long sum = 0;
+        for (int n : p.stage_layers) {
+            if (n < 1)
+                return {};
+            sum += n;
+        }
+        return sum == layers ? p.stage_layers : std::vector<int>{};
+    }
+    std::vector<int> counts(static_cast<size_t>(pp), 0);
+    std::vector<bool> fixed(static_cast<size_t>(pp), false);
+    long long rest = layers;
+    if (pp > 1 && p.first_stage_layers > 0) {
+        counts.front() = p.first_stage_layers;
+        fixed.front() = true;
+        rest -= p.first_stage_layers;
+    }
+    if (pp > 1 && p.last_stage_layers > 0) {
+        counts.back() = p.last_stage_layers;
+        fixed.back() = true;
+        rest -= p.last_stage_layers;
+    }
+    const int free = static_cast<int>(std::count(fixed.begin(), fixed.end(), false));
+    if (free == 0)
+        return rest == 0 ? counts : std::vector<int>{};
+    if (rest < free)
+        return {};
+    const long long base = rest / free;
+    long long extra = rest % free;
+    for (int i = 0; i < pp; ++i) {
+        if (!fixed[static_cast<size_t>(i)])
+            counts[static_cast<size_t>(i)] = static_cast<int>(base);
+    }
+    // The remainder goes to the middle stages first: the first stage also runs the embedding
+    // and the last the LM head and loss (as Llama 3 405B's layout lightened both ends).
+    std::vector<int> order;
+    for (int i = 1; i + 1 < pp; ++i)
+        order.push_back(i);
+    order.push_back(0);
+    if (pp > 1)
+        order.push_back(pp - 1);
+    for (int i : order) {
+        if (extra == 0)
+            break;
+        if (!fixed[static_cast<size_t>(i)]) {
+            ++counts[static_cast<size_t>(i)];
+            --extra;
+        }
+    }
+    return counts;
+}
+
+bool fsdpStyleStack(const Plan& plan)
+{
+    return plan.parallel.zero >= 3;
+}
+
+KernelStyle resolvedKernelStyle(const Plan& plan)
+{
+    if (plan.training.kernels != KernelStyle::Auto)
+        return plan.training.kernels;
+    return fsdpStyleStack(plan) ? KernelStyle::Eager : KernelStyle::Fused;
+}
+
+bool tpOverlapActive(const Plan& plan)
+{
+    const ParallelLayout& p = plan.parallel;
+    if (p.tp < 2)
+        return false;
+    switch (p.tp_overlap) {
+    case TpOverlap::None:
+        return false;
+    case TpOverlap::AgGemm:
+        return true;
+    case TpOverlap::Auto:
+        break;
+    }
+    // Megatron-Core / NeMo overlap TP communication with the GEMMs (Transformer Engine
+    // userbuffers) when sequence parallelism is on; FSDP-style stacks leave async TP off.
+    return p.sequence_parallel && !fsdpStyleStack(plan);
+}
+
+int gradReduceBytes(const Plan& plan)
+{
+    if (plan.training.grad_reduce_bytes > 0)
+        return plan.training.grad_reduce_bytes;
+    switch (plan.training.dtype) {
+    case Dtype::BF16:
+    case Dtype::FP8:
+    case Dtype::FP32:
+    case Dtype::TF32:
+        // Megatron-LM forces fp32 gradient accumulation and all-reduce for bf16
+        // (arguments.py: accumulate_allreduce_grads_in_fp32); torchtitan's FSDP2 reduces in
+        // float32 (mixed_precision_reduce).
+        return 4;
+    case Dtype::FP16:
+        return 2;
+    }
+    return 4;
 }
 
 } // namespace paraplan

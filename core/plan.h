@@ -25,6 +25,25 @@ enum class Optimizer
     SGD,
 };
 
+/// How the training stack runs its element-wise work (training.kernels).
+enum class KernelStyle
+{
+    Auto,  ///< eager for ZeRO-3/FSDP stacks, fused for Megatron-style ones
+    Fused, ///< Megatron-LM / Transformer Engine fused kernels (or torch.compile)
+    Eager, ///< PyTorch eager: one kernel, one HBM round trip, per operator
+};
+const char* kernelStyleName(KernelStyle style);
+
+/// Tensor-parallel communication overlap (parallel.tp_overlap).
+enum class TpOverlap
+{
+    Auto,  ///< ag-gemm where the stack supports it (Megatron-style, SP on, TP in one node)
+    None,  ///< every TP collective on the critical path
+    AgGemm ///< all-gather/reduce-scatter split into tp chunks pipelined with the GEMMs
+           ///< (Megatron's --tp-comm-overlap, Transformer Engine userbuffers, async TP)
+};
+const char* tpOverlapName(TpOverlap overlap);
+
 /// Which parallel dimension varies fastest over the global rank order.
 enum class ParallelDim
 {
@@ -49,12 +68,22 @@ struct ParallelLayout
     int micro_batch = 1;
     int global_batch = 1;
     bool dp_overlap = true;
+    TpOverlap tp_overlap = TpOverlap::Auto;
+    int zero3_prefetch = 1; ///< layers gathered ahead of the one computing (ZeRO-3/FSDP)
+    /// HSDP: ranks a ZeRO shard group spans (0: all dp x cp ranks); replicas all-reduce.
+    int dp_shard = 0;
+    /// Layers per pipeline stage (empty: an even split, see stageLayers()).
+    std::vector<int> stage_layers;
+    int first_stage_layers = 0; ///< Megatron's --decoder-first-pipeline-num-layers (0: even)
+    int last_stage_layers = 0;  ///< Megatron's --decoder-last-pipeline-num-layers (0: even)
     /// Innermost first. Megatron's default: TP, then CP, then DP, then PP.
     std::array<ParallelDim, 4> rank_order{ParallelDim::TP, ParallelDim::CP, ParallelDim::DP,
                                           ParallelDim::PP};
 
     int gpus() const { return tp * pp * dp * cp; }
     int microBatches() const { return global_batch / (micro_batch * dp); }
+    /// The ZeRO shard group size: dp_shard, or every dp x cp rank.
+    int shardRanks() const { return dp_shard > 0 ? dp_shard : dp * cp; }
 };
 
 struct TrainingSettings
@@ -64,16 +93,23 @@ struct TrainingSettings
     Optimizer optimizer = Optimizer::Adam;
     double train_tokens = 0; ///< 0: not given
     double gpu_hour_usd = 0; ///< 0: not given
-    bool flash_attention = true;
+    AttentionKernel attention = AttentionKernel::Flash2;
+    KernelStyle kernels = KernelStyle::Auto;
+    /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,
+    /// as Megatron-LM's bf16 runs and FSDP2's reduce_dtype; the training dtype otherwise).
+    int grad_reduce_bytes = 0;
 };
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.
 struct EngineFigures
 {
-    Sourced gemm_peak_fraction;   ///< compute-bound ceiling of a GEMM
-    Sourced hbm_fraction;         ///< achievable share of HBM bandwidth
-    Sourced attention_fraction;   ///< FlashAttention kernels' share of peak
-    Sourced grad_bytes;           ///< bytes per gradient element kept for accumulation
+    Sourced gemm_peak_fraction;     ///< large, well-shaped GEMMs' sustained share of dense peak
+    Sourced hbm_fraction;           ///< achievable share of HBM bandwidth
+    Sourced attention_fraction;     ///< the attention kernel's forward share of peak, long s
+    Sourced attention_bwd_fraction; ///< the same for its backward
+    Sourced comm_sm_share;          ///< compute slowed by this share while NCCL kernels run
+    Sourced gpu_spread; ///< standard deviation of GPUs' sustained speed (the slowest sets the pace)
+    Sourced grad_bytes; ///< bytes per gradient element kept for accumulation
     Sourced optimizer_step_bytes; ///< HBM traffic of one optimizer step, per parameter
     Sourced dp_bucket_bytes;      ///< gradient bucket size for overlapped DP sync
 };
@@ -114,6 +150,20 @@ std::vector<PlanIssue> validateModelAndCluster(const Plan& plan);
 std::vector<PlanIssue> validatePlan(const Plan& plan);
 
 /// The default engine figures for a GPU, with sources.
-EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype);
+EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
+                                   AttentionKernel attention = AttentionKernel::Flash2);
+
+/// Layers of each pipeline stage: `stage_layers` when given; else first/last-stage counts with
+/// the rest split evenly over the middle stages; else an even split whose remainder goes to
+/// the middle stages first (the first holds the embedding, the last the LM head). Empty when
+/// the layout cannot be split (see validatePlan).
+std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& layout);
+
+/// What `auto` settings resolve to, and why (the plan's stack: ZeRO-3 layouts run on PyTorch
+/// FSDP-style stacks (torchtitan, DeepSpeed, Hugging Face), the rest on Megatron-style ones).
+bool fsdpStyleStack(const Plan& plan);
+KernelStyle resolvedKernelStyle(const Plan& plan);
+bool tpOverlapActive(const Plan& plan);
+int gradReduceBytes(const Plan& plan);
 
 } // namespace paraplan

@@ -8,7 +8,10 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+
+#include <cmath>
 
 namespace paraplan {
 namespace {
@@ -94,7 +97,9 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
     const std::string path = "parallel";
     reader.checkKeys(o, path,
                      {"tp", "pp", "dp", "cp", "ep", "zero", "sequence_parallel", "recompute",
-                      "interleave", "micro_batch", "global_batch", "dp_overlap", "rank_order"});
+                      "interleave", "micro_batch", "global_batch", "dp_overlap", "rank_order",
+                      "tp_overlap", "zero3_prefetch", "dp_shard", "stage_layers",
+                      "first_stage_layers", "last_stage_layers"});
     reader.integer(o, "tp", path, &p->tp);
     reader.integer(o, "pp", path, &p->pp);
     reader.integer(o, "dp", path, &p->dp);
@@ -106,6 +111,32 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
     reader.integer(o, "micro_batch", path, &p->micro_batch, true);
     reader.integer(o, "global_batch", path, &p->global_batch, true);
     reader.boolean(o, "dp_overlap", path, &p->dp_overlap);
+    reader.choice(
+        o, "tp_overlap", path, "tp_overlap",
+        {{"auto", TpOverlap::Auto}, {"none", TpOverlap::None}, {"ag-gemm", TpOverlap::AgGemm}},
+        &p->tp_overlap);
+    reader.integer(o, "zero3_prefetch", path, &p->zero3_prefetch);
+    reader.integer(o, "dp_shard", path, &p->dp_shard);
+    reader.integer(o, "first_stage_layers", path, &p->first_stage_layers);
+    reader.integer(o, "last_stage_layers", path, &p->last_stage_layers);
+    const QJsonValue stages = o.value("stage_layers");
+    if (!stages.isUndefined()) {
+        const QJsonArray array = stages.toArray();
+        if (!stages.isArray() || array.isEmpty() || array.size() > 100000) {
+            reader.error("parallel.stage_layers", "must be a list of layer counts, one per stage");
+        } else {
+            p->stage_layers.clear();
+            for (const QJsonValue& v : array) {
+                const double n = v.toDouble(-1);
+                if (!v.isDouble() || n != std::floor(n) || n < 1 || n > 1e6) {
+                    reader.error("parallel.stage_layers",
+                                 "every entry must be a whole number of layers, at least 1");
+                    break;
+                }
+                p->stage_layers.push_back(static_cast<int>(n));
+            }
+        }
+    }
     reader.choice(
         o, "recompute", path, "recompute",
         {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}},
@@ -150,9 +181,9 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
 void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* t)
 {
     const std::string path = "training";
-    reader.checkKeys(
-        o, path,
-        {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd", "flash_attention"});
+    reader.checkKeys(o, path,
+                     {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
+                      "flash_attention", "attention", "kernels", "grad_reduce_dtype"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -163,14 +194,33 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
                   &t->optimizer);
     reader.number(o, "train_tokens", path, &t->train_tokens);
     reader.number(o, "gpu_hour_usd", path, &t->gpu_hour_usd);
-    reader.boolean(o, "flash_attention", path, &t->flash_attention);
+    // "attention" names the kernel; the older "flash_attention" switch still reads (true:
+    // FlashAttention-2, false: unfused) when "attention" is absent.
+    bool flash = true;
+    if (reader.boolean(o, "flash_attention", path, &flash))
+        t->attention = flash ? AttentionKernel::Flash2 : AttentionKernel::Unfused;
+    reader.choice(o, "attention", path, "attention kernel",
+                  {{"unfused", AttentionKernel::Unfused},
+                   {"flash2", AttentionKernel::Flash2},
+                   {"flash3", AttentionKernel::Flash3},
+                   {"cudnn", AttentionKernel::Cudnn}},
+                  &t->attention);
+    reader.choice(
+        o, "kernels", path, "kernels",
+        {{"auto", KernelStyle::Auto}, {"fused", KernelStyle::Fused}, {"eager", KernelStyle::Eager}},
+        &t->kernels);
+    int reduce = 0;
+    reader.choice(o, "grad_reduce_dtype", path, "grad_reduce_dtype",
+                  {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &reduce);
+    t->grad_reduce_bytes = reduce;
 }
 
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
 {
     const std::string path = "overrides";
     reader.checkKeys(o, path,
-                     {"gemm_peak_fraction", "hbm_fraction", "attention_fraction", "grad_bytes",
+                     {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
+                      "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
                       "optimizer_step_bytes", "dp_bucket_bytes"});
     struct Field
     {
@@ -180,7 +230,10 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
     for (const Field& field :
          {Field{"gemm_peak_fraction", &f->gemm_peak_fraction},
           Field{"hbm_fraction", &f->hbm_fraction},
-          Field{"attention_fraction", &f->attention_fraction}, Field{"grad_bytes", &f->grad_bytes},
+          Field{"attention_fraction", &f->attention_fraction},
+          Field{"attention_bwd_fraction", &f->attention_bwd_fraction},
+          Field{"comm_sm_share", &f->comm_sm_share}, Field{"gpu_spread", &f->gpu_spread},
+          Field{"grad_bytes", &f->grad_bytes},
           Field{"optimizer_step_bytes", &f->optimizer_step_bytes},
           Field{"dp_bucket_bytes", &f->dp_bucket_bytes}}) {
         double value = 0;
@@ -232,7 +285,8 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
         errors->push_back("cluster: unknown GPU '" + result.cluster.gpu_id + "'");
         return false;
     }
-    result.figures = defaultEngineFigures(*gpu, result.training.optimizer, result.training.dtype);
+    result.figures = defaultEngineFigures(*gpu, result.training.optimizer, result.training.dtype,
+                                          result.training.attention);
     readOverrides(sectionOf(root, "overrides", reader), reader, &result.figures);
     // Measured figures: applied over the cluster's assumed ones, which they remember.
     const QJsonValue measured = root.value("measured");
@@ -277,19 +331,36 @@ QJsonObject parallelLayoutToJson(const ParallelLayout& p)
     QString order;
     for (ParallelDim dim : p.rank_order)
         order += (order.isEmpty() ? "" : "-") + QString(kDims[static_cast<int>(dim)]);
-    return QJsonObject{{"tp", p.tp},
-                       {"pp", p.pp},
-                       {"dp", p.dp},
-                       {"cp", p.cp},
-                       {"ep", p.ep},
-                       {"zero", p.zero},
-                       {"sequence_parallel", p.sequence_parallel},
-                       {"recompute", recomputeName(p.recompute)},
-                       {"interleave", p.interleave},
-                       {"micro_batch", p.micro_batch},
-                       {"global_batch", p.global_batch},
-                       {"dp_overlap", p.dp_overlap},
-                       {"rank_order", order}};
+    QJsonObject json{{"tp", p.tp},
+                     {"pp", p.pp},
+                     {"dp", p.dp},
+                     {"cp", p.cp},
+                     {"ep", p.ep},
+                     {"zero", p.zero},
+                     {"sequence_parallel", p.sequence_parallel},
+                     {"recompute", recomputeName(p.recompute)},
+                     {"interleave", p.interleave},
+                     {"micro_batch", p.micro_batch},
+                     {"global_batch", p.global_batch},
+                     {"dp_overlap", p.dp_overlap},
+                     {"rank_order", order}};
+    if (p.tp_overlap != TpOverlap::Auto)
+        json["tp_overlap"] = tpOverlapName(p.tp_overlap);
+    if (p.zero3_prefetch != 1)
+        json["zero3_prefetch"] = p.zero3_prefetch;
+    if (p.dp_shard > 0)
+        json["dp_shard"] = p.dp_shard;
+    if (!p.stage_layers.empty()) {
+        QJsonArray stages;
+        for (int n : p.stage_layers)
+            stages.append(n);
+        json["stage_layers"] = stages;
+    }
+    if (p.first_stage_layers > 0)
+        json["first_stage_layers"] = p.first_stage_layers;
+    if (p.last_stage_layers > 0)
+        json["last_stage_layers"] = p.last_stage_layers;
+    return json;
 }
 
 std::string planToJsonText(const Plan& plan)
@@ -310,7 +381,11 @@ std::string planToJsonText(const Plan& plan)
     QJsonObject training{{"seq_len", t.seq_len},
                          {"dtype", dtypeName(t.dtype)},
                          {"optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd"},
-                         {"flash_attention", t.flash_attention}};
+                         {"attention", attentionKernelName(t.attention)}};
+    if (t.kernels != KernelStyle::Auto)
+        training["kernels"] = kernelStyleName(t.kernels);
+    if (t.grad_reduce_bytes > 0)
+        training["grad_reduce_dtype"] = t.grad_reduce_bytes == 4 ? "fp32" : "bf16";
     if (t.train_tokens > 0)
         training["train_tokens"] = t.train_tokens;
     if (t.gpu_hour_usd > 0)
@@ -326,7 +401,10 @@ std::string planToJsonText(const Plan& plan)
     for (const Field& field :
          {Field{"gemm_peak_fraction", &f.gemm_peak_fraction},
           Field{"hbm_fraction", &f.hbm_fraction},
-          Field{"attention_fraction", &f.attention_fraction}, Field{"grad_bytes", &f.grad_bytes},
+          Field{"attention_fraction", &f.attention_fraction},
+          Field{"attention_bwd_fraction", &f.attention_bwd_fraction},
+          Field{"comm_sm_share", &f.comm_sm_share}, Field{"gpu_spread", &f.gpu_spread},
+          Field{"grad_bytes", &f.grad_bytes},
           Field{"optimizer_step_bytes", &f.optimizer_step_bytes},
           Field{"dp_bucket_bytes", &f.dp_bucket_bytes}}) {
         if (field.figure->origin == Origin::UserEntry)

@@ -1,6 +1,7 @@
 #include "stepmodel.h"
 
 #include "hardware.h"
+#include "kernels.h"
 #include "units.h"
 
 #include <algorithm>
@@ -43,22 +44,27 @@ struct Context
     const Plan& plan;
     const ModelSpec& m;
     const ParallelLayout& p;
-    double peak = 0; // FLOP/s of the dtype
-    double hbm = 0;  // B/s achievable
-    double gemmCeiling = 0;
-    double actBytes = 2; // bytes per activation element
-    double seqLocal = 0; // s / cp
-    double tokens = 0;   // b s / cp per micro-batch
+    const GpuSpec* gpu = nullptr;
+    double peak = 0;      // FLOP/s of the dtype
+    double hbm = 0;       // B/s achievable
+    double gemmShare = 0; // the GPU's best GEMM share of peak (at its reference shape)
+    double attnFwd = 0;   // the attention kernel's share of peak at this s and d, forward
+    double attnBwd = 0;   // ... backward
+    double actBytes = 2;  // bytes per activation element
+    double seqLocal = 0;  // s / cp
+    double tokens = 0;    // b s / cp per micro-batch
     double headsLocal = 0;
     double kvLocal = 0;
     double d = 0;
     bool flash = true;
     bool sp = false;
+    bool eager = false;  // element-wise work as PyTorch eager operators
+    double tpChunks = 1; // TP overlap runs each TP-region GEMM as tp row chunks
 };
 
-// A GEMM of M x K by K x N (batch of them): math at the ceiling plus its memory traffic, with
-// no overlap between the two (an additive roofline). `cBytes` is the output element size
-// (8 for a weight gradient accumulated in fp32: read and write).
+// A GEMM of M x K by K x N (batch of them): the math at this shape's efficiency or its
+// memory traffic, whichever is slower (a roofline). `cBytes` is the output element size (8
+// for a weight gradient accumulated in fp32: read and write).
 double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
                    double cBytes = -1)
 {
@@ -67,16 +73,83 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
     const double a = c.actBytes;
     const double flops = 2 * M * K * N * batch;
     const double bytes = (a * M * K + a * K * N + (cBytes < 0 ? a : cBytes) * M * N) * batch;
-    return flops / (c.peak * c.gemmCeiling) + bytes / c.hbm;
+    // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
+    const double efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
+    return std::max(flops / (c.peak * efficiency), bytes / c.hbm);
 }
 
-// Forward, backward (dgrad + wgrad into fp32) of one GEMM.
+// Forward, backward (dgrad + wgrad into fp32) of one GEMM. `chunks` > 1: the forward and
+// dgrad GEMMs run as that many row chunks, pipelined with TP communication.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops)
+             double* backward, double* flops, double chunks = 1)
 {
-    *forward += gemmSeconds(c, M, K, N, batch);
-    *backward += gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, 8);
+    *forward += chunks * gemmSeconds(c, M / chunks, K, N, batch);
+    *backward +=
+        chunks * gemmSeconds(c, M / chunks, N, K, batch) + gemmSeconds(c, K, M, N, batch, 8);
     *flops += 2 * M * K * N * batch;
+}
+
+// Element-wise bytes per token of one layer, forward and backward.
+struct ElementwiseBytes
+{
+    double forward = 0;
+    double backward = 0;
+};
+
+// Megatron-LM / Transformer Engine kernels: fused norms, bias-activation, bias-dropout-add
+// (docs/engine.md, "Element-wise work").
+ElementwiseBytes fusedBytes(const Context& c, bool moe, double mlpShare, double s)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double h = m.hidden;
+    const double r = c.sp ? 1.0 / t : 1.0;
+    const double drop = m.dropout ? 1 : 0;
+    const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
+    const double actFwd = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / t * mlpShare;
+    const double actBwd = (m.mlp == MlpKind::SwiGLU ? 10 : 6) * f / t * mlpShare;
+    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0; // permute + unpermute copies
+    const double scoresFwd = c.flash ? 0 : (4 + 5 * drop) * c.headsLocal * s;
+    const double scoresBwd = c.flash ? 0 : (6 + 5 * drop) * c.headsLocal * s;
+    const double residualFwd = (6 + drop) * h * r;
+    const double residualBwd = (4 + drop) * h * r;
+    const double normFwd = 4 * h * r;
+    const double normBwd = 8 * h * r;
+    return {2 * normFwd + 2 * residualFwd + actFwd + scoresFwd + routing,
+            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routing};
+}
+
+// PyTorch eager operators, one HBM round trip each, as torchtitan's and Hugging Face's Llama
+// code runs them without torch.compile (docs/engine.md, "Element-wise work").
+ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double s)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double h = m.hidden;
+    const double r = c.sp ? 1.0 / t : 1.0;
+    const double q = c.headsLocal * c.d;
+    const double kv = c.kvLocal * c.d;
+    const double f = (moe ? m.expert_ffn_hidden : m.ffn_hidden) / t * mlpShare;
+    // RMSNorm in fp32 as composite operators (cast, pow, mean, rsqrt-mul, cast back, weight):
+    // 36 bytes per element; a LayerNorm is one ATen kernel (read and write 16 bits).
+    const double norm = (m.biases ? 4 : 36) * h * r;
+    // Rotary embedding on Q and K in fp32 complex arithmetic: cast, multiply, cast back.
+    const double rope = m.learned_positions ? 0 : 24 * (q + kv);
+    // GQA K and V repeated to the query heads before the attention kernel; the attention
+    // output made contiguous again.
+    const double repeat = m.kv_heads < m.heads ? 4 * (q + kv) : 0;
+    const double transpose = 4 * q;
+    // SwiGLU: silu (read, write) and the gate product (read two, write one); GeLU: one pass.
+    const double act = (m.mlp == MlpKind::SwiGLU ? 10 : 4) * f;
+    const double residual = 2 * 6 * h * r;
+    const double dropout = m.dropout ? 2 * 5 * h * r : 0;
+    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0;
+    const double scores = c.flash ? 0 : (4 + 5 * (m.dropout ? 1 : 0)) * c.headsLocal * s;
+    const double forward =
+        2 * norm + rope + repeat + transpose + act + residual + dropout + routing + scores;
+    // Each operator's backward reads the incoming gradient and its saved inputs and writes
+    // the input gradients: about twice its forward traffic.
+    return {forward, 2 * forward};
 }
 
 LayerCompute layerCompute(const Context& c, bool moe)
@@ -93,8 +166,9 @@ LayerCompute layerCompute(const Context& c, bool moe)
     double flops = 0;
 
     // Attention projections.
-    addGemm(c, T, h, (c.headsLocal + 2 * c.kvLocal) * d, 1, &fwd, &bwd, &flops);
-    addGemm(c, T, c.headsLocal * d, h, 1, &fwd, &bwd, &flops);
+    const double chunks = c.tpChunks;
+    addGemm(c, T, h, (c.headsLocal + 2 * c.kvLocal) * d, 1, &fwd, &bwd, &flops, chunks);
+    addGemm(c, T, c.headsLocal * d, h, 1, &fwd, &bwd, &flops, chunks);
     // MLP: dense, or the local experts with the tokens routed to them.
     const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
     double mlpTokens = T;
@@ -107,11 +181,13 @@ LayerCompute layerCompute(const Context& c, bool moe)
         addGemm(c, perExpert, m.expert_ffn_hidden / t, h, localExperts, &fwd, &bwd, &flops);
         mlpTokens = T * k;
     } else {
-        addGemm(c, T, h, up * m.ffn_hidden / t, 1, &fwd, &bwd, &flops);
-        addGemm(c, T, m.ffn_hidden / t, h, 1, &fwd, &bwd, &flops);
+        addGemm(c, T, h, up * m.ffn_hidden / t, 1, &fwd, &bwd, &flops, chunks);
+        addGemm(c, T, m.ffn_hidden / t, h, 1, &fwd, &bwd, &flops, chunks);
     }
     l.gemm_forward_s = fwd;
+    l.gemm_backward_s = bwd;
     l.gemm_forward_flops = flops;
+    l.gemm_efficiency = fwd > 0 ? flops / (fwd * c.peak) : 0;
 
     // Attention core: queries of this rank against all keys (context parallel splits queries).
     const double s = c.p.cp > 0 ? c.seqLocal * c.p.cp : c.seqLocal;
@@ -120,49 +196,38 @@ LayerCompute layerCompute(const Context& c, bool moe)
     double coreFwd = 0;
     double coreBwd = 0;
     if (c.flash) {
-        // FlashAttention skips the masked half of a causal score matrix; its backward does
-        // 2.5x the forward's math (it recomputes the scores).
-        const double attentionPeak = c.peak * c.plan.figures.attention_fraction.value;
-        coreFwd = 0.5 * coreFlops / attentionPeak;
-        coreBwd = 2.5 * coreFwd;
+        // A fused kernel skips the masked half of a causal score matrix; its backward does
+        // 2.5x the forward's math (it recomputes the scores): Dao 2023, section 4.1.
+        coreFwd = 0.5 * coreFlops / (c.peak * c.attnFwd);
+        coreBwd = 2.5 * 0.5 * coreFlops / (c.peak * c.attnBwd);
     } else {
         double scratch = 0;
         addGemm(c, c.seqLocal, d, s, batchHeads, &coreFwd, &coreBwd, &scratch);
         addGemm(c, c.seqLocal, s, d, batchHeads, &coreFwd, &coreBwd, &scratch);
     }
     l.attention_forward_s = coreFwd;
+    l.attention_backward_s = coreBwd;
     l.attention_forward_flops = coreFlops;
 
-    // Memory-bound element-wise work, bytes per token (Megatron's kernels; see
-    // docs/engine.md). R terms are replicated across TP ranks unless sequence parallel.
-    const double r = c.sp ? 1.0 / t : 1.0;
-    const double drop = m.dropout ? 1 : 0;
-    const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
     const double mlpShare = mlpTokens / T;
-    const double actFwd = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / t * mlpShare;
-    const double actBwd = (m.mlp == MlpKind::SwiGLU ? 10 : 6) * f / t * mlpShare;
-    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0; // permute + unpermute copies
-    const double scoresFwd = c.flash ? 0 : (4 + 5 * drop) * c.headsLocal * s;
-    const double scoresBwd = c.flash ? 0 : (6 + 5 * drop) * c.headsLocal * s;
-    const double residualFwd = (6 + drop) * h * r;
-    const double residualBwd = (4 + drop) * h * r;
-    const double normFwd = 4 * h * r;
-    const double normBwd = 8 * h * r;
-    const double ewFwd = 2 * normFwd + 2 * residualFwd + actFwd + scoresFwd + routing;
-    const double ewBwd = 2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routing;
-    l.elementwise_forward_bytes = ewFwd * T;
-    l.elementwise_backward_bytes = ewBwd * T;
-    l.elementwise_forward_s = ewFwd * T / c.hbm;
+    const ElementwiseBytes ew =
+        c.eager ? eagerBytes(c, moe, mlpShare, s) : fusedBytes(c, moe, mlpShare, s);
+    l.elementwise_forward_bytes = ew.forward * T;
+    l.elementwise_backward_bytes = ew.backward * T;
+    l.elementwise_forward_s = l.elementwise_forward_bytes / c.hbm;
+    l.elementwise_backward_s = l.elementwise_backward_bytes / c.hbm;
 
     l.forward_s = fwd + coreFwd + l.elementwise_forward_s;
-    l.backward_s = bwd + coreBwd + ewBwd * T / c.hbm;
+    l.backward_s = bwd + coreBwd + l.elementwise_backward_s;
     switch (p.recompute) {
     case Recompute::None:
         break;
     case Recompute::Selective:
-        // The attention core again: FlashAttention already recomputes it, so nothing extra.
-        if (!c.flash)
-            l.recompute_s = coreFwd + scoresFwd * T / c.hbm;
+        // The attention core again: a fused kernel already recomputes it, so nothing extra.
+        if (!c.flash) {
+            const double drop = m.dropout ? 1 : 0;
+            l.recompute_s = coreFwd + (4 + 5 * drop) * c.headsLocal * s * T / c.hbm;
+        }
         break;
     case Recompute::Full:
         l.recompute_s = l.forward_s;
@@ -210,6 +275,36 @@ double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
 
 StepEngine::StepEngine(const ClusterSpec& cluster) : m_cluster(cluster), m_collectives(cluster) {}
 
+namespace {
+
+// Per-tier busy seconds of one GPU's links.
+using TierBusy = std::array<double, 8>;
+
+void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<double, 8>* groupBusy,
+             const CollectiveResult& r, double calls, const char* group)
+{
+    if (!(calls > 0) || !r.ok)
+        return;
+    auto add = [&](Tier tier, double seconds) {
+        const size_t i = static_cast<size_t>(tier);
+        (*busy)[i] += seconds;
+        if (seconds > (*groupBusy)[i]) {
+            (*groupBusy)[i] = seconds;
+            (*groups)[i] = group;
+        }
+    };
+    if (r.phase_count == 0) {
+        add(r.bottleneck, calls * r.bandwidth_time_s);
+        return;
+    }
+    for (int i = 0; i < r.phase_count; ++i) {
+        const CollectivePhase& ph = r.phases[static_cast<size_t>(i)];
+        add(ph.tier, calls * ph.time_s);
+    }
+}
+
+} // namespace
+
 StepCost StepEngine::evaluate(const Plan& plan) const
 {
     StepCost cost;
@@ -225,26 +320,54 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& tr = plan.training;
+    const EngineFigures& fig = plan.figures;
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(m_cluster.gpu_id);
     const ParameterCount count = countParameters(m);
     const GroupStrides strides = groupStrides(p);
 
     Context c{plan, m, p};
-    c.peak = gpu->peakTflops(tr.dtype) * 1e12;
-    c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * plan.figures.hbm_fraction.value;
-    c.gemmCeiling = plan.figures.gemm_peak_fraction.value;
+    c.gpu = gpu;
+    StepAssumptions& as = cost.assumptions;
+    // A synchronous step goes at the pace of its slowest GPU.
+    const double slowest = kernels::slowestGpuFactor(fig.gpu_spread.value, p.gpus());
+    as.slowest_gpu_factor = slowest;
+    c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
+    c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
+    c.gemmShare = fig.gemm_peak_fraction.value;
     c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
     c.seqLocal = double(tr.seq_len) / p.cp;
     c.tokens = p.micro_batch * c.seqLocal;
     c.d = m.headDim();
     c.headsLocal = double(m.heads) / p.tp;
     c.kvLocal = std::max(1.0, double(m.kv_heads) / p.tp);
-    c.flash = tr.flash_attention;
+    c.flash = tr.attention != AttentionKernel::Unfused;
     c.sp = p.sequence_parallel && p.tp > 1;
+    as.attention = tr.attention;
+    as.kernels = resolvedKernelStyle(plan);
+    as.tp_overlap = tpOverlapActive(plan);
+    as.grad_reduce_bytes = gradReduceBytes(plan);
+    as.fsdp_style = fsdpStyleStack(plan);
+    c.eager = as.kernels == KernelStyle::Eager;
+    c.tpChunks = as.tp_overlap ? p.tp : 1;
+    if (c.flash) {
+        const AttentionFigures* af = kernels::attentionFigures(*gpu, tr.attention);
+        AttentionFigures none;
+        const AttentionFigures& a = af ? *af : none;
+        c.attnFwd = kernels::attentionShare(fig.attention_fraction.value, a, c.seqLocal, c.d);
+        c.attnBwd = kernels::attentionShare(fig.attention_bwd_fraction.value, a, c.seqLocal, c.d);
+        as.attention_fwd_share = c.attnFwd;
+        as.attention_bwd_share = c.attnBwd;
+    }
 
     cost.dense_layer = layerCompute(c, false);
     if (m.isMoe())
         cost.moe_layer = layerCompute(c, true);
+
+    // Link use of the critical GPU, by tier, and the group that loads each tier most.
+    TierBusy busy{};
+    std::array<const char*, 8> busiest{};
+    std::array<double, 8> busiestSeconds{};
+    busiest.fill("");
 
     // Collectives of one layer and one micro-batch.
     auto collective = [&](CollectiveOp op, double bytes, int ranks, int stride) {
@@ -256,8 +379,12 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         return m_collectives.evaluate(request);
     };
     const double activation = c.tokens * m.hidden * c.actBytes;
+    const double passes = p.recompute == Recompute::Full ? 3 : 2; // forward, backward, again
     CollectiveCost tpCost;
-    double tpPerLayer = 0;
+    double tpPerLayer = 0;        // communication time, one layer, one micro-batch
+    double tpExposedPerLayer = 0; // the part left on the critical path
+    double tpCallsPerLayer = 0;
+    CollectiveResult tpRs;
     if (p.tp > 1) {
         // Megatron: two all-reduces forward and two backward per layer (reduce-scatter +
         // all-gather pairs with sequence parallelism), two more when the forward is recomputed.
@@ -268,14 +395,25 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                               : "all-reduce after attention and MLP, forward and backward";
         tpCost.call = collective(op, activation, p.tp, strides.tp);
         tpCost.stride = strides.tp;
-        const double perLayer = p.recompute == Recompute::Full ? 6 : 4;
         double each = tpCost.call.time_s;
         if (c.sp) {
-            const CollectiveResult rs =
-                collective(CollectiveOp::ReduceScatter, activation, p.tp, strides.tp);
-            each = tpCost.call.time_s + rs.time_s; // one AG + one RS per all-reduce it replaces
+            tpRs = collective(CollectiveOp::ReduceScatter, activation, p.tp, strides.tp);
+            each = tpCost.call.time_s + tpRs.time_s; // one AG + one RS per all-reduce replaced
         }
-        tpPerLayer = perLayer * each;
+        tpPerLayer = 2 * passes * each;
+        tpCallsPerLayer = 2 * passes * (c.sp ? 2 : 1);
+        tpExposedPerLayer = tpPerLayer;
+        if (as.tp_overlap) {
+            // Each collective is split into tp chunks pipelined with its GEMM (Wang et al.
+            // 2022, "Overlap communication with dependent computation via decomposition";
+            // Megatron-Core --tp-comm-overlap): one chunk stays exposed, and the rest hides
+            // behind the GEMMs as far as they last.
+            const LayerCompute& l = cost.dense_layer;
+            const double gemm = l.gemm_forward_s * (passes - 1) + l.gemm_backward_s;
+            tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
+            // The overlapped part runs NCCL/userbuffers kernels on SMs the GEMMs then lack.
+            tpExposedPerLayer += fig.comm_sm_share.value * (tpPerLayer - tpExposedPerLayer);
+        }
         cost.tp_within_node = !m_cluster.is_torus && tpCost.call.nodes_spanned == 1;
         if (!cost.tp_within_node)
             cost.warnings.push_back("TP = " + std::to_string(p.tp) + " spans " +
@@ -286,11 +424,17 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     double cpPerLayer = 0;
     if (p.cp > 1) {
         // Ring attention passes each rank's K and V chunk around the CP group (c - 1 times
-        // forward); the backward passes K, V and their gradients: 3 (c - 1) sends in all.
+        // forward); the backward passes K, V and their gradients: 3 (c - 1) sends in all. A
+        // ring step lasts as long as its slowest hop: a group that spans nodes has a hop
+        // across the network.
         const double kvChunk = 2 * c.tokens * c.kvLocal * c.d * c.actBytes;
         cpCost.group = "cp";
         cpCost.purpose = "ring attention: K and V chunks (and their gradients) around the group";
-        cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2, strides.cp);
+        int hopStride = strides.cp;
+        const int perNode = m_cluster.gpusPerNode();
+        if (!m_cluster.is_torus && static_cast<long long>(p.cp) * strides.cp > perNode)
+            hopStride = std::max(strides.cp, perNode);
+        cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2, hopStride);
         cpCost.stride = strides.cp;
         cpPerLayer = 3.0 * (p.cp - 1) * cpCost.call.time_s;
     }
@@ -302,7 +446,7 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         epCost.purpose = "token dispatch and combine all-to-all, forward and backward";
         epCost.call = collective(CollectiveOp::AllToAll, sendBuffer, p.ep, strides.dp);
         epCost.stride = strides.dp;
-        epPerLayer = (p.recompute == Recompute::Full ? 6 : 4) * epCost.call.time_s;
+        epPerLayer = 2 * passes * epCost.call.time_s;
     }
     CollectiveCost ppCost;
     double ppPerMicrobatch = 0;
@@ -317,18 +461,18 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         ppPerMicrobatch = 2.0 * p.interleave * ppCost.call.time_s;
     }
 
-    // Stages: layers (uneven splits give the first stages one more), compute and memory.
-    const int base = m.layers / p.pp;
-    const int extra = m.layers % p.pp;
+    // Stages: layers, compute and memory.
+    const std::vector<int> layersPerStage = stageLayerCounts(m, p);
     const int m_ = p.microBatches();
     cost.microbatches = m_;
     const double inFlightScale =
         p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
     const double wBytes = c.actBytes;
-    const double gradBytes = plan.figures.grad_bytes.value;
+    const double gradBytes = fig.grad_bytes.value;
     const bool mixed = c.actBytes == 2;
     const double optBytes = tr.optimizer == Optimizer::Adam ? (mixed ? 12 : 8) : (mixed ? 8 : 4);
-    const double shard = double(p.dp) * p.cp;
+    const int shardRanks = p.shardRanks();
+    const double shard = shardRanks;
     const double denseAct = activationBytesPerLayer(c, false, p.recompute);
     const double moeAct = m.isMoe() ? activationBytesPerLayer(c, true, p.recompute) : 0;
     // Full recompute keeps one layer's full activations while that layer is recomputed.
@@ -349,27 +493,36 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         double flops = 0;
         addGemm(c, c.tokens, m.hidden, double(m.vocab) / p.tp, 1, &fwd, &bwd, &flops);
         const double logits = c.tokens * m.vocab / p.tp;
-        cost.lm_head_s = fwd + bwd + logits * (2 + 4 + 4 + 2) / c.hbm; // softmax cross-entropy
+        // Softmax cross-entropy: fused, 12 bytes per logit; eager PyTorch casts the logits to
+        // fp32 and runs log-softmax, its reductions and backward as separate kernels.
+        const double lossBytes = c.eager ? 40 : 2 + 4 + 4 + 2;
+        cost.lm_head_s = fwd + bwd + logits * lossBytes / c.hbm;
         cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
     }
 
-    if (extra > 0)
-        cost.warnings.push_back(
-            std::to_string(m.layers) + " layers over pp = " + std::to_string(p.pp) +
-            " do not split evenly: stages 0-" + std::to_string(extra - 1) + " get " +
-            std::to_string(base + 1) + " layers, stages " + std::to_string(extra) + "-" +
-            std::to_string(p.pp - 1) + " get " + std::to_string(base));
+    bool uneven = false;
+    for (int n : layersPerStage)
+        uneven = uneven || n != layersPerStage.front();
+    if (uneven) {
+        std::string split;
+        for (size_t i = 0; i < layersPerStage.size(); ++i)
+            split += (i ? " " : "") + std::to_string(layersPerStage[i]);
+        cost.warnings.push_back(std::to_string(m.layers) + " layers over pp = " +
+                                std::to_string(p.pp) + " stages are split unevenly: " + split);
+    }
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
+    std::vector<int> denseOf(static_cast<size_t>(p.pp), 0);
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
         st.stage = i;
-        st.layers = base + (i < extra ? 1 : 0);
+        st.layers = layersPerStage[static_cast<size_t>(i)];
         // MoE layers follow the leading dense layers.
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
         const int denseHere = std::max(0, std::min(layerIndex + st.layers, denseEnd) - layerIndex);
+        denseOf[static_cast<size_t>(i)] = denseHere;
         st.moe_layers = st.layers - denseHere;
         layerIndex += st.layers;
         const LayerCompute& dl = cost.dense_layer;
@@ -385,10 +538,11 @@ StepCost StepEngine::evaluate(const Plan& plan) const
             st.forward_s += cost.embedding_s / 3;
             st.backward_s += cost.embedding_s * 2 / 3;
         }
-        st.tp_comm_s = st.layers * tpPerLayer;
+        st.tp_comm_s = st.layers * tpExposedPerLayer;
         // CP sends overlap the attention compute they feed.
-        const double attention = denseHere * (dl.attention_forward_s * 3.5) +
-                                 st.moe_layers * (ml.attention_forward_s * 3.5);
+        const double attention =
+            denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
+            st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
         st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
         st.ep_comm_s = st.moe_layers * epPerLayer;
         st.pp_comm_s = ppPerMicrobatch;
@@ -410,7 +564,9 @@ StepCost StepEngine::evaluate(const Plan& plan) const
             if (!m.tied_embeddings || p.pp > 1)
                 st.params += double(m.vocab) * m.hidden / p.tp;
         }
-        const double paramShard = p.zero >= 3 ? shard : 1;
+        // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
+        // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
+        const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
         const double gradShard = p.zero >= 2 ? shard : 1;
         const double optShard = p.zero >= 1 ? shard : 1;
         st.weights_bytes = st.params * wBytes / paramShard;
@@ -426,8 +582,8 @@ StepCost StepEngine::evaluate(const Plan& plan) const
             st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
         if (c.sp)
             st.buffers_bytes += activation; // the all-gathered input of a TP region
-        if (p.zero >= 3) // gathered parameters of the current and the prefetched layer
-            st.buffers_bytes += 2 * std::max(denseParams, moeParams) * wBytes;
+        if (p.zero >= 3 && p.pp == 1) // gathered parameters: the computing and prefetched layers
+            st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
         st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes +
                          st.activations_bytes + st.buffers_bytes;
         st.fits = st.total_bytes <= hbmBytes;
@@ -446,75 +602,170 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     b.pp_comm_exposed_s = m_ * critical.pp_comm_s;
     b.bubble_s = (sumMicrobatch - maxMicrobatch) / p.interleave;
 
-    // Data-parallel gradient sync (over DP x CP ranks, which hold the same parameters).
+    // Data-parallel sync over the DP x CP ranks, which hold the same parameters: within a
+    // shard group (all of them unless HSDP), then across the replicas.
     const int dpRanks = p.dp * p.cp;
     const int dpStride = p.cp > 1 ? std::min(strides.cp, strides.dp) : strides.dp;
+    const int replicas = dpRanks / std::max(1, shardRanks);
+    const double commShare = fig.comm_sm_share.value;
+    const double reduceBytes = as.grad_reduce_bytes;
     if (dpRanks > 1) {
-        const double gradCommBytes = c.actBytes; // gradients travel in the training dtype
         double worst = 0;
         CollectiveCost reduce;
         CollectiveCost gather;
+        CollectiveCost replicate;
+        const bool perLayer = p.zero >= 3;
         for (int i = 0; i < p.pp; ++i) {
             const StageCost& st = cost.stages[static_cast<size_t>(i)];
-            const double bytes = st.params * gradCommBytes;
-            const CollectiveOp op =
-                p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-            const CollectiveResult r = collective(op, bytes, dpRanks, dpStride);
-            double exposed = r.time_s;
-            if (p.dp_overlap) {
-                const CollectiveResult bucket = collective(
-                    op, std::min(bytes, plan.figures.dp_bucket_bytes.value), dpRanks, dpStride);
-                // Overlap with this stage's last micro-batch backward; stages after the first
-                // finish earlier by the backward passes still running upstream of them.
-                const double window = st.backward_s + st.recompute_s;
-                const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
-                exposed = std::max(bucket.time_s, r.time_s - window - slack);
-            }
-            double gatherExposed = 0;
-            CollectiveResult g;
-            if (p.zero >= 1) {
-                g = collective(CollectiveOp::AllGather, st.params * wBytes, dpRanks, dpStride);
-                const double calls = p.zero >= 3 ? 2.0 * m_ : 1.0;
-                if (p.zero >= 3) {
-                    // Per layer, prefetched during the previous layer's compute.
-                    const double perLayer = g.time_s / std::max(1, st.layers);
-                    const double layerFwd = st.forward_s / std::max(1, st.layers);
-                    const double layerBwd = st.backward_s / std::max(1, st.layers);
-                    gatherExposed =
-                        m_ * (perLayer + st.layers * (std::max(0.0, perLayer - layerFwd) +
-                                                      std::max(0.0, perLayer - layerBwd)));
-                } else {
+            const bool report = i == cost.critical_stage;
+            double exposed = 0;
+            double overlapped = 0;
+            if (perLayer) {
+                // ZeRO-3 / FSDP: every layer's parameters are all-gathered before its forward
+                // and again before its backward (and recompute), and its gradients
+                // reduce-scattered after its backward, each of the per-layer size; the next
+                // `zero3_prefetch` layers' gathers run during this layer's compute (Zhao et al.
+                // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
+                const int layers = std::max(1, st.layers);
+                const double layerParams = st.params / layers;
+                const CollectiveResult g =
+                    collective(CollectiveOp::AllGather, layerParams * wBytes, shardRanks, dpStride);
+                const CollectiveResult r = collective(
+                    CollectiveOp::ReduceScatter, layerParams * reduceBytes, shardRanks, dpStride);
+                // Under PP the gathered stage stays resident across micro-batches: one gather
+                // and one reduce-scatter per layer per step; else per micro-batch.
+                const double rounds = p.pp > 1 ? 1.0 : m_;
+                const double layerFwd = st.forward_s / layers;
+                const double layerBwd = (st.backward_s + st.recompute_s) / layers;
+                // Forward: the first gather is exposed; afterwards each layer's gather runs
+                // during the layers ahead of it, and whatever the link cannot keep up with
+                // shows (prefetching deeper smooths uneven layers but adds no bandwidth).
+                const double fwdExposed =
+                    g.time_s + (layers - 1) * std::max(0.0, g.time_s - layerFwd);
+                // Backward: a gather and a reduce-scatter share the link per layer; the last
+                // reduce-scatter is exposed.
+                const double bwdExposed =
+                    r.time_s + (layers - 1) * std::max(0.0, g.time_s + r.time_s - layerBwd);
+                const double gathers = rounds * 2 * layers;
+                const double scatters = rounds * layers;
+                exposed = (p.pp > 1 ? 1.0 : double(m_)) * (fwdExposed + bwdExposed);
+                if (p.zero3_prefetch == 0)
+                    exposed = gathers * g.time_s + scatters * r.time_s;
+                overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - exposed);
+                if (report) {
+                    gather = CollectiveCost{"dp",
+                                            "ZeRO-3 / FSDP per-layer parameter all-gather, "
+                                            "forward and backward",
+                                            g,
+                                            dpStride,
+                                            gathers,
+                                            gathers * g.time_s,
+                                            0};
+                    reduce = CollectiveCost{
+                        "dp",     "per-layer gradient reduce-scatter (ZeRO-3 / FSDP)",
+                        r,        dpStride,
+                        scatters, scatters * r.time_s,
+                        0};
+                    addBusy(&busy, &busiest, &busiestSeconds, g, gathers, "dp");
+                    addBusy(&busy, &busiest, &busiestSeconds, r, scatters, "dp");
+                }
+            } else {
+                const double bytes = st.params * reduceBytes;
+                const CollectiveOp op =
+                    p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
+                const CollectiveResult r = collective(op, bytes, shardRanks, dpStride);
+                double rsExposed = r.time_s;
+                if (p.dp_overlap) {
+                    const CollectiveResult bucket = collective(
+                        op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
+                    // Overlap with this stage's last micro-batch backward; stages after the
+                    // first finish earlier by the backward passes still running upstream.
+                    const double window = st.backward_s + st.recompute_s;
+                    const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
+                    rsExposed = std::max(bucket.time_s, r.time_s - window - slack);
+                }
+                double gatherExposed = 0;
+                CollectiveResult g;
+                if (p.zero >= 1) {
+                    g = collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks,
+                                   dpStride);
+                    // The updated parameters, gathered during the next step's first forward.
                     gatherExposed =
                         p.dp_overlap ? std::max(0.0, g.time_s - st.forward_s) : g.time_s;
                 }
-                if (i == cost.critical_stage || i == 0) {
-                    gather.group = "dp";
-                    gather.purpose = p.zero >= 3 ? "ZeRO-3 parameter all-gather, forward and "
-                                                   "backward of every micro-batch"
-                                                 : "updated parameter shards all-gathered";
-                    gather.call = g;
-                    gather.stride = dpStride;
-                    gather.calls_per_step = calls;
-                    gather.total_s = calls * g.time_s;
-                    gather.exposed_s = gatherExposed;
+                exposed = rsExposed + gatherExposed;
+                overlapped = std::max(0.0, r.time_s - rsExposed) +
+                             (p.zero >= 1 ? std::max(0.0, g.time_s - gatherExposed) : 0.0);
+                if (report) {
+                    reduce = CollectiveCost{
+                        "dp",
+                        p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
+                        r,
+                        dpStride,
+                        1,
+                        r.time_s,
+                        rsExposed};
+                    addBusy(&busy, &busiest, &busiestSeconds, r, 1, "dp");
+                    if (p.zero >= 1) {
+                        gather = CollectiveCost{"dp",
+                                                "updated parameter shards all-gathered",
+                                                g,
+                                                dpStride,
+                                                1,
+                                                g.time_s,
+                                                gatherExposed};
+                        addBusy(&busy, &busiest, &busiestSeconds, g, 1, "dp");
+                    }
                 }
             }
-            if (exposed + gatherExposed > worst || i == 0) {
-                worst = std::max(worst, exposed + gatherExposed);
-                reduce.group = "dp";
-                reduce.purpose =
-                    p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)";
-                reduce.call = r;
-                reduce.stride = dpStride;
-                reduce.calls_per_step = 1;
-                reduce.total_s = r.time_s;
-                reduce.exposed_s = exposed;
+            double replicaExposed = 0;
+            if (replicas > 1) {
+                // HSDP: each shard's gradients all-reduced across the replicas, after the
+                // backward (hidden behind the remaining backward as far as it lasts).
+                const double shardBytes = st.params * reduceBytes / shardRanks;
+                const CollectiveResult a = collective(CollectiveOp::AllReduce, shardBytes, replicas,
+                                                      dpStride * shardRanks);
+                replicaExposed =
+                    p.dp_overlap ? std::max(0.0, a.time_s - st.backward_s / 2) : a.time_s;
+                overlapped += a.time_s - replicaExposed;
+                if (report) {
+                    replicate = CollectiveCost{"dp",
+                                               "HSDP: gradient shards all-reduced across "
+                                               "replica groups",
+                                               a,
+                                               dpStride * shardRanks,
+                                               1,
+                                               a.time_s,
+                                               replicaExposed};
+                    addBusy(&busy, &busiest, &busiestSeconds, a, 1, "dp");
+                }
             }
+            // Overlapped collectives take SMs from the compute they hide behind.
+            exposed += replicaExposed + commShare * overlapped;
+            if (report) {
+                const double sm = commShare * overlapped;
+                if (perLayer) {
+                    // Split the exposed time between the gathers and the scatters by their
+                    // link time.
+                    const double total = gather.total_s + reduce.total_s;
+                    const double base = exposed - replicaExposed;
+                    gather.exposed_s = total > 0 ? base * gather.total_s / total : 0;
+                    reduce.exposed_s = base - gather.exposed_s;
+                } else {
+                    reduce.exposed_s += sm;
+                }
+            }
+            worst = std::max(worst, exposed);
+            if (report)
+                b.dp_comm_exposed_s = exposed;
         }
-        b.dp_comm_exposed_s = worst;
+        // The step waits for the slowest stage's sync.
+        b.dp_comm_exposed_s = std::max(b.dp_comm_exposed_s, worst);
         cost.collectives.push_back(reduce);
         if (p.zero >= 1)
             cost.collectives.push_back(gather);
+        if (replicas > 1)
+            cost.collectives.push_back(replicate);
     }
 
     // The optimizer step: memory-bound over each GPU's (ZeRO-sharded) parameters.
@@ -522,37 +773,88 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     for (const StageCost& st : cost.stages)
         maxParams = std::max(maxParams, st.params);
     const double optimizerShard = p.zero >= 1 ? shard : 1;
-    b.optimizer_s = maxParams / optimizerShard * plan.figures.optimizer_step_bytes.value / c.hbm;
+    b.optimizer_s = maxParams / optimizerShard * fig.optimizer_step_bytes.value / c.hbm;
 
     // The collectives of the critical stage, with their totals.
     const double layersCritical = critical.layers;
     if (p.tp > 1) {
-        tpCost.calls_per_step =
-            m_ * layersCritical * (p.recompute == Recompute::Full ? 6 : 4) * (c.sp ? 2 : 1);
-        tpCost.total_s = m_ * critical.tp_comm_s;
-        tpCost.exposed_s = tpCost.total_s;
+        tpCost.calls_per_step = m_ * layersCritical * tpCallsPerLayer;
+        tpCost.total_s = m_ * layersCritical * tpPerLayer;
+        tpCost.exposed_s = m_ * critical.tp_comm_s;
+        if (c.sp) {
+            addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step / 2, "tp");
+            addBusy(&busy, &busiest, &busiestSeconds, tpRs, tpCost.calls_per_step / 2, "tp");
+        } else {
+            addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step, "tp");
+        }
         cost.collectives.insert(cost.collectives.begin(), tpCost);
     }
     if (p.cp > 1) {
         cpCost.calls_per_step = m_ * layersCritical * 3.0 * (p.cp - 1);
         cpCost.total_s = cpCost.calls_per_step * cpCost.call.time_s;
         cpCost.exposed_s = m_ * critical.cp_comm_exposed_s;
+        addBusy(&busy, &busiest, &busiestSeconds, cpCost.call, cpCost.calls_per_step, "cp");
         cost.collectives.push_back(cpCost);
     }
     if (epPerLayer > 0) {
-        epCost.calls_per_step = m_ * critical.moe_layers * (p.recompute == Recompute::Full ? 6 : 4);
+        epCost.calls_per_step = m_ * critical.moe_layers * 2 * passes;
         epCost.total_s = m_ * critical.ep_comm_s;
         epCost.exposed_s = epCost.total_s;
+        addBusy(&busy, &busiest, &busiestSeconds, epCost.call, epCost.calls_per_step, "ep");
         cost.collectives.push_back(epCost);
     }
     if (p.pp > 1) {
         ppCost.calls_per_step = 2.0 * m_ * p.interleave;
         ppCost.total_s = m_ * critical.pp_comm_s;
         ppCost.exposed_s = ppCost.total_s;
+        addBusy(&busy, &busiest, &busiestSeconds, ppCost.call, ppCost.calls_per_step, "pp");
         cost.collectives.push_back(ppCost);
     }
 
+    // Shared links: collectives of different groups that cross the same tier in the same
+    // step compete for it. Whatever of a tier's busy time the step's compute cannot cover is
+    // exposed, charged to the group that loads the tier most.
+    {
+        const double hideable = b.compute_s + b.recompute_s + b.bubble_s;
+        for (size_t t = 0; t < busy.size(); ++t) {
+            if (!(busy[t] > 0))
+                continue;
+            double exposedHere = 0;
+            for (const CollectiveCost& cc : cost.collectives) {
+                if (static_cast<size_t>(cc.call.bottleneck) == t)
+                    exposedHere += cc.exposed_s;
+            }
+            const double deficit = busy[t] - hideable - exposedHere;
+            if (deficit <= 0)
+                continue;
+            const std::string group = busiest[t];
+            double* field = group == "tp"   ? &b.tp_comm_exposed_s
+                            : group == "cp" ? &b.cp_comm_exposed_s
+                            : group == "ep" ? &b.ep_comm_exposed_s
+                            : group == "pp" ? &b.pp_comm_exposed_s
+                                            : &b.dp_comm_exposed_s;
+            *field += deficit;
+            for (CollectiveCost& cc : cost.collectives) {
+                if (group == cc.group && static_cast<size_t>(cc.call.bottleneck) == t) {
+                    cc.exposed_s += deficit;
+                    break;
+                }
+            }
+            cost.warnings.push_back(std::string(tierName(static_cast<Tier>(t))) +
+                                    " links are busy " + units::formatSeconds(busy[t]) +
+                                    " per step, more than the compute can hide: " +
+                                    units::formatSeconds(deficit) + " more exposed");
+        }
+    }
+
     cost.step_time_s = b.total();
+    for (size_t t = 0; t < busy.size(); ++t) {
+        if (busy[t] > 0)
+            cost.links.push_back(
+                {static_cast<Tier>(t), busy[t], busy[t] / cost.step_time_s, busiest[t]});
+    }
+    std::sort(cost.links.begin(), cost.links.end(),
+              [](const LinkUse& a, const LinkUse& b) { return a.busy_s > b.busy_s; });
 
     // Metrics.
     StepMetrics& mt = cost.metrics;
@@ -570,9 +872,10 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                          m.headDim() * m.layers;
     }
     mt.hardware_flops_per_step = mt.model_flops_per_step + recomputeFlops;
-    mt.peak_flops_per_gpu = c.peak;
-    mt.mfu = mt.model_flops_per_step / (cost.step_time_s * gpus * c.peak);
-    mt.hfu = mt.hardware_flops_per_step / (cost.step_time_s * gpus * c.peak);
+    const double peak = gpu->peakTflops(tr.dtype) * 1e12;
+    mt.peak_flops_per_gpu = peak;
+    mt.mfu = mt.model_flops_per_step / (cost.step_time_s * gpus * peak);
+    mt.hfu = mt.hardware_flops_per_step / (cost.step_time_s * gpus * peak);
     if (tr.train_tokens > 0) {
         mt.time_to_train_s = tr.train_tokens / mt.tokens_per_s;
         mt.gpu_hours = mt.time_to_train_s * gpus / 3600.0;

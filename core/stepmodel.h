@@ -114,8 +114,12 @@ struct StepMetrics
 struct LayerCompute
 {
     double gemm_forward_s = 0;
+    double gemm_backward_s = 0;
+    double gemm_efficiency = 0; ///< forward GEMM FLOPs / (time x peak): shape-weighted
     double attention_forward_s = 0;
+    double attention_backward_s = 0;
     double elementwise_forward_s = 0;
+    double elementwise_backward_s = 0;
     double forward_s = 0;
     double backward_s = 0;
     double recompute_s = 0;
@@ -123,6 +127,28 @@ struct LayerCompute
     double attention_forward_flops = 0;
     double elementwise_forward_bytes = 0;
     double elementwise_backward_bytes = 0;
+};
+
+/// How busy one tier of links is over a step, on the busiest GPU's links.
+struct LinkUse
+{
+    Tier tier = Tier::Link;
+    double busy_s = 0;              ///< seconds per step the tier carries collectives of this GPU
+    double share = 0;               ///< busy_s / step time
+    const char* busiest_group = ""; ///< the group that loads it most
+};
+
+/// What the plan's `auto` settings and kernel figures resolved to for this evaluation.
+struct StepAssumptions
+{
+    AttentionKernel attention = AttentionKernel::Flash2;
+    KernelStyle kernels = KernelStyle::Fused;
+    bool tp_overlap = false;
+    int grad_reduce_bytes = 4;
+    double attention_fwd_share = 0; ///< at this sequence length and head dimension
+    double attention_bwd_share = 0;
+    bool fsdp_style = false;
+    double slowest_gpu_factor = 1; ///< the slowest GPU's time relative to a typical one
 };
 
 struct StepCost
@@ -146,6 +172,8 @@ struct StepCost
     double embedding_s = 0; ///< forward + backward of the embedding, first stage
     int microbatches = 0;
     bool tp_within_node = true;
+    std::vector<LinkUse> links; ///< tiers with traffic, busiest first
+    StepAssumptions assumptions;
 };
 
 /// Evaluates plans on one cluster. Construction builds the cluster's collective model (the

@@ -254,13 +254,23 @@ private slots:
     {
         const CliRun run = runCli({"validate", "--json"});
         QCOMPARE(run.code, 0);
-        const QJsonObject report = json(run);
-        QCOMPARE(report["rows"].toArray().size(), 8);
-        QVERIFY(report["mean_abs_error"].toDouble() <= 0.05);
-        QVERIFY(report["max_abs_error"].toDouble() <= 0.10);
-        QVERIFY(report["memory_max_abs_error"].toDouble() <= 0.10);
+        const QJsonArray sets = json(run)["sets"].toArray();
+        QCOMPARE(sets.size(), 3);
+        const QJsonObject korthikanti = sets[0].toObject();
+        QCOMPARE(korthikanti["id"].toString(), QString("korthikanti2022"));
+        QCOMPARE(korthikanti["rows"].toArray().size(), 8);
+        QVERIFY(korthikanti["mean_abs_error"].toDouble() <= 0.03);
+        QVERIFY(korthikanti["max_abs_error"].toDouble() <= 0.06);
+        QVERIFY(korthikanti["memory_max_abs_error"].toDouble() <= 0.10);
+        QCOMPARE(sets[1].toObject()["id"].toString(), QString("torchtitan2024"));
+        QCOMPARE(sets[2].toObject()["id"].toString(), QString("nemo2024"));
+        for (const QJsonValue& set : sets) {
+            for (const QJsonValue& row : set.toObject()["rows"].toArray())
+                QVERIFY(row.toObject()["assumptions"].toString().contains("attention"));
+        }
         const CliRun text = runCli({"validate"});
         QVERIFY(text.out.contains("mean |error|"));
+        QVERIFY(text.out.contains("assumes: attention"));
         const CliRun file = runCli({"validate", QStringLiteral(PARAPLAN_TEST_DATA_DIR) +
                                                     "/calibration-korthikanti2022.json"});
         QCOMPARE(file.code, 0);

@@ -106,7 +106,8 @@ private slots:
         QTest::newRow("parallel: micro-batch + global batch") << "batch";
         QTest::newRow("training: sequence length") << "seq";
         QTest::newRow("training: dtype") << "dtype";
-        QTest::newRow("training: FlashAttention") << "flash";
+        QTest::newRow("training: attention kernel") << "attention";
+        QTest::newRow("training: element-wise kernels") << "kernels";
     }
     void eachKindOfInputRecomputes()
     {
@@ -136,8 +137,12 @@ private slots:
             field<QSpinBox>(window, "sequence length")->setValue(1024);
         else if (input == "dtype")
             choose(field<QComboBox>(window, "dtype"), int(Dtype::FP32));
-        else if (input == "flash")
-            field<QCheckBox>(window, "flashAttention")->setChecked(true);
+        else if (input == "attention")
+            choose(field<QComboBox>(window, "attention"),
+                   field<QComboBox>(window, "attention")->findData(int(AttentionKernel::Flash2)));
+        else if (input == "kernels")
+            choose(field<QComboBox>(window, "kernels"),
+                   field<QComboBox>(window, "kernels")->findData(int(KernelStyle::Eager)));
         QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, 5000);
         QVERIFY2(stepTime(window) != before, qPrintable(window.statusText()));
         QVERIFY(window.document()->isModified());

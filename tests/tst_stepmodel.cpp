@@ -172,19 +172,20 @@ private slots:
 
     void pipelineScheduleAndUnevenStages()
     {
-        // 126 layers over pp = 4: two stages of 32 and two of 31, said in the stage list.
+        // 126 layers over pp = 4: the middle stages get the two extra layers (the first also
+        // runs the embedding, the last the LM head), said in the warnings.
         ParallelLayout p = layout(8, 4, 1, 1, 32);
         p.zero = 1;
         const StepCost cost = evaluate(makePlan("llama3-405b", "dgx-h100", 4, p, 4096));
         QVERIFY(cost.ok);
         QCOMPARE(cost.stages.size(), size_t(4));
-        QCOMPARE(cost.stages[0].layers, 32);
+        QCOMPARE(cost.stages[0].layers, 31);
         QCOMPARE(cost.stages[1].layers, 32);
-        QCOMPARE(cost.stages[2].layers, 31);
+        QCOMPARE(cost.stages[2].layers, 32);
         QCOMPARE(cost.stages[3].layers, 31);
         bool said = false;
         for (const std::string& warning : cost.warnings)
-            said |= QString::fromStdString(warning).contains("stages 0-1 get 32 layers");
+            said |= QString::fromStdString(warning).contains("split unevenly: 31 32 32 31");
         QVERIFY(said);
         // 1F1B: step = m x slowest + (sum - slowest) for the fill and drain.
         double sum = 0;
@@ -224,7 +225,7 @@ private slots:
         // without SP; 34 s b h / t with SP and selective recompute; 2 s b h with full.
         ParallelLayout p = layout(8, 1, 1, 4, 4);
         Plan plan = makePlan("megatron-22b", "dgx-a100", 1, p, 2048, Dtype::FP16);
-        plan.training.flash_attention = false;
+        plan.training.attention = AttentionKernel::Unfused;
         const double s = 2048, b = 4, h = 6144, a = 64, t = 8;
         const double sbh = s * b * h;
         auto perLayer = [&](Recompute recompute, bool sp) {
@@ -241,7 +242,7 @@ private slots:
                 1e-12);
         QVERIFY(std::fabs(perLayer(Recompute::Full, false) / (2 * sbh) - 1) < 1e-12);
         // FlashAttention drops the attention-score term.
-        plan.training.flash_attention = true;
+        plan.training.attention = AttentionKernel::Flash2;
         QVERIFY(std::fabs(perLayer(Recompute::None, false) / (sbh * (10 + 24 / t)) - 1) < 1e-12);
     }
 
@@ -281,19 +282,32 @@ private slots:
                 total += c.total_s;
         }
         QVERIFY(std::fabs(serial.breakdown.dp_comm_exposed_s - total) < 1e-9);
-        // ZeRO-3 moves 3(n-1)/n P with one micro-batch: reduce-scatter + two all-gathers.
+        // ZeRO-3 moves 3(n-1)/n P with one micro-batch: a reduce-scatter and two all-gathers
+        // of every layer (Rajbhandari et al. 2020), each of the per-layer size. With bf16 the
+        // gradients are reduced in fp32 (Megatron-LM, torchtitan's FSDP2): twice the bytes.
         ParallelLayout z3 = layout(1, 1, 64, 1, 64);
         z3.zero = 3;
-        const StepCost sharded = evaluate(makePlan("llama2-7b", "dgx-h100", 8, z3, 4096));
-        QVERIFY(sharded.ok);
+        Plan fsdp = makePlan("llama2-7b", "dgx-h100", 8, z3, 4096);
+        auto traffic = [&](const Plan& plan, double* gathered, double* reduced) {
+            const StepCost sharded = evaluate(plan);
+            QVERIFY(sharded.ok);
+            for (const CollectiveCost& c : sharded.collectives) {
+                if (c.call.op == CollectiveOp::AllGather) {
+                    *gathered = c.calls_per_step * c.call.wire_bytes_per_rank;
+                    QCOMPARE(c.calls_per_step, 2.0 * plan.model.layers);
+                }
+                if (c.call.op == CollectiveOp::ReduceScatter) {
+                    *reduced = c.calls_per_step * c.call.wire_bytes_per_rank;
+                    QCOMPARE(c.calls_per_step, double(plan.model.layers));
+                }
+            }
+        };
         double gathered = 0;
         double reduced = 0;
-        for (const CollectiveCost& c : sharded.collectives) {
-            if (c.call.op == CollectiveOp::AllGather)
-                gathered = c.calls_per_step * c.call.wire_bytes_per_rank;
-            if (c.call.op == CollectiveOp::ReduceScatter)
-                reduced = c.call.wire_bytes_per_rank;
-        }
+        traffic(fsdp, &gathered, &reduced);
+        QVERIFY(std::fabs(gathered / reduced - 1) < 1e-9);
+        fsdp.training.grad_reduce_bytes = 2;
+        traffic(fsdp, &gathered, &reduced);
         QVERIFY(std::fabs(gathered / reduced - 2) < 1e-9);
     }
 
@@ -368,7 +382,11 @@ private slots:
         QTest::newRow("ep-experts") << "ep-experts";
         QTest::newRow("sp-tp") << "sp-tp";
         QTest::newRow("zero-range") << "zero-range";
-        QTest::newRow("zero-pp") << "zero-pp";
+        QTest::newRow("stage-layers") << "stage-layers";
+        QTest::newRow("stage-layers: first/last") << "first-last";
+        QTest::newRow("dp-shard") << "dp-shard";
+        QTest::newRow("zero3-prefetch") << "zero3-prefetch";
+        QTest::newRow("attention-gpu") << "attention-gpu";
         QTest::newRow("dtype-gpu") << "dtype-gpu";
         QTest::newRow("seq-positions") << "seq-positions";
         QTest::newRow("positive") << "positive";
@@ -391,7 +409,7 @@ private slots:
         else if (rule == "pp-layers")
             plan = makePlan("llama2-7b", "dgx-h100", 8, layout(1, 64, 1, 1, 64), 4096);
         else if (rule == "interleave-layers")
-            plan.parallel.interleave = 3;
+            plan.parallel.interleave = 41; // 40 layers per stage: a chunk would be empty
         else if (rule == "interleave-pp") {
             plan.parallel = layout(8, 1, 4, 1, 32);
             plan.parallel.interleave = 2;
@@ -415,9 +433,21 @@ private slots:
             plan.parallel.sequence_parallel = true;
         } else if (rule == "zero-range")
             plan.parallel.zero = 4;
-        else if (rule == "zero-pp")
-            plan.parallel.zero = 2;
-        else if (rule == "dtype-gpu")
+        else if (rule == "stage-layers")
+            plan.parallel.stage_layers = {30, 40};
+        else if (rule == "first-last") {
+            plan.parallel.first_stage_layers = 50;
+            plan.parallel.last_stage_layers = 40;
+        } else if (rule == "dp-shard") {
+            plan.parallel.zero = 1;
+            plan.parallel.dp_shard = 3;
+        } else if (rule == "zero3-prefetch") {
+            plan.parallel.zero = 3;
+            plan.parallel.zero3_prefetch = -1;
+        } else if (rule == "attention-gpu") {
+            plan = makePlan("llama2-70b", "dgx-a100", 4, layout(8, 2, 2, 1, 32), 4096);
+            plan.training.attention = AttentionKernel::Flash3;
+        } else if (rule == "dtype-gpu")
             plan = makePlan("llama2-70b", "dgx-a100", 4, layout(8, 2, 2, 1, 32), 4096, Dtype::FP8);
         else if (rule == "seq-positions")
             plan = makePlan("gpt3-175b", "dgx-a100", 8, layout(8, 8, 1, 1, 8), 4096);
@@ -431,7 +461,7 @@ private slots:
             plan.cluster.nodes = 0;
         const StepCost cost = evaluate(plan);
         QVERIFY(!cost.ok);
-        QVERIFY2(hasRule(cost, rule),
+        QVERIFY2(hasRule(cost, rule == "first-last" ? QString("stage-layers") : rule),
                  qPrintable(QString::fromStdString(
                      cost.issues.empty() ? "no issue" : cost.issues.front().rule)));
         for (const PlanIssue& issue : cost.issues)

@@ -12,7 +12,7 @@ QString html(const std::string& text)
 
 } // namespace
 
-QString derivationHtml(const Derivation& d, bool withTitle)
+QString derivationHtml(const Derivation& d, bool withTitle, bool printable)
 {
     QString out = withTitle ? "<h2>" + html(d.title) + "</h2>" : QString();
     if (!d.inputs.empty()) {
@@ -21,15 +21,25 @@ QString derivationHtml(const Derivation& d, bool withTitle)
             out += "<li>" + html(input) + "</li>";
         out += "</ul>";
     }
-    out += "<h3>Derivation</h3><table cellspacing='0' cellpadding='4'>";
+    // On screen a table aligns the step numbers; in print each step is a paragraph, so that a
+    // step split by a page break is drawn line by line on each page (a table cell is drawn
+    // whole on both, its hidden half still in the PDF's text).
+    out += printable ? QString("<h3>Derivation</h3>")
+                     : QString("<h3>Derivation</h3><table cellspacing='0' cellpadding='4'>");
     int number = 1;
     for (const DerivationStep& step : d.steps) {
         QString anchor = QString::fromStdString(step.label).toLower();
         anchor.replace(QRegularExpression("[^a-z0-9]+"), "-");
-        out += QString("<tr><td valign='top'><a name='%1'></a><b>%2.</b></td><td><b>%3</b><br>")
-                   .arg(anchor)
-                   .arg(number++)
-                   .arg(html(step.label));
+        if (printable)
+            out += QString("<p style='margin-top:5px'><a name='%1'></a><b>%2. %3</b><br>")
+                       .arg(anchor)
+                       .arg(number++)
+                       .arg(html(step.label));
+        else
+            out += QString("<tr><td valign='top'><a name='%1'></a><b>%2.</b></td><td><b>%3</b><br>")
+                       .arg(anchor)
+                       .arg(number++)
+                       .arg(html(step.label));
         if (!step.formula.empty())
             out += "<code>" + html(step.formula) + "</code><br>";
         if (!step.substitution.empty())
@@ -37,9 +47,10 @@ QString derivationHtml(const Derivation& d, bool withTitle)
         out += "= <b>" + html(step.result) + "</b>";
         if (!step.source.empty())
             out += "<br><span style='color:#666'>[" + html(step.source) + "]</span>";
-        out += "</td></tr>";
+        out += printable ? "</p>" : "</td></tr>";
     }
-    out += "</table>";
+    if (!printable)
+        out += "</table>";
     if (!d.notes.empty()) {
         out += "<h3>Notes</h3><ul>";
         for (const std::string& note : d.notes)

@@ -201,6 +201,19 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
                          [index](Plan& plan) { plan.parallel.zero = index; });
     });
     parallelForm->addRow(tr("ZeRO stage"), m_zero);
+    m_tpOverlap = new QComboBox(parallelBox);
+    m_tpOverlap->setObjectName("tpOverlap");
+    m_tpOverlap->addItem(tr("auto (Megatron-style with SP)"), int(TpOverlap::Auto));
+    m_tpOverlap->addItem(tr("none"), int(TpOverlap::None));
+    m_tpOverlap->addItem(tr("AG/RS pipelined with GEMMs"), int(TpOverlap::AgGemm));
+    m_tpOverlap->setToolTip(tr("Tensor-parallel communication overlap (Megatron's "
+                               "--tp-comm-overlap, Transformer Engine userbuffers, async TP)"));
+    connect(m_tpOverlap, &QComboBox::activated, this, [this](int index) {
+        const auto overlap = static_cast<TpOverlap>(m_tpOverlap->itemData(index).toInt());
+        m_document->edit(tr("TP overlap %1").arg(tpOverlapName(overlap)), Field::TpOverlap,
+                         [overlap](Plan& plan) { plan.parallel.tp_overlap = overlap; });
+    });
+    parallelForm->addRow(tr("TP overlap"), m_tpOverlap);
     m_sp = new QCheckBox(tr("sequence parallelism"), parallelBox);
     m_sp->setObjectName("sequenceParallel");
     connect(m_sp, &QCheckBox::toggled, this, [this](bool on) {
@@ -249,14 +262,36 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
                          [index](Plan& plan) { plan.training.dtype = static_cast<Dtype>(index); });
     });
     trainingForm->addRow(tr("Data type"), m_dtype);
-    m_flash = new QCheckBox(tr("FlashAttention"), trainingBox);
-    m_flash->setObjectName("flashAttention");
-    connect(m_flash, &QCheckBox::toggled, this, [this](bool on) {
-        m_document->edit(on ? tr("FlashAttention on") : tr("FlashAttention off"),
-                         Field::FlashAttention,
-                         [on](Plan& plan) { plan.training.flash_attention = on; });
+    m_attention = new QComboBox(trainingBox);
+    m_attention->setObjectName("attention");
+    m_attention->addItem(tr("unfused (GEMMs + softmax)"), int(AttentionKernel::Unfused));
+    m_attention->addItem(tr("FlashAttention-2"), int(AttentionKernel::Flash2));
+    m_attention->addItem(tr("FlashAttention-3 (Hopper)"), int(AttentionKernel::Flash3));
+    m_attention->addItem(tr("cuDNN fused attention"), int(AttentionKernel::Cudnn));
+    m_attention->setToolTip(tr("The attention kernel: its published forward and backward "
+                               "throughput on this GPU sets the attention time"));
+    connect(m_attention, &QComboBox::activated, this, [this](int index) {
+        const auto kernel = static_cast<AttentionKernel>(m_attention->itemData(index).toInt());
+        m_document->edit(tr("attention %1").arg(attentionKernelName(kernel)), Field::Attention,
+                         [kernel](Plan& plan) {
+                             plan.training.attention = kernel;
+                             refreshDefaultFigures(&plan);
+                         });
     });
-    trainingForm->addRow(m_flash);
+    trainingForm->addRow(tr("Attention kernel"), m_attention);
+    m_kernels = new QComboBox(trainingBox);
+    m_kernels->setObjectName("kernels");
+    m_kernels->addItem(tr("auto (eager with ZeRO-3/FSDP)"), int(KernelStyle::Auto));
+    m_kernels->addItem(tr("fused (Megatron / TE / compiled)"), int(KernelStyle::Fused));
+    m_kernels->addItem(tr("eager PyTorch"), int(KernelStyle::Eager));
+    m_kernels->setToolTip(tr("How norms, activations, rotary embeddings and residual adds run: "
+                             "fused kernels, or one HBM round trip per PyTorch operator"));
+    connect(m_kernels, &QComboBox::activated, this, [this](int index) {
+        const auto style = static_cast<KernelStyle>(m_kernels->itemData(index).toInt());
+        m_document->edit(tr("element-wise kernels %1").arg(kernelStyleName(style)), Field::Kernels,
+                         [style](Plan& plan) { plan.training.kernels = style; });
+    });
+    trainingForm->addRow(tr("Element-wise kernels"), m_kernels);
     m_tokens = new QDoubleSpinBox(trainingBox);
     m_tokens->setObjectName("trainTokens");
     m_tokens->setRange(0, 1e9);
@@ -337,14 +372,14 @@ void InputPanel::syncFromPlan()
 {
     const Plan& plan = m_document->plan();
     const ModelSpec& m = plan.model;
-    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden, m_heads,
-                                 m_kvHeads,     m_ffn,        m_vocab,  m_clusterPreset,
-                                 m_nodes,       m_perRack,    m_spine,  m_switchOut,
-                                 m_nicRate,     m_tp,         m_pp,     m_dp,
-                                 m_cp,          m_ep,         m_zero,   m_sp,
-                                 m_recompute,   m_interleave, m_micro,  m_global,
-                                 m_seq,         m_dtype,      m_tokens, m_price,
-                                 m_flash};
+    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden,   m_heads,
+                                 m_kvHeads,     m_ffn,        m_vocab,    m_clusterPreset,
+                                 m_nodes,       m_perRack,    m_spine,    m_switchOut,
+                                 m_nicRate,     m_tp,         m_pp,       m_dp,
+                                 m_cp,          m_ep,         m_zero,     m_sp,
+                                 m_recompute,   m_interleave, m_micro,    m_global,
+                                 m_seq,         m_dtype,      m_tokens,   m_price,
+                                 m_attention,   m_kernels,    m_tpOverlap};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* object : all)
         blockers.push_back(std::make_unique<QSignalBlocker>(object));
@@ -415,7 +450,9 @@ void InputPanel::syncFromPlan()
     m_dtype->setCurrentIndex(static_cast<int>(t.dtype));
     m_tokens->setValue(t.train_tokens / 1e9);
     m_price->setValue(t.gpu_hour_usd);
-    m_flash->setChecked(t.flash_attention);
+    m_attention->setCurrentIndex(m_attention->findData(int(t.attention)));
+    m_kernels->setCurrentIndex(m_kernels->findData(int(t.kernels)));
+    m_tpOverlap->setCurrentIndex(m_tpOverlap->findData(int(plan.parallel.tp_overlap)));
 }
 
 } // namespace paraplan::ui

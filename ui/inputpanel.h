@@ -68,7 +68,9 @@ private:
     QComboBox* m_dtype;
     QDoubleSpinBox* m_tokens;
     QDoubleSpinBox* m_price;
-    QCheckBox* m_flash;
+    QComboBox* m_attention;
+    QComboBox* m_kernels;
+    QComboBox* m_tpOverlap;
     QHash<QString, QList<QWidget*>> m_fieldWidgets;
 };
 

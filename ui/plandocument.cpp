@@ -53,8 +53,8 @@ void refreshDefaultFigures(Plan* plan)
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan->cluster.gpu_id);
     if (!gpu)
         return;
-    const EngineFigures defaults =
-        defaultEngineFigures(*gpu, plan->training.optimizer, plan->training.dtype);
+    const EngineFigures defaults = defaultEngineFigures(
+        *gpu, plan->training.optimizer, plan->training.dtype, plan->training.attention);
     EngineFigures& f = plan->figures;
     auto keepUser = [](Sourced& current, const Sourced& fallback) {
         if (current.origin != Origin::UserEntry)
@@ -63,6 +63,9 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.gemm_peak_fraction, defaults.gemm_peak_fraction);
     keepUser(f.hbm_fraction, defaults.hbm_fraction);
     keepUser(f.attention_fraction, defaults.attention_fraction);
+    keepUser(f.attention_bwd_fraction, defaults.attention_bwd_fraction);
+    keepUser(f.comm_sm_share, defaults.comm_sm_share);
+    keepUser(f.gpu_spread, defaults.gpu_spread);
     keepUser(f.grad_bytes, defaults.grad_bytes);
     keepUser(f.optimizer_step_bytes, defaults.optimizer_step_bytes);
     keepUser(f.dp_bucket_bytes, defaults.dp_bucket_bytes);
@@ -156,11 +159,14 @@ Plan examplePlan()
     p.global_batch = 64;
     plan.training.seq_len = 2048;
     plan.training.dtype = Dtype::FP16;
-    plan.training.flash_attention = false;
+    plan.training.attention = AttentionKernel::Unfused;
+    plan.parallel.tp_overlap = TpOverlap::None;
+    plan.training.kernels = KernelStyle::Fused;
     plan.training.train_tokens = 3e11;
     plan.training.gpu_hour_usd = 2.0;
-    plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
-                                        plan.training.optimizer, plan.training.dtype);
+    plan.figures =
+        defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
+                             plan.training.optimizer, plan.training.dtype, plan.training.attention);
     return plan;
 }
 

@@ -36,7 +36,9 @@ enum class Field
     Dtype,
     TrainTokens,
     GpuHourUsd,
-    FlashAttention,
+    Attention,
+    Kernels,
+    TpOverlap,
 };
 
 /// The plan being edited: its value, its file, and the undo history of every edit.

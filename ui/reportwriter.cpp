@@ -385,7 +385,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     }
 
     b.heading("Worked derivation");
-    b.paragraph(derivationHtml(derivePlan(plan, cost), false));
+    b.paragraph(derivationHtml(derivePlan(plan, cost), false, true));
 
     b.heading("Assumptions and provenance");
     QList<QStringList> rows;
@@ -422,10 +422,18 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
         rows.append(provenanceRow("ICI hop latency", plan.cluster.torus.hop_latency_us, " us"));
     }
     const EngineFigures& f = plan.figures;
-    rows.append(provenanceRow("GEMM ceiling (of dense peak)", f.gemm_peak_fraction));
+    rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
     rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
-    if (plan.training.flash_attention)
-        rows.append(provenanceRow("FlashAttention share of peak", f.attention_fraction));
+    if (plan.training.attention != AttentionKernel::Unfused) {
+        rows.append(provenanceRow(QString("Attention forward share of peak (%1)")
+                                      .arg(attentionKernelName(plan.training.attention)),
+                                  f.attention_fraction));
+        rows.append(provenanceRow(QString("Attention backward share of peak (%1)")
+                                      .arg(attentionKernelName(plan.training.attention)),
+                                  f.attention_bwd_fraction));
+    }
+    rows.append(provenanceRow("NCCL SM share while overlapping", f.comm_sm_share));
+    rows.append(provenanceRow("GPU speed spread (slowest sets the pace)", f.gpu_spread));
     rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
     rows.append(
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));

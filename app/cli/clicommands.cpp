@@ -68,7 +68,9 @@ Commands
                     The plan report as PDF: headline figures, cluster, step breakdown,
                     collectives, memory per stage, bandwidth plots, derivation, sources.
                     --csv writes its tables as CSV, --json the step cost as JSON.
-  validate [FILE]   The engine against published measurements (Korthikanti et al. 2022).
+  validate [FILE...] The engine against published measurements, every row through the
+                    plan-file path: Korthikanti et al. 2022 (A100, Megatron-LM), torchtitan
+                    2024 (FSDP2, A100 and H100), NeMo 2024 (H100, 3D parallel); --json.
   import-measurements FILE
                     Read a probe run (JSON Lines), an nccl-tests log or its -J JSON: points,
                     alpha-beta fits per collective, copies; with --cluster, the assumed
@@ -879,73 +881,106 @@ int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
     return kExitOk;
 }
 
+QJsonObject calibrationReportJson(const CalibrationReport& report)
+{
+    QJsonArray rows;
+    for (const CalibrationRow& row : report.rows)
+        rows.append(QJsonObject{{"name", QString::fromStdString(row.name)},
+                                {"model", QString::fromStdString(row.model)},
+                                {"plan", QString::fromStdString(row.plan.name)},
+                                {"gpus", row.gpus},
+                                {"assumptions", QString::fromStdString(row.assumptions)},
+                                {"measured_s", row.measured_s},
+                                {"predicted_s", row.predicted_s},
+                                {"error", row.error},
+                                {"mfu", row.mfu},
+                                {"measured_mfu", row.measured_mfu}});
+    QJsonArray memory;
+    for (const MemoryCalibrationRow& row : report.memory)
+        memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
+                                  {"what", QString::fromStdString(row.what)},
+                                  {"measured_GiB", row.measured_GiB},
+                                  {"predicted_GiB", row.predicted_GiB},
+                                  {"error", row.error}});
+    return QJsonObject{{"id", QString::fromStdString(report.id)},
+                       {"source", QString::fromStdString(report.source)},
+                       {"rows", rows},
+                       {"mean_abs_error", report.mean_abs_error},
+                       {"median_abs_error", report.median_abs_error},
+                       {"max_abs_error", report.max_abs_error},
+                       {"memory", memory},
+                       {"memory_max_abs_error", report.memory_max_abs_error}};
+}
+
+void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
+{
+    out << "Calibration set " << report.id << ": " << report.source << "\n";
+    if (!report.hardware.empty())
+        out << "Hardware: " << report.hardware << "\n";
+    out << "\n  " << std::left << std::setw(36) << "row" << std::right << std::setw(6) << "GPUs"
+        << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error"
+        << std::setw(15) << "MFU (publ.)"
+        << "\n";
+    for (const CalibrationRow& row : report.rows) {
+        std::string mfu = formatNumber(100 * row.mfu, 3) + "%";
+        if (row.measured_mfu > 0)
+            mfu += " (" + formatNumber(100 * row.measured_mfu, 3) + "%)";
+        out << "  " << std::left << std::setw(36) << row.name << std::right << std::setw(6)
+            << row.gpus << std::setw(11) << formatSeconds(row.measured_s) << std::setw(11)
+            << formatSeconds(row.predicted_s) << std::setw(9)
+            << formatNumber(100 * row.error, 2) + "%" << std::setw(15) << mfu << "\n"
+            << "      assumes: " << row.assumptions << "\n";
+    }
+    out << "\n  iteration time: mean |error| " << formatNumber(100 * report.mean_abs_error, 3)
+        << "%, median " << formatNumber(100 * report.median_abs_error, 3) << "%, max "
+        << formatNumber(100 * report.max_abs_error, 3) << "%";
+    if (report.reference_mean_pct > 0)
+        out << "  (best public analytical tool on this set: "
+            << formatNumber(report.reference_mean_pct, 3) << "% / "
+            << formatNumber(report.reference_max_pct, 3) << "%)";
+    out << "\n";
+    if (!report.memory.empty()) {
+        out << "\n  First-stage memory per GPU (GiB)\n";
+        for (const MemoryCalibrationRow& row : report.memory)
+            out << "  " << std::left << std::setw(14) << row.model << std::setw(26) << row.what
+                << std::right << std::setw(10) << formatNumber(row.measured_GiB, 4) << std::setw(10)
+                << formatNumber(row.predicted_GiB, 4) << std::setw(8)
+                << formatNumber(100 * row.error, 2) + "%"
+                << "\n";
+        out << "\n  memory: max |error| " << formatNumber(100 * report.memory_max_abs_error, 3)
+            << "%\n";
+    }
+}
+
 int commandValidate(const std::vector<std::string>& args, std::ostream& out)
 {
-    std::string path;
+    std::vector<std::string> paths;
     size_t first = 1;
-    if (args.size() > 1 && args[1].rfind("--", 0) != 0) {
-        path = args[1];
-        first = 2;
-    }
+    while (first < args.size() && args[first].rfind("--", 0) != 0)
+        paths.push_back(args[first++]);
     const Args options(args, first, {}, {"--json"});
-    CalibrationReport report;
-    std::string error;
-    if (!runCalibration(path, &report, &error))
-        throw UsageError(error);
+    if (paths.empty())
+        paths = bundledCalibrationSets();
+    std::vector<CalibrationReport> reports;
+    for (const std::string& path : paths) {
+        CalibrationReport report;
+        std::string error;
+        if (!runCalibration(path, &report, &error))
+            throw UsageError(error);
+        reports.push_back(std::move(report));
+    }
     if (options.flag("--json")) {
-        QJsonArray rows;
-        for (const CalibrationRow& row : report.rows)
-            rows.append(QJsonObject{{"model", QString::fromStdString(row.model)},
-                                    {"plan", QString::fromStdString(row.plan.name)},
-                                    {"gpus", row.gpus},
-                                    {"measured_s", row.measured_s},
-                                    {"predicted_s", row.predicted_s},
-                                    {"error", row.error},
-                                    {"mfu", row.mfu}});
-        QJsonArray memory;
-        for (const MemoryCalibrationRow& row : report.memory)
-            memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
-                                      {"what", QString::fromStdString(row.what)},
-                                      {"measured_GiB", row.measured_GiB},
-                                      {"predicted_GiB", row.predicted_GiB},
-                                      {"error", row.error}});
-        printJson(QJsonObject{{"source", QString::fromStdString(report.source)},
-                              {"rows", rows},
-                              {"mean_abs_error", report.mean_abs_error},
-                              {"max_abs_error", report.max_abs_error},
-                              {"memory", memory},
-                              {"memory_max_abs_error", report.memory_max_abs_error}},
-                  out);
+        QJsonArray sets;
+        for (const CalibrationReport& report : reports)
+            sets.append(calibrationReportJson(report));
+        printJson(QJsonObject{{"sets", sets}}, out);
         return kExitOk;
     }
-    out << "Calibration: " << report.source << "\n"
-        << "Hardware: " << report.hardware << "\n\n";
-    out << "  " << std::left << std::setw(14) << "model" << std::setw(11) << "recompute"
-        << std::right << std::setw(6) << "GPUs" << std::setw(12) << "measured" << std::setw(12)
-        << "predicted" << std::setw(9) << "error" << std::setw(7) << "MFU"
-        << "\n";
-    for (const CalibrationRow& row : report.rows)
-        out << "  " << std::left << std::setw(14) << row.model << std::setw(11)
-            << recomputeName(row.plan.parallel.recompute) << std::right << std::setw(6) << row.gpus
-            << std::setw(12) << formatSeconds(row.measured_s) << std::setw(12)
-            << formatSeconds(row.predicted_s) << std::setw(8)
-            << formatNumber(100 * row.error, 2) + "%" << std::setw(6)
-            << formatNumber(100 * row.mfu, 3) + "%"
-            << "\n";
-    out << "\n  iteration time: mean |error| " << formatNumber(100 * report.mean_abs_error, 3)
-        << "%, max " << formatNumber(100 * report.max_abs_error, 3) << "%"
-        << "  (best public analytical tool on this set: "
-        << formatNumber(report.reference_mean_pct, 3) << "% / "
-        << formatNumber(report.reference_max_pct, 3) << "%)\n";
-    out << "\n  First-stage memory per GPU (GiB)\n";
-    for (const MemoryCalibrationRow& row : report.memory)
-        out << "  " << std::left << std::setw(14) << row.model << std::setw(26) << row.what
-            << std::right << std::setw(10) << formatNumber(row.measured_GiB, 4) << std::setw(10)
-            << formatNumber(row.predicted_GiB, 4) << std::setw(8)
-            << formatNumber(100 * row.error, 2) + "%"
-            << "\n";
-    out << "\n  memory: max |error| " << formatNumber(100 * report.memory_max_abs_error, 3)
-        << "%\n";
+    for (size_t i = 0; i < reports.size(); ++i) {
+        if (i > 0)
+            out << "\n";
+        printCalibrationReport(reports[i], out);
+    }
     return kExitOk;
 }
 

@@ -1,0 +1,88 @@
+#include "kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan::kernels {
+
+double gemmShapeEfficiency(int smCount, double M, double N, double K)
+{
+    if (!(M > 0 && N > 0 && K > 0))
+        return 1;
+    const double sms = smCount > 0 ? smCount : 1;
+    // Output tiles cuBLAS uses for 16-bit GEMMs (NVIDIA, Matrix Multiplication Background
+    // User's Guide, 2023, section 2.3: 256x128 down to 64x64). A smaller tile re-reads its
+    // operands more often, so its own ceiling is lower (relative figures: an assumption).
+    struct Tile
+    {
+        double m, n, share;
+    };
+    static constexpr Tile kTiles[] = {{128, 256, 1.0}, {128, 128, 0.9}, {64, 128, 0.75}};
+    double best = 0;
+    for (const Tile& t : kTiles) {
+        const double tiles = std::ceil(M / t.m) * std::ceil(N / t.n);
+        const double waves = std::ceil(tiles / sms);
+        // Wave quantization (guide, section 3.2) and tile quantization (section 3.1): the
+        // useful share of the work the SMs do.
+        const double useful = (M * N) / (waves * sms * t.m * t.n);
+        best = std::max(best, t.share * std::min(1.0, useful));
+    }
+    // Each tile's prologue and epilogue cost about one 64-deep main-loop iteration.
+    const double kShare = K / (K + 64.0);
+    return best * kShare;
+}
+
+double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K)
+{
+    if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
+        return referenceShare;
+    const double reference =
+        gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
+    const double here = gemmShapeEfficiency(k.sm_count, M, N, K);
+    return std::min(1.0, referenceShare * here / reference);
+}
+
+double attentionShare(double share, const AttentionFigures& a, double seq, double d)
+{
+    double s = share;
+    if (seq > 0 && a.seq_half > 0)
+        s *= seq / (seq + a.seq_half);
+    if (d <= 64)
+        s *= a.head_dim_64;
+    return s;
+}
+
+const AttentionFigures* attentionFigures(const GpuSpec& gpu, AttentionKernel kernel)
+{
+    const auto& table = gpu.kernels.attention;
+    const AttentionFigures& own = table[static_cast<size_t>(kernel)];
+    if (own.available)
+        return &own;
+    const AttentionFigures& fa2 = table[static_cast<size_t>(AttentionKernel::Flash2)];
+    return fa2.available ? &fa2 : nullptr;
+}
+
+namespace {
+
+// The standard normal quantile (Abramowitz and Stegun 26.2.23, |error| < 4.5e-4).
+double normalQuantile(double p)
+{
+    const bool upper = p > 0.5;
+    const double q = upper ? 1 - p : p;
+    const double t = std::sqrt(-2 * std::log(q));
+    const double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                             (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+    return upper ? z : -z;
+}
+
+} // namespace
+
+double slowestGpuFactor(double sigma, double gpus)
+{
+    if (!(gpus > 1) || !(sigma > 0))
+        return 1;
+    const double p = (gpus - 0.375) / (gpus + 0.25);
+    return 1 + sigma * normalQuantile(p);
+}
+
+} // namespace paraplan::kernels

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "hardware.h"
+
+namespace paraplan {
+
+/// Kernel-level efficiency: how much of a GPU's dense peak one GEMM or attention kernel reaches.
+/// Figures come from published benchmarks (gpus.json "kernels"); shapes scale them by the
+/// tile and wave quantization the NVIDIA Matrix Multiplication Background guide describes.
+namespace kernels {
+
+/// The share of the tile-level ceiling a GEMM of M x N x K keeps after wave quantization (the
+/// last wave of output tiles leaves SMs idle) and the per-tile prologue/epilogue (short K).
+/// cuBLAS picks among tile shapes; the best is taken. 1 for a perfectly shaped GEMM.
+double gemmShapeEfficiency(int smCount, double M, double N, double K);
+
+/// The efficiency of an M x N x K GEMM: `referenceShare` (the published best share, reached at
+/// the reference shape) scaled by this shape's quantization relative to the reference's.
+double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K);
+
+/// An attention kernel's share of peak at sequence length `seq` and head dimension `d`:
+/// share x seq / (seq + seq_half), times the head-dim-64 factor for d <= 64.
+double attentionShare(double share, const AttentionFigures& a, double seq, double d);
+
+/// The published figures for a kernel on a GPU; falls back to FlashAttention-2's when the GPU
+/// has none for that kernel. nullptr when the GPU has no attention figures at all.
+const AttentionFigures* attentionFigures(const GpuSpec& gpu, AttentionKernel kernel);
+
+/// The expected slowdown of the slowest of `gpus` GPUs whose sustained speeds spread with
+/// standard deviation `sigma`: 1 + sigma x E[max of n standard normals] (Blom's formula).
+double slowestGpuFactor(double sigma, double gpus);
+
+} // namespace kernels
+} // namespace paraplan
