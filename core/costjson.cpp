@@ -90,6 +90,22 @@ QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost)
                      {"collectives", collectives},
                      {"microbatches", cost.microbatches},
                      {"warnings", warnings}};
+    QJsonArray links;
+    for (const LinkUse& link : cost.links)
+        links.append(QJsonObject{{"tier", tierName(link.tier)},
+                                 {"busy_s", link.busy_s},
+                                 {"share", link.share},
+                                 {"busiest_group", link.busiest_group}});
+    json["links"] = links;
+    const StepAssumptions& as = cost.assumptions;
+    json["kernels"] = QJsonObject{{"attention", attentionKernelName(as.attention)},
+                                  {"attention_fwd_share", as.attention_fwd_share},
+                                  {"attention_bwd_share", as.attention_bwd_share},
+                                  {"gemm_share", cost.dense_layer.gemm_efficiency},
+                                  {"elementwise", kernelStyleName(as.kernels)},
+                                  {"tp_overlap", as.tp_overlap},
+                                  {"grad_reduce_bytes", as.grad_reduce_bytes},
+                                  {"slowest_gpu_factor", as.slowest_gpu_factor}};
     if (mt.time_to_train_s > 0) {
         json["time_to_train_s"] = mt.time_to_train_s;
         json["gpu_hours"] = mt.gpu_hours;

@@ -115,7 +115,7 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
         AttentionKernel kernel;
         const std::string where = path + ".attention." + it.key().toStdString();
         if (!parseAttentionKernel(it.key().toStdString(), &kernel) ||
-            kernel == AttentionKernel::Unfused) {
+            kernel == AttentionKernel::Unfused || kernel == AttentionKernel::Auto) {
             reader.error(where, "unknown fused attention kernel");
             continue;
         }
@@ -239,13 +239,17 @@ const char* attentionKernelName(AttentionKernel kernel)
         return "flash3";
     case AttentionKernel::Cudnn:
         return "cudnn";
+    case AttentionKernel::Sdpa:
+        return "sdpa";
+    case AttentionKernel::Auto:
+        return "auto";
     }
     return "?";
 }
 
 bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel)
 {
-    for (int i = 0; i < kAttentionKernelCount; ++i) {
+    for (int i = 0; i <= static_cast<int>(AttentionKernel::Auto); ++i) {
         const auto k = static_cast<AttentionKernel>(i);
         if (text == attentionKernelName(k)) {
             *kernel = k;

@@ -24,11 +24,13 @@ bool parseDtype(const std::string& text, Dtype* dtype);
 enum class AttentionKernel
 {
     Unfused, ///< batched QK^T / AV GEMMs with a softmax kernel between them
-    Flash2,  ///< FlashAttention-2 (Dao 2023); PyTorch SDPA's flash backend
+    Flash2,  ///< FlashAttention-2 (Dao 2023)
     Flash3,  ///< FlashAttention-3 (Shah et al. 2024), Hopper only
     Cudnn,   ///< cuDNN fused attention (Transformer Engine's NVTE_FUSED_ATTN=1)
+    Sdpa,    ///< PyTorch scaled_dot_product_attention, its built-in flash backend
+    Auto,    ///< sdpa on PyTorch FSDP-style stacks, flash2 on Megatron-style ones
 };
-inline constexpr int kAttentionKernelCount = 4;
+inline constexpr int kAttentionKernelCount = 5; ///< kernels with figures (all but Auto)
 const char* attentionKernelName(AttentionKernel kernel);
 bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel);
 

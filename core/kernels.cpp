@@ -55,9 +55,9 @@ double attentionShare(double share, const AttentionFigures& a, double seq, doubl
 const AttentionFigures* attentionFigures(const GpuSpec& gpu, AttentionKernel kernel)
 {
     const auto& table = gpu.kernels.attention;
-    const AttentionFigures& own = table[static_cast<size_t>(kernel)];
-    if (own.available)
-        return &own;
+    const auto index = static_cast<size_t>(kernel);
+    if (index < table.size() && table[index].available)
+        return &table[index];
     const AttentionFigures& fa2 = table[static_cast<size_t>(AttentionKernel::Flash2)];
     return fa2.available ? &fa2 : nullptr;
 }

@@ -78,6 +78,8 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                                   "over the 8 GPUs of a node (Bekman, Machine Learning "
                                   "Engineering, MAMF notes) is sigma = 5% / 2.85");
     const AttentionFigures* a = kernels::attentionFigures(gpu, attention);
+    if (attention == AttentionKernel::Auto)
+        attention = AttentionKernel::Flash2; // shown until the plan's stack resolves it
     if (attention == AttentionKernel::Unfused) {
         f.attention_fraction = preset(1, "unfused attention runs as GEMMs: the GEMM figures apply");
         f.attention_bwd_fraction = f.attention_fraction;
@@ -303,9 +305,8 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
               "zero3_prefetch must lie in 0..16 layers (got " + std::to_string(p.zero3_prefetch) +
                   ")");
     const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
-    if (gpu && t.attention != AttentionKernel::Unfused && !gpu->is_tpu &&
-        !gpu->kernels.attention[static_cast<size_t>(t.attention)].available &&
-        t.attention == AttentionKernel::Flash3)
+    if (gpu && !gpu->is_tpu && t.attention == AttentionKernel::Flash3 &&
+        !gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Flash3)].available)
         issue("attention-gpu", "training.attention",
               std::string("FlashAttention-3 runs on Hopper GPUs only (Shah et al. 2024); ") +
                   gpu->name + " has no such kernel: use flash2 or cudnn");
@@ -404,6 +405,28 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
 bool fsdpStyleStack(const Plan& plan)
 {
     return plan.parallel.zero >= 3;
+}
+
+AttentionKernel resolvedAttention(const Plan& plan)
+{
+    if (plan.training.attention != AttentionKernel::Auto)
+        return plan.training.attention;
+    // PyTorch stacks call scaled_dot_product_attention; Megatron-LM calls flash-attn.
+    return fsdpStyleStack(plan) ? AttentionKernel::Sdpa : AttentionKernel::Flash2;
+}
+
+Sourced attentionFigure(const Plan& plan, bool backward)
+{
+    const Sourced& own =
+        backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
+    if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
+        return own;
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    const AttentionFigures* a =
+        gpu ? kernels::attentionFigures(*gpu, resolvedAttention(plan)) : nullptr;
+    if (!a)
+        return own;
+    return {backward ? a->bwd : a->fwd, a->origin, a->source};
 }
 
 KernelStyle resolvedKernelStyle(const Plan& plan)

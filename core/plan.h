@@ -93,7 +93,7 @@ struct TrainingSettings
     Optimizer optimizer = Optimizer::Adam;
     double train_tokens = 0; ///< 0: not given
     double gpu_hour_usd = 0; ///< 0: not given
-    AttentionKernel attention = AttentionKernel::Flash2;
+    AttentionKernel attention = AttentionKernel::Auto;
     KernelStyle kernels = KernelStyle::Auto;
     /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,
     /// as Megatron-LM's bf16 runs and FSDP2's reduce_dtype; the training dtype otherwise).
@@ -163,6 +163,10 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
 /// FSDP-style stacks (torchtitan, DeepSpeed, Hugging Face), the rest on Megatron-style ones).
 bool fsdpStyleStack(const Plan& plan);
 KernelStyle resolvedKernelStyle(const Plan& plan);
+AttentionKernel resolvedAttention(const Plan& plan);
+/// The attention kernel's forward (or backward) share of peak at long sequences, with its
+/// source: the plan's override, else the resolved kernel's published figure on this GPU.
+Sourced attentionFigure(const Plan& plan, bool backward);
 bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 

@@ -198,12 +198,14 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     // FlashAttention-2, false: unfused) when "attention" is absent.
     bool flash = true;
     if (reader.boolean(o, "flash_attention", path, &flash))
-        t->attention = flash ? AttentionKernel::Flash2 : AttentionKernel::Unfused;
+        t->attention = flash ? AttentionKernel::Auto : AttentionKernel::Unfused;
     reader.choice(o, "attention", path, "attention kernel",
                   {{"unfused", AttentionKernel::Unfused},
                    {"flash2", AttentionKernel::Flash2},
                    {"flash3", AttentionKernel::Flash3},
-                   {"cudnn", AttentionKernel::Cudnn}},
+                   {"cudnn", AttentionKernel::Cudnn},
+                   {"sdpa", AttentionKernel::Sdpa},
+                   {"auto", AttentionKernel::Auto}},
                   &t->attention);
     reader.choice(
         o, "kernels", path, "kernels",

@@ -115,6 +115,12 @@ std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptio
     for (int mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)
         microBatches.push_back(mb);
     ParallelLayout p = base.parallel;
+    // Candidates split their layers evenly and shard over all their data-parallel ranks; the
+    // base plan's own split (stage_layers, first/last) and HSDP groups fit its degrees only.
+    p.stage_layers.clear();
+    p.first_stage_layers = 0;
+    p.last_stage_layers = 0;
+    p.dp_shard = 0;
     for (int tp : divisors(gpus)) {
         for (int pp : divisors(gpus / tp)) {
             for (int cp : divisors(gpus / tp / pp)) {
@@ -297,6 +303,39 @@ SearchResult searchPlans(const Plan& base, const SearchOptions& options,
             if (!(worst > 0)) {
                 c.behind = "tie";
                 c.behind_s = 0;
+            }
+        }
+    }
+
+    // The plan the search started from, against the best.
+    {
+        const StepCost cost = engine.evaluate(base);
+        if (!cost.ok) {
+            result.given_problem =
+                "[" + cost.issues.front().rule + "] " + cost.issues.front().message;
+        } else if (!cost.fits) {
+            result.given_problem = "does not fit in memory";
+        } else {
+            result.given_ok = true;
+            SearchCandidate& g = result.given;
+            g.layout = base.parallel;
+            g.score = searchScore(cost, static_cast<int>(gpus), options.objective);
+            g.step_time_s = cost.step_time_s;
+            g.memory_bytes = cost.max_stage_total_bytes;
+            g.tokens_per_s = cost.metrics.tokens_per_s;
+            g.cost = cost;
+            result.given_rank = 1;
+            for (const Record& r : records)
+                result.given_rank += r.score < g.score ? 1 : 0;
+            if (!result.top.empty()) {
+                const StepBreakdown& best = result.top.front().cost.breakdown;
+                for (const BreakdownComponent& component : kBreakdownComponents) {
+                    const double delta = cost.breakdown.*component.field - best.*component.field;
+                    if (delta > 1e-3 * result.top.front().step_time_s)
+                        result.given_behind.emplace_back(component.label, delta);
+                }
+                std::sort(result.given_behind.begin(), result.given_behind.end(),
+                          [](const auto& a, const auto& b) { return a.second > b.second; });
             }
         }
     }

@@ -73,6 +73,14 @@ struct SearchResult
     bool cancelled = false;
     double seconds = 0;
 
+    /// The plan the search started from, scored the same way and set against the best:
+    /// its rank among the scored layouts (1 = best) and the components it loses most on.
+    bool given_ok = false;
+    std::string given_problem; ///< why it could not be scored (rule or memory)
+    SearchCandidate given;
+    long long given_rank = 0;
+    std::vector<std::pair<std::string, double>> given_behind; ///< largest deltas first
+
     long long invalidCount() const;  ///< all of `rejected`
     long long excludedCount() const; ///< all of `constrained`
 };

@@ -147,9 +147,13 @@ ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double 
     const double scores = c.flash ? 0 : (4 + 5 * (m.dropout ? 1 : 0)) * c.headsLocal * s;
     const double forward =
         2 * norm + rope + repeat + transpose + act + residual + dropout + routing + scores;
+    // Sequence-parallel collectives along the sequence dimension (PyTorch DTensor): the
+    // gathered activation is re-laid out after each all-gather and the input laid out before
+    // each reduce-scatter, a read and a write of the full activation, 4 per layer and pass.
+    const double tpCopies = c.sp ? 4 * 2 * 2 * h : 0;
     // Each operator's backward reads the incoming gradient and its saved inputs and writes
     // the input gradients: about twice its forward traffic.
-    return {forward, 2 * forward};
+    return {forward + tpCopies, 2 * forward + tpCopies};
 }
 
 LayerCompute layerCompute(const Context& c, bool moe)
@@ -223,6 +227,13 @@ LayerCompute layerCompute(const Context& c, bool moe)
     case Recompute::None:
         break;
     case Recompute::Selective:
+        if (c.eager) {
+            // PyTorch stacks' selective checkpointing (torchtitan's op-level policy): the
+            // attention kernel's and every other matmul's outputs are saved; the rest of the
+            // forward, element-wise work included, runs again.
+            l.recompute_s = 0.5 * fwd + l.elementwise_forward_s;
+            break;
+        }
         // The attention core again: a fused kernel already recomputes it, so nothing extra.
         if (!c.flash) {
             const double drop = m.dropout ? 1 : 0;
@@ -340,9 +351,9 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     c.d = m.headDim();
     c.headsLocal = double(m.heads) / p.tp;
     c.kvLocal = std::max(1.0, double(m.kv_heads) / p.tp);
-    c.flash = tr.attention != AttentionKernel::Unfused;
     c.sp = p.sequence_parallel && p.tp > 1;
-    as.attention = tr.attention;
+    as.attention = resolvedAttention(plan);
+    c.flash = as.attention != AttentionKernel::Unfused;
     as.kernels = resolvedKernelStyle(plan);
     as.tp_overlap = tpOverlapActive(plan);
     as.grad_reduce_bytes = gradReduceBytes(plan);
@@ -350,11 +361,12 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     c.eager = as.kernels == KernelStyle::Eager;
     c.tpChunks = as.tp_overlap ? p.tp : 1;
     if (c.flash) {
-        const AttentionFigures* af = kernels::attentionFigures(*gpu, tr.attention);
+        // The resolved kernel's published figures, unless the plan overrides them.
+        const AttentionFigures* af = kernels::attentionFigures(*gpu, as.attention);
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
-        c.attnFwd = kernels::attentionShare(fig.attention_fraction.value, a, c.seqLocal, c.d);
-        c.attnBwd = kernels::attentionShare(fig.attention_bwd_fraction.value, a, c.seqLocal, c.d);
+        c.attnFwd = kernels::attentionShare(attentionFigure(plan, false).value, a, c.seqLocal, c.d);
+        c.attnBwd = kernels::attentionShare(attentionFigure(plan, true).value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
         as.attention_bwd_share = c.attnBwd;
     }
@@ -648,7 +660,13 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                     r.time_s + (layers - 1) * std::max(0.0, g.time_s + r.time_s - layerBwd);
                 const double gathers = rounds * 2 * layers;
                 const double scatters = rounds * layers;
-                exposed = (p.pp > 1 ? 1.0 : double(m_)) * (fwdExposed + bwdExposed);
+                // Gathered shards are copied out into the parameters (read and write 16 bits)
+                // and gradients copied into the reduce-scatter buffer in the reduce dtype, on
+                // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
+                const double copyBytes =
+                    layerParams * (gathers * 2 * wBytes + scatters * (wBytes + reduceBytes));
+                exposed =
+                    (p.pp > 1 ? 1.0 : double(m_)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
                 if (p.zero3_prefetch == 0)
                     exposed = gathers * g.time_s + scatters * r.time_s;
                 overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - exposed);

@@ -69,13 +69,14 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
           formatSeconds(l.gemm_forward_s), l.gemm_forward_s, "s",
           "formula: additive roofline per GEMM (docs/engine.md)");
     d.add("... attention scores and values",
-          t.attention != AttentionKernel::Unfused
+          cost.assumptions.attention != AttentionKernel::Unfused
               ? "causal half of 4 b s^2 d heads / (peak x kernel share at s), backward 2.5x"
               : "QK^T and AV batched GEMMs (full, unfused)",
           formatNumber(l.attention_forward_flops / 1e12, 4) + " TFLOP",
           formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
-          t.attention != AttentionKernel::Unfused ? describeSource(f.attention_fraction)
-                                                  : "formula: roofline");
+          cost.assumptions.attention != AttentionKernel::Unfused
+              ? describeSource(attentionFigure(plan, false))
+              : "formula: roofline");
     d.add("... element-wise kernels (norms, activations, residuals, softmax, dropout)",
           "bytes / (HBM x fraction)", formatBytes(l.elementwise_forward_bytes),
           formatSeconds(l.elementwise_forward_s), l.elementwise_forward_s, "s",

@@ -264,10 +264,13 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     trainingForm->addRow(tr("Data type"), m_dtype);
     m_attention = new QComboBox(trainingBox);
     m_attention->setObjectName("attention");
+    m_attention->addItem(tr("auto (SDPA with FSDP, else FlashAttention-2)"),
+                         int(AttentionKernel::Auto));
     m_attention->addItem(tr("unfused (GEMMs + softmax)"), int(AttentionKernel::Unfused));
     m_attention->addItem(tr("FlashAttention-2"), int(AttentionKernel::Flash2));
     m_attention->addItem(tr("FlashAttention-3 (Hopper)"), int(AttentionKernel::Flash3));
     m_attention->addItem(tr("cuDNN fused attention"), int(AttentionKernel::Cudnn));
+    m_attention->addItem(tr("PyTorch SDPA (flash backend)"), int(AttentionKernel::Sdpa));
     m_attention->setToolTip(tr("The attention kernel: its published forward and backward "
                                "throughput on this GPU sets the attention time"));
     connect(m_attention, &QComboBox::activated, this, [this](int index) {

@@ -424,13 +424,14 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     const EngineFigures& f = plan.figures;
     rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
     rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
-    if (plan.training.attention != AttentionKernel::Unfused) {
-        rows.append(provenanceRow(QString("Attention forward share of peak (%1)")
-                                      .arg(attentionKernelName(plan.training.attention)),
-                                  f.attention_fraction));
-        rows.append(provenanceRow(QString("Attention backward share of peak (%1)")
-                                      .arg(attentionKernelName(plan.training.attention)),
-                                  f.attention_bwd_fraction));
+    const AttentionKernel attention = resolvedAttention(plan);
+    if (attention != AttentionKernel::Unfused) {
+        rows.append(provenanceRow(
+            QString("Attention forward share of peak (%1)").arg(attentionKernelName(attention)),
+            attentionFigure(plan, false)));
+        rows.append(provenanceRow(
+            QString("Attention backward share of peak (%1)").arg(attentionKernelName(attention)),
+            attentionFigure(plan, true)));
     }
     rows.append(provenanceRow("NCCL SM share while overlapping", f.comm_sm_share));
     rows.append(provenanceRow("GPU speed spread (slowest sets the pace)", f.gpu_spread));

@@ -727,7 +727,23 @@ int commandSearch(const std::vector<std::string>& args, std::ostream& out)
             }
             return array;
         };
+        QJsonObject given{{"parallel", parallelLayoutToJson(plan.parallel)},
+                          {"scored", result.given_ok}};
+        if (result.given_ok) {
+            given["step_time_s"] = result.given.step_time_s;
+            given["memory_bytes"] = result.given.memory_bytes;
+            given["mfu"] = result.given.cost.metrics.mfu;
+            given["rank"] = static_cast<double>(result.given_rank);
+            QJsonArray behind;
+            for (const auto& [label, seconds] : result.given_behind)
+                behind.append(QJsonObject{{"component", QString::fromStdString(label)},
+                                          {"seconds", seconds}});
+            given["behind"] = behind;
+        } else {
+            given["problem"] = QString::fromStdString(result.given_problem);
+        }
         printJson(QJsonObject{{"plan", QString::fromStdString(plan.name)},
+                              {"given", given},
                               {"objective", searchObjectiveName(search.objective)},
                               {"space", static_cast<double>(result.space)},
                               {"rejected", rejected},
@@ -786,6 +802,28 @@ int commandSearch(const std::vector<std::string>& args, std::ostream& out)
                 : c.behind == "tie" ? std::string("same step time")
                                     : c.behind + " +" + formatSeconds(c.behind_s))
             << "\n";
+    }
+    if (result.given_ok) {
+        const SearchCandidate& g = result.given;
+        const SearchCandidate& best = result.top.front();
+        out << "\n  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
+            << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
+            << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU: rank "
+            << result.given_rank << " of " << result.scored;
+        if (g.step_time_s > best.step_time_s) {
+            out << ", " << formatSeconds(g.step_time_s - best.step_time_s) << " ("
+                << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3)
+                << "%) behind the best";
+            if (!result.given_behind.empty()) {
+                out << ":";
+                for (size_t i = 0; i < result.given_behind.size() && i < 3; ++i)
+                    out << (i ? "," : "") << " " << result.given_behind[i].first << " +"
+                        << formatSeconds(result.given_behind[i].second);
+            }
+        }
+        out << "\n";
+    } else {
+        out << "\n  This plan's layout is not scored: " << result.given_problem << "\n";
     }
     out << "\n  Pareto front, memory per GPU against step time (" << result.pareto.size()
         << " plans): ";
@@ -859,6 +897,27 @@ int commandEvaluate(const std::vector<std::string>& args, std::ostream& out)
                 << std::setw(9) << formatNumber(c.calls_per_step, 4) << std::setw(11)
                 << formatSeconds(c.total_s) << std::setw(11) << formatSeconds(c.exposed_s) << "\n";
     }
+    if (!cost.links.empty()) {
+        out << "\n  Links (one GPU's share of each tier, per step)\n";
+        out << "    " << std::left << std::setw(16) << "tier" << std::right << std::setw(11)
+            << "busy" << std::setw(10) << "of step"
+            << "  loaded most by\n";
+        for (const LinkUse& link : cost.links)
+            out << "    " << std::left << std::setw(16) << tierName(link.tier) << std::right
+                << std::setw(11) << formatSeconds(link.busy_s) << std::setw(10)
+                << formatNumber(100 * link.share, 3) + "%"
+                << "  " << link.busiest_group << "\n";
+    }
+    const StepAssumptions& as = cost.assumptions;
+    out << "\n  Kernels: attention " << attentionKernelName(as.attention);
+    if (as.attention != AttentionKernel::Unfused)
+        out << " (" << formatNumber(100 * as.attention_fwd_share, 3) << "% of peak forward, "
+            << formatNumber(100 * as.attention_bwd_share, 3) << "% backward at this length)";
+    out << "; GEMMs " << formatNumber(100 * cost.dense_layer.gemm_efficiency, 3)
+        << "% of peak (this plan's shapes); element-wise " << kernelStyleName(as.kernels)
+        << (plan.training.kernels == KernelStyle::Auto ? " (auto)" : "") << "; TP overlap "
+        << (plan.parallel.tp < 2 ? "n/a" : (as.tp_overlap ? "ag-gemm" : "none")) << "; slowest of "
+        << plan.parallel.gpus() << " GPUs x" << formatNumber(as.slowest_gpu_factor, 4) << "\n";
     out << "\n  Memory per GPU by pipeline stage (GiB)\n";
     out << "    stage layers  weights    grads optimizer activations buffers    total\n";
     const size_t shown = std::min<size_t>(cost.stages.size(), 8);
