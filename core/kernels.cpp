@@ -24,8 +24,8 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K)
         const double waves = std::ceil(tiles / sms);
         // Wave quantization (guide, section 3.2) and tile quantization (section 3.1): the
         // useful share of the work the SMs do.
-        const double useful = (M * N) / (waves * sms * t.m * t.n);
-        best = std::max(best, t.share * std::min(1.0, useful));
+        const double useful = std::min(1.0, (M * N) / (waves * sms * t.m * t.n));
+        best = std::max(best, t.share * useful);
     }
     // Each tile's prologue and epilogue cost about one 64-deep main-loop iteration.
     const double kShare = K / (K + 64.0);

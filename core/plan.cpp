@@ -450,8 +450,17 @@ bool tpOverlapActive(const Plan& plan)
         break;
     }
     // Megatron-Core / NeMo overlap TP communication with the GEMMs (Transformer Engine
-    // userbuffers) when sequence parallelism is on; FSDP-style stacks leave async TP off.
-    return p.sequence_parallel && !fsdpStyleStack(plan);
+    // userbuffers) when sequence parallelism is on and the TP group shares one NVLink domain;
+    // FSDP-style stacks leave async TP off.
+    int stride = 1;
+    for (ParallelDim dim : p.rank_order) {
+        if (dim == ParallelDim::TP)
+            break;
+        stride *= dim == ParallelDim::CP ? p.cp : dim == ParallelDim::DP ? p.dp : p.pp;
+    }
+    const bool inNode = !plan.cluster.is_torus &&
+                        static_cast<long long>(p.tp) * stride <= plan.cluster.gpusPerNode();
+    return p.sequence_parallel && inNode && !fsdpStyleStack(plan);
 }
 
 int gradReduceBytes(const Plan& plan)

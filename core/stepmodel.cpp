@@ -58,8 +58,8 @@ struct Context
     double d = 0;
     bool flash = true;
     bool sp = false;
-    bool eager = false;  // element-wise work as PyTorch eager operators
-    double tpChunks = 1; // TP overlap runs each TP-region GEMM as tp row chunks
+    bool eager = false;         // element-wise work as PyTorch eager operators
+    double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
 };
 
 // A GEMM of M x K by K x N (batch of them): the math at this shape's efficiency or its
@@ -78,14 +78,13 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
     return std::max(flops / (c.peak * efficiency), bytes / c.hbm);
 }
 
-// Forward, backward (dgrad + wgrad into fp32) of one GEMM. `chunks` > 1: the forward and
-// dgrad GEMMs run as that many row chunks, pipelined with TP communication.
+// Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
+// and dgrad GEMMs that run beside TP-overlap kernels.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double chunks = 1)
+             double* backward, double* flops, double slowdown = 1)
 {
-    *forward += chunks * gemmSeconds(c, M / chunks, K, N, batch);
-    *backward +=
-        chunks * gemmSeconds(c, M / chunks, N, K, batch) + gemmSeconds(c, K, M, N, batch, 8);
+    *forward += slowdown * gemmSeconds(c, M, K, N, batch);
+    *backward += slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, 8);
     *flops += 2 * M * K * N * batch;
 }
 
@@ -170,7 +169,11 @@ LayerCompute layerCompute(const Context& c, bool moe)
     double flops = 0;
 
     // Attention projections.
-    const double chunks = c.tpChunks;
+    // With TP overlap, Transformer Engine runs the GEMM chunks on several streams (their waves
+    // overlap, so chunking costs little), but the reduce-scatter side of each region keeps
+    // NCCL/userbuffers kernels on some SMs for the GEMM's whole length (NeMo's userbuffers
+    // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
+    const double chunks = c.overlapSlowdown;
     addGemm(c, T, h, (c.headsLocal + 2 * c.kvLocal) * d, 1, &fwd, &bwd, &flops, chunks);
     addGemm(c, T, c.headsLocal * d, h, 1, &fwd, &bwd, &flops, chunks);
     // MLP: dense, or the local experts with the tokens routed to them.
@@ -359,7 +362,10 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     as.grad_reduce_bytes = gradReduceBytes(plan);
     as.fsdp_style = fsdpStyleStack(plan);
     c.eager = as.kernels == KernelStyle::Eager;
-    c.tpChunks = as.tp_overlap ? p.tp : 1;
+    if (as.tp_overlap) {
+        const double share = fig.comm_sm_share.value;
+        c.overlapSlowdown = 1 + 0.5 * share / (1 - share);
+    }
     if (c.flash) {
         // The resolved kernel's published figures, unless the plan overrides them.
         const AttentionFigures* af = kernels::attentionFigures(*gpu, as.attention);
@@ -423,8 +429,6 @@ StepCost StepEngine::evaluate(const Plan& plan) const
             const LayerCompute& l = cost.dense_layer;
             const double gemm = l.gemm_forward_s * (passes - 1) + l.gemm_backward_s;
             tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
-            // The overlapped part runs NCCL/userbuffers kernels on SMs the GEMMs then lack.
-            tpExposedPerLayer += fig.comm_sm_share.value * (tpPerLayer - tpExposedPerLayer);
         }
         cost.tp_within_node = !m_cluster.is_torus && tpCost.call.nodes_spanned == 1;
         if (!cost.tp_within_node)
