@@ -42,7 +42,8 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
                        " sequences of s = " + std::to_string(t.seq_len) +
                        " tokens, micro-batch b = " + std::to_string(p.micro_batch) +
                        " (user entry)");
-    d.inputs.push_back("GEMM ceiling " + formatNumber(f.gemm_peak_fraction.value) + " (" +
+    d.inputs.push_back("GEMM share of dense peak at the measured shape " +
+                       formatNumber(f.gemm_peak_fraction.value) + " (" +
                        describeSource(f.gemm_peak_fraction) + ")");
     d.inputs.push_back("HBM fraction " + formatNumber(f.hbm_fraction.value) + " (" +
                        describeSource(f.hbm_fraction) + ")");
@@ -52,8 +53,43 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
         return d;
     }
     const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
+    d.inputs.push_back(std::string("attention kernel: ") + attentionKernelName(as.attention) +
+                       (t.attention == AttentionKernel::Auto
+                            ? (as.fsdp_style ? " (auto: ZeRO-3/FSDP stacks call PyTorch SDPA)"
+                                             : " (auto: Megatron-LM calls flash-attn)")
+                            : " (plan)") +
+                       (as.attention != AttentionKernel::Unfused
+                            ? ", " + describeSource(attentionFigure(plan, false))
+                            : std::string()));
+    d.inputs.push_back(std::string("element-wise kernels: ") + kernelStyleName(as.kernels) +
+                       (t.kernels == KernelStyle::Auto
+                            ? (as.fsdp_style ? " (auto: ZeRO-3/FSDP stacks run PyTorch eager "
+                                               "operators)"
+                                             : " (auto: Megatron-style fused kernels)")
+                            : " (plan)"));
+    d.inputs.push_back(std::string("TP overlap: ") +
+                       (p.tp < 2 ? "n/a (tp = 1)"
+                                 : as.tp_overlap ? "AG/RS pipelined with the GEMMs"
+                                                 : "none: TP collectives on the critical path") +
+                       (p.tp_overlap == TpOverlap::Auto && p.tp > 1
+                            ? (as.tp_overlap ? " (auto: Megatron-style stack, sequence "
+                                               "parallel, TP inside one node)"
+                                             : " (auto: on only for Megatron-style stacks with "
+                                               "sequence parallelism and TP inside one node)")
+                            : ""));
+    d.inputs.push_back("gradients reduced in " +
+                       std::string(as.grad_reduce_bytes == 4 ? "fp32" : "16 bits") +
+                       (t.grad_reduce_bytes == 0 ? " (auto: Megatron-LM's bf16 rule, FSDP2's "
+                                                   "reduce_dtype)"
+                                                 : " (plan)"));
     const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE (planner-models.md)";
+                              "GQA, SwiGLU and MoE";
+    d.add("Slowest GPU of the step",
+          "1 + sigma x E[max of n standard normals] (Blom); every kernel runs at its pace",
+          "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()),
+          "x" + formatNumber(as.slowest_gpu_factor, 4), as.slowest_gpu_factor, "",
+          describeSource(f.gpu_spread));
     d.add("Model FLOPs per step", "12 B s L h^2 [ (1 + g/a + s/h)(q/h) + (f/h) k c ] + 6 B s h V",
           "B = " + std::to_string(p.global_batch) + ", s = " + std::to_string(t.seq_len) +
               ", L = " + std::to_string(m.layers) + ", h = " + std::to_string(m.hidden),
@@ -62,17 +98,23 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
 
     const LayerCompute& l = cost.dense_layer;
     d.add("One layer, one micro-batch, forward: GEMMs",
-          "sum over GEMMs of 2MKN / (peak x ceiling) + bytes / (HBM x fraction)",
+          "sum over GEMMs of max(2MKN / (peak x share x shape factor), bytes / HBM); the shape "
+          "factor is tile and wave quantization against the measured shape",
           formatNumber(l.gemm_forward_flops / 1e12, 4) + " TFLOP at " +
               formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s x " +
-              formatNumber(f.gemm_peak_fraction.value),
+              formatNumber(l.gemm_efficiency, 3) + " (this layer's shapes)",
           formatSeconds(l.gemm_forward_s), l.gemm_forward_s, "s",
-          "formula: additive roofline per GEMM (docs/engine.md)");
+          "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's Guide "
+          "(2023), sections 3.1-3.2 (docs/engine.md)");
     d.add("... attention scores and values",
           cost.assumptions.attention != AttentionKernel::Unfused
               ? "causal half of 4 b s^2 d heads / (peak x kernel share at s), backward 2.5x"
               : "QK^T and AV batched GEMMs (full, unfused)",
-          formatNumber(l.attention_forward_flops / 1e12, 4) + " TFLOP",
+          formatNumber(l.attention_forward_flops / 1e12, 4) + " TFLOP" +
+              (as.attention != AttentionKernel::Unfused
+                   ? " at " + formatNumber(100 * as.attention_fwd_share, 3) + "% of peak (" +
+                         formatNumber(100 * as.attention_bwd_share, 3) + "% backward)"
+                   : std::string()),
           formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
           cost.assumptions.attention != AttentionKernel::Unfused
               ? describeSource(attentionFigure(plan, false))
@@ -80,7 +122,9 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
     d.add("... element-wise kernels (norms, activations, residuals, softmax, dropout)",
           "bytes / (HBM x fraction)", formatBytes(l.elementwise_forward_bytes),
           formatSeconds(l.elementwise_forward_s), l.elementwise_forward_s, "s",
-          "formula: Megatron-LM's kernels, bytes per token (docs/engine.md)");
+          as.kernels == KernelStyle::Eager
+              ? "formula: PyTorch eager operators, one HBM round trip each (docs/engine.md)"
+              : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
     d.add("One layer, forward + backward + recompute",
           "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",
           formatSeconds(l.forward_s) + " + " + formatSeconds(l.backward_s) + " + " +
@@ -165,9 +209,22 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
           "B", memorySource);
     for (const std::string& warning : cost.warnings)
         d.notes.push_back("warning: " + warning);
-    d.notes.push_back("TP collectives are on the critical path (no GEMM/communication overlap, "
-                      "as Megatron-LM by default); DP gradient sync overlaps the last "
-                      "micro-batch's backward when dp_overlap is on.");
+    for (const LinkUse& link : cost.links)
+        d.add(std::string("Link use: ") + tierName(link.tier),
+              "sum over collectives crossing it of calls x their time on it; the step is at "
+              "least this long",
+              std::string("loaded most by ") + link.busiest_group,
+              formatSeconds(link.busy_s) + " (" + formatNumber(100 * link.share, 3) +
+                  "% of the step)",
+              link.busy_s, "s", "formula: shared-link accounting (docs/engine.md)");
+    d.notes.push_back(
+        std::string(as.tp_overlap ? "TP collectives overlap the GEMMs (one chunk stays exposed); "
+                                  : "TP collectives are on the critical path; ") +
+        (p.zero >= 3 ? "ZeRO-3 gathers each layer's parameters ahead of its compute and "
+                       "reduce-scatters its gradients after it; "
+                     : "DP gradient sync overlaps the last micro-batch's backward when "
+                       "dp_overlap is on; ") +
+        "collectives that share a link tier cannot overlap more than the compute lasts.");
     return d;
 }
 
