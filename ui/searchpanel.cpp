@@ -439,6 +439,34 @@ void SearchPanel::finish()
     if (m_result.top.empty())
         m_status->setText(m_status->text() +
                           tr(" No layout fits: more GPUs, full recompute or a smaller batch."));
+    else if (m_result.given_ok) {
+        // Where the plan the search started from stands, and what it loses on.
+        const SearchCandidate& g = m_result.given;
+        const SearchCandidate& best = m_result.top.front();
+        QString text = tr(" This plan's layout: %1, rank %2 of %3")
+                           .arg(QString::fromStdString(units::formatSeconds(g.step_time_s)))
+                           .arg(m_result.given_rank)
+                           .arg(m_result.scored);
+        if (g.step_time_s > best.step_time_s) {
+            QStringList reasons;
+            for (size_t i = 0; i < m_result.given_behind.size() && i < 3; ++i)
+                reasons << QString("%1 +%2").arg(
+                    QString::fromStdString(m_result.given_behind[i].first),
+                    QString::fromStdString(
+                        units::formatSeconds(m_result.given_behind[i].second)));
+            text += tr(", %1 (%2%) behind the best")
+                        .arg(QString::fromStdString(
+                            units::formatSeconds(g.step_time_s - best.step_time_s)))
+                        .arg(100 * (g.step_time_s / best.step_time_s - 1), 0, 'f', 1);
+            if (!reasons.isEmpty())
+                text += ": " + reasons.join(", ");
+        }
+        m_status->setText(m_status->text() + text + ".");
+    } else if (!m_result.given_problem.empty()) {
+        m_status->setText(m_status->text() + tr(" This plan's layout is not scored: %1.")
+                                                 .arg(QString::fromStdString(
+                                                     m_result.given_problem)));
+    }
     emit finished();
 }
 
