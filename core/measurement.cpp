@@ -559,6 +559,24 @@ bool revertMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster)
     return true;
 }
 
+namespace {
+
+// The engine's kernel figures a measurement may replace (the compute side of a plan).
+Sourced* engineFigure(const std::string& name, EngineFigures* f)
+{
+    if (name == "gemm_peak_fraction")
+        return &f->gemm_peak_fraction;
+    if (name == "attention_fraction")
+        return &f->attention_fraction;
+    if (name == "attention_bwd_fraction")
+        return &f->attention_bwd_fraction;
+    if (name == "hbm_fraction")
+        return &f->hbm_fraction;
+    return nullptr;
+}
+
+} // namespace
+
 bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan)
 {
     MeasuredFigure f = figure;
@@ -567,8 +585,14 @@ bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan)
         if (m.figure == f.figure)
             f.assumed = m.assumed;
     }
-    if (!applyMeasuredFigure(f, &plan->cluster))
+    if (Sourced* target = engineFigure(f.figure, &plan->figures)) {
+        if (!(f.value > 0 && f.value <= 1 && std::isfinite(f.value)))
+            return false;
+        *target = {f.value, Origin::Measurement,
+                   "measured: " + f.run + (f.why.empty() ? "" : " (" + f.why + ")")};
+    } else if (!applyMeasuredFigure(f, &plan->cluster)) {
         return false;
+    }
     plan->measured.erase(
         std::remove_if(plan->measured.begin(), plan->measured.end(),
                        [&](const PlanMeasurement& m) { return m.figure == f.figure; }),
@@ -583,7 +607,16 @@ bool revertMeasurementOfPlan(const std::string& figure, Plan* plan)
         if (it->figure != figure)
             continue;
         MeasuredFigure f{it->figure, it->value, it->assumed, it->why, it->run};
-        revertMeasuredFigure(f, &plan->cluster);
+        if (Sourced* target = engineFigure(figure, &plan->figures)) {
+            const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan->cluster.gpu_id);
+            EngineFigures defaults;
+            if (gpu)
+                defaults = defaultEngineFigures(*gpu, plan->training.optimizer,
+                                                plan->training.dtype, plan->training.attention);
+            *target = *engineFigure(figure, &defaults);
+        } else {
+            revertMeasuredFigure(f, &plan->cluster);
+        }
         plan->measured.erase(it);
         return true;
     }

@@ -5,6 +5,7 @@
 #include "calibration.h"
 #include "clusterio.h"
 #include "kernels.h"
+#include "measurement.h"
 #include "modelio.h"
 #include "planio.h"
 #include "search.h"
@@ -332,6 +333,28 @@ private slots:
             "training": {"attention": "flash9"}})",
                                   {}, &bad, &errors));
         QVERIFY(QString::fromStdString(errors.front()).contains("flash2"));
+    }
+
+    void aMeasurementReplacesAKernelFigure()
+    {
+        const std::string base = R"({"model": {"preset": "llama3-8b"},
+            "cluster": {"preset": "dgx-h100", "nodes": 1},
+            "parallel": {"dp": 8, "micro_batch": 1, "global_batch": 8, "zero": 1},
+            "training": {"seq_len": 8192})";
+        const Plan assumed = planFromText(base + "}");
+        Plan measured = planFromText(base + R"(, "measured": [{"figure": "gemm_peak_fraction",
+            "value": 0.6, "assumed": 0.755, "run": "probe on h100-a, 2026-11-30"}]})");
+        QCOMPARE(measured.figures.gemm_peak_fraction.origin, Origin::Measurement);
+        QVERIFY(QString::fromStdString(measured.figures.gemm_peak_fraction.source)
+                    .contains("h100-a"));
+        QVERIFY(evaluate(measured).step_time_s > evaluate(assumed).step_time_s);
+        // Kept in the plan file, and reverted to the published figure.
+        const Plan again = planFromText(planToJsonText(measured));
+        QCOMPARE(again.figures.gemm_peak_fraction.value, 0.6);
+        QVERIFY(revertMeasurementOfPlan("gemm_peak_fraction", &measured));
+        QCOMPARE(measured.figures.gemm_peak_fraction.value,
+                 assumed.figures.gemm_peak_fraction.value);
+        QCOMPARE(measured.figures.gemm_peak_fraction.origin, Origin::Preset);
     }
 
     void calibrationSetsRowByRow()
