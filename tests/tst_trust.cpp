@@ -345,8 +345,8 @@ private slots:
         Plan measured = planFromText(base + R"(, "measured": [{"figure": "gemm_peak_fraction",
             "value": 0.6, "assumed": 0.755, "run": "probe on h100-a, 2026-11-30"}]})");
         QCOMPARE(measured.figures.gemm_peak_fraction.origin, Origin::Measurement);
-        QVERIFY(QString::fromStdString(measured.figures.gemm_peak_fraction.source)
-                    .contains("h100-a"));
+        QVERIFY(
+            QString::fromStdString(measured.figures.gemm_peak_fraction.source).contains("h100-a"));
         QVERIFY(evaluate(measured).step_time_s > evaluate(assumed).step_time_s);
         // Kept in the plan file, and reverted to the published figure.
         const Plan again = planFromText(planToJsonText(measured));

@@ -232,6 +232,40 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     });
     parallelForm->addRow(tr("Recompute"), m_recompute);
     parallelForm->addRow(tr("Interleave (v)"), m_interleave);
+    // Uneven pipelines (Megatron's --decoder-first/last-pipeline-num-layers) and HSDP.
+    auto optionalCount = [this](Field field, const QString& name, const QString& tip,
+                                std::function<void(Plan&, int)> apply) {
+        QSpinBox* box = spin(0, 1000000, field, name, std::move(apply));
+        box->setSpecialValueText(tr("even"));
+        box->setToolTip(tip);
+        return box;
+    };
+    m_firstStage = optionalCount(
+        Field::StageLayers, tr("first stage layers"),
+        tr("Layers of the first pipeline stage (it also runs the embedding); 'even' splits "
+           "the layers evenly"),
+        [](Plan& plan, int value) {
+            plan.parallel.first_stage_layers = value;
+            plan.parallel.stage_layers.clear();
+        });
+    m_lastStage = optionalCount(
+        Field::StageLayers, tr("last stage layers"),
+        tr("Layers of the last pipeline stage (it also runs the LM head and the loss)"),
+        [](Plan& plan, int value) {
+            plan.parallel.last_stage_layers = value;
+            plan.parallel.stage_layers.clear();
+        });
+    auto* stageRow = new QHBoxLayout;
+    stageRow->addWidget(m_firstStage);
+    stageRow->addWidget(new QLabel(tr("last")));
+    stageRow->addWidget(m_lastStage);
+    parallelForm->addRow(tr("First stage layers"), stageRow);
+    m_dpShard = spin(0, 100000000, Field::DpShard, tr("ZeRO shard group"),
+                     [](Plan& plan, int value) { plan.parallel.dp_shard = value; });
+    m_dpShard->setSpecialValueText(tr("all DP ranks"));
+    m_dpShard->setToolTip(tr("HSDP: shard over groups of this many data-parallel ranks and "
+                             "replicate across the groups"));
+    parallelForm->addRow(tr("ZeRO shard group"), m_dpShard);
     parallelForm->addRow(tr("Micro-batch"), m_micro);
     parallelForm->addRow(tr("Global batch"), m_global);
     m_fieldWidgets["parallel"] = {m_tp, m_pp, m_dp, m_cp};
@@ -243,6 +277,9 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     m_fieldWidgets["parallel.zero"] = {m_zero};
     m_fieldWidgets["parallel.sequence_parallel"] = {m_sp};
     m_fieldWidgets["parallel.interleave"] = {m_interleave};
+    m_fieldWidgets["parallel.stage_layers"] = {m_firstStage, m_lastStage};
+    m_fieldWidgets["parallel.first_stage_layers"] = {m_firstStage, m_lastStage};
+    m_fieldWidgets["parallel.dp_shard"] = {m_dpShard};
     m_fieldWidgets["parallel.micro_batch"] = {m_micro};
     m_fieldWidgets["parallel.global_batch"] = {m_global, m_micro};
     layout->addWidget(parallelBox);
@@ -375,14 +412,15 @@ void InputPanel::syncFromPlan()
 {
     const Plan& plan = m_document->plan();
     const ModelSpec& m = plan.model;
-    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden,   m_heads,
-                                 m_kvHeads,     m_ffn,        m_vocab,    m_clusterPreset,
-                                 m_nodes,       m_perRack,    m_spine,    m_switchOut,
-                                 m_nicRate,     m_tp,         m_pp,       m_dp,
-                                 m_cp,          m_ep,         m_zero,     m_sp,
-                                 m_recompute,   m_interleave, m_micro,    m_global,
-                                 m_seq,         m_dtype,      m_tokens,   m_price,
-                                 m_attention,   m_kernels,    m_tpOverlap};
+    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden,    m_heads,
+                                 m_kvHeads,     m_ffn,        m_vocab,     m_clusterPreset,
+                                 m_nodes,       m_perRack,    m_spine,     m_switchOut,
+                                 m_nicRate,     m_tp,         m_pp,        m_dp,
+                                 m_cp,          m_ep,         m_zero,      m_sp,
+                                 m_recompute,   m_interleave, m_micro,     m_global,
+                                 m_seq,         m_dtype,      m_tokens,    m_price,
+                                 m_attention,   m_kernels,    m_tpOverlap, m_firstStage,
+                                 m_lastStage,   m_dpShard};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* object : all)
         blockers.push_back(std::make_unique<QSignalBlocker>(object));
@@ -438,6 +476,9 @@ void InputPanel::syncFromPlan()
     m_sp->setChecked(p.sequence_parallel);
     m_recompute->setCurrentIndex(static_cast<int>(p.recompute));
     m_interleave->setValue(p.interleave);
+    m_firstStage->setValue(p.first_stage_layers);
+    m_lastStage->setValue(p.last_stage_layers);
+    m_dpShard->setValue(p.dp_shard);
     m_micro->setValue(p.micro_batch);
     m_global->setValue(p.global_batch);
     const long long gpus = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;

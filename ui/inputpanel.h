@@ -71,6 +71,9 @@ private:
     QComboBox* m_attention;
     QComboBox* m_kernels;
     QComboBox* m_tpOverlap;
+    QSpinBox* m_firstStage;
+    QSpinBox* m_lastStage;
+    QSpinBox* m_dpShard;
     QHash<QString, QList<QWidget*>> m_fieldWidgets;
 };
 

@@ -39,6 +39,8 @@ enum class Field
     Attention,
     Kernels,
     TpOverlap,
+    StageLayers,
+    DpShard,
 };
 
 /// The plan being edited: its value, its file, and the undo history of every edit.

@@ -452,8 +452,7 @@ void SearchPanel::finish()
             for (size_t i = 0; i < m_result.given_behind.size() && i < 3; ++i)
                 reasons << QString("%1 +%2").arg(
                     QString::fromStdString(m_result.given_behind[i].first),
-                    QString::fromStdString(
-                        units::formatSeconds(m_result.given_behind[i].second)));
+                    QString::fromStdString(units::formatSeconds(m_result.given_behind[i].second)));
             text += tr(", %1 (%2%) behind the best")
                         .arg(QString::fromStdString(
                             units::formatSeconds(g.step_time_s - best.step_time_s)))
@@ -463,9 +462,9 @@ void SearchPanel::finish()
         }
         m_status->setText(m_status->text() + text + ".");
     } else if (!m_result.given_problem.empty()) {
-        m_status->setText(m_status->text() + tr(" This plan's layout is not scored: %1.")
-                                                 .arg(QString::fromStdString(
-                                                     m_result.given_problem)));
+        m_status->setText(m_status->text() +
+                          tr(" This plan's layout is not scored: %1.")
+                              .arg(QString::fromStdString(m_result.given_problem)));
     }
     emit finished();
 }
