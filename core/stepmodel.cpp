@@ -63,8 +63,11 @@ struct Context
 };
 
 // A GEMM of M x K by K x N (batch of them): the math at this shape's efficiency or its
-// memory traffic, whichever is slower (a roofline). `cBytes` is the output element size (8
-// for a weight gradient accumulated in fp32: read and write).
+// operand traffic, whichever is slower (a roofline), with the output's traffic half inside
+// that and half after it: a tile writes its output once its main loop is done; persistent
+// ping-pong kernels hide that behind the next tile, non-persistent ones do not (docs/engine.md,
+// an assumption between the two). `cBytes` is the output element size (8 for a weight
+// gradient accumulated into fp32: read and write).
 double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
                    double cBytes = -1)
 {
@@ -72,10 +75,12 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
         return 0;
     const double a = c.actBytes;
     const double flops = 2 * M * K * N * batch;
-    const double bytes = (a * M * K + a * K * N + (cBytes < 0 ? a : cBytes) * M * N) * batch;
+    const double operands = (a * M * K + a * K * N) * batch;
+    const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
     const double efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
-    return std::max(flops / (c.peak * efficiency), bytes / c.hbm);
+    const double epilogue = 0.5 * output / c.hbm;
+    return std::max(flops / (c.peak * efficiency), operands / c.hbm + epilogue) + epilogue;
 }
 
 // Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
@@ -84,7 +89,11 @@ void addGemm(const Context& c, double M, double K, double N, double batch, doubl
              double* backward, double* flops, double slowdown = 1)
 {
     *forward += slowdown * gemmSeconds(c, M, K, N, batch);
-    *backward += slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, 8);
+    // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
+    // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
+    const double wgradBytes = c.eager ? c.actBytes : 8;
+    *backward +=
+        slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
     *flops += 2 * M * K * N * batch;
 }
 
