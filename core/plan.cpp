@@ -305,11 +305,11 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
               "zero3_prefetch must lie in 0..16 layers (got " + std::to_string(p.zero3_prefetch) +
                   ")");
     const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
-    if (gpu && !gpu->is_tpu && t.attention == AttentionKernel::Flash3 &&
+    if (gpu && t.attention == AttentionKernel::Flash3 &&
         !gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Flash3)].available)
         issue("attention-gpu", "training.attention",
               std::string("FlashAttention-3 runs on Hopper GPUs only (Shah et al. 2024); ") +
-                  gpu->name + " has no such kernel: use flash2 or cudnn");
+                  gpu->name + " has no such kernel: use auto, flash2, cudnn, sdpa or unfused");
     if (gpu && gpu->peakTflops(t.dtype) <= 0)
         issue("dtype-gpu", "training.dtype",
               std::string(dtypeName(t.dtype)) + " is not supported by " + gpu->name);
