@@ -115,4 +115,94 @@ QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost)
     return json;
 }
 
+namespace {
+
+QJsonObject seriesJson(const SweepSeries& series)
+{
+    QJsonArray x;
+    QJsonArray y;
+    for (double v : series.x)
+        x.append(v);
+    for (double v : series.y)
+        y.append(v);
+    return QJsonObject{{"name", QString::fromStdString(series.name)}, {"x", x}, {"y", y}};
+}
+
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+std::string number(double value)
+{
+    return QString::number(value, 'g', 10).toStdString();
+}
+
+} // namespace
+
+QJsonObject planAnalysisToJson(const PlanAnalysis& a)
+{
+    QJsonArray tp;
+    for (const TpSweepPoint& point : a.tp) {
+        QJsonObject entry{{"tp", point.tp}, {"ok", point.ok}};
+        if (point.ok) {
+            entry["tokens_per_s"] = point.tokens_per_s;
+            entry["step_time_s"] = point.step_s;
+            entry["fits"] = point.fits;
+        } else {
+            entry["note"] = QString::fromStdString(point.note);
+        }
+        tp.append(entry);
+    }
+    QJsonArray bandwidth;
+    for (const SweepSeries& series : a.bandwidth)
+        bandwidth.append(seriesJson(series));
+    QJsonArray used;
+    for (const SweepSeries& series : a.bandwidth_used)
+        used.append(seriesJson(series));
+    QJsonArray whatIf;
+    for (size_t i = 0; i < a.what_if_labels.size(); ++i)
+        whatIf.append(QJsonObject{{"label", QString::fromStdString(a.what_if_labels[i])},
+                                  {"step_time_s", a.what_if_step_s[i]}});
+    return QJsonObject{
+        {"tp_sweep", QJsonObject{{"points", tp}, {"gpus_per_node", a.gpus_per_node}}},
+        {"bandwidth_busbw_GBps", QJsonObject{{"tiers", bandwidth}, {"plan_collectives", used}}},
+        {"scaling", QJsonObject{{"step_time_s", seriesJson(a.scaling_step)},
+                                {"dp_total_s", seriesJson(a.scaling_dp_total)},
+                                {"dp_exposed_s", seriesJson(a.scaling_dp_exposed)},
+                                {"rack_boundary_gpus", a.rack_boundary_gpus}}},
+        {"what_if", whatIf}};
+}
+
+std::string planAnalysisToCsv(const PlanAnalysis& a)
+{
+    std::string out = "series,x,y,note\n";
+    auto row = [&](const std::string& series, double x, double y, const std::string& note) {
+        out += csvField(series) + "," + number(x) + "," + number(y) + "," + csvField(note) + "\n";
+    };
+    for (const TpSweepPoint& point : a.tp) {
+        row("tp: tokens/s", point.tp, point.ok ? point.tokens_per_s : 0,
+            point.ok ? (point.fits ? "" : "does not fit") : point.note);
+        if (point.ok)
+            row("tp: step time (s)", point.tp, point.step_s, point.fits ? "" : "does not fit");
+    }
+    for (const SweepSeries& series : a.bandwidth)
+        for (size_t i = 0; i < series.x.size(); ++i)
+            row("busbw (GB/s) by bytes: " + series.name, series.x[i], series.y[i], "");
+    for (const SweepSeries& series : a.bandwidth_used)
+        for (size_t i = 0; i < series.x.size(); ++i)
+            row("this plan's collective (GB/s): " + series.name, series.x[i], series.y[i], "");
+    for (const SweepSeries* series : {&a.scaling_step, &a.scaling_dp_total, &a.scaling_dp_exposed})
+        for (size_t i = 0; i < series->x.size(); ++i)
+            row("scaling (s) by GPUs: " + series->name, series->x[i], series->y[i], "");
+    for (size_t i = 0; i < a.what_if_labels.size(); ++i)
+        row("what-if step time (s)", double(i), a.what_if_step_s[i], a.what_if_labels[i]);
+    return out;
+}
+
 } // namespace paraplan

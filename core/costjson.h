@@ -1,8 +1,13 @@
 #pragma once
 
+#include "analysis.h"
+
+#include "analysis.h"
 #include "collectivemodel.h"
 #include "plan.h"
 #include "stepmodel.h"
+
+#include <string>
 
 #include <QJsonObject>
 
@@ -14,5 +19,9 @@ QJsonObject collectiveResultJson(const CollectiveResult& result);
 /// A training step's cost as JSON: breakdown, memory per stage, every collective, metrics
 /// (what `paraplan-cli evaluate --json` and `report --json` print).
 QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost);
+/// The bandwidth-cliff series as JSON (what `paraplan-cli cliffs --json` prints).
+QJsonObject planAnalysisToJson(const PlanAnalysis& analysis);
+/// The same as one CSV table in long form: series, x, y, note (RFC 4180 quoting).
+std::string planAnalysisToCsv(const PlanAnalysis& analysis);
 
 } // namespace paraplan

@@ -250,6 +250,28 @@ private slots:
             QVERIFY2(run.out.contains(part), part);
     }
 
+    void cliffsPrintTheSeries()
+    {
+        const QString plan =
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+        const CliRun text = runCli({"cliffs", plan});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("crosses the network"));
+        QVERIFY(text.out.contains("What-ifs"));
+        const CliRun csv = runCli({"cliffs", plan, "--csv"});
+        QCOMPARE(csv.code, 0);
+        const QStringList lines = csv.out.trimmed().split('\n');
+        QCOMPARE(lines.front(), QString("series,x,y,note"));
+        QVERIFY(lines.size() > 30);
+        // The what-if labels carry commas ("spine 2:1, 2 racks"): quoted.
+        QVERIFY(csv.out.contains("\"spine 2:1, 2 racks\""));
+        const QJsonObject json =
+            QJsonDocument::fromJson(runCli({"cliffs", plan, "--json"}).out.toUtf8()).object();
+        QCOMPARE(json["tp_sweep"].toObject()["points"].toArray().size(), 6);
+        QCOMPARE(runCli({"cliffs"}).code, 2);
+        QCOMPARE(runCli({"cliffs", plan, "--json", "--csv"}).code, 2);
+    }
+
     void validateAgainstPublishedMeasurements()
     {
         const CliRun run = runCli({"validate", "--json"});

@@ -1,5 +1,6 @@
 // The planner window on the offscreen platform: every kind of input recomputes, invalid input
 // is marked at its field while the last valid result stays, undo/redo, files, plots, recovery.
+#include "clicommands.h"
 #include "clusterview.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
@@ -12,6 +13,9 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -20,6 +24,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+#include <sstream>
 
 using namespace paraplan;
 using namespace paraplan::ui;
@@ -53,6 +59,51 @@ class TestPlanWindow : public QObject
     Q_OBJECT
 
 private slots:
+    void cliffsFromTheCliAreTheSeriesTheWindowPlots()
+    {
+        const QString path =
+            QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json");
+        MainWindow window(false);
+        QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
+        QVERIFY(window.openFile(path));
+        QTRY_VERIFY(results.count() >= 1 && window.evaluator()->latest() &&
+                    window.evaluator()->latest()->plan.model.name == "Llama 3 70B");
+        const PlanAnalysis& shown = window.evaluator()->latest()->analysis;
+        std::ostringstream out;
+        std::ostringstream err;
+        QCOMPARE(cli::run({"cliffs", path.toStdString(), "--json"}, out, err), 0);
+        const QJsonObject printed =
+            QJsonDocument::fromJson(QByteArray::fromStdString(out.str())).object();
+        const QJsonArray tp = printed["tp_sweep"].toObject()["points"].toArray();
+        QCOMPARE(size_t(tp.size()), shown.tp.size());
+        for (size_t i = 0; i < shown.tp.size(); ++i) {
+            QCOMPARE(tp[int(i)].toObject()["tp"].toInt(), shown.tp[i].tp);
+            if (shown.tp[i].ok)
+                QCOMPARE(tp[int(i)].toObject()["tokens_per_s"].toDouble(),
+                         shown.tp[i].tokens_per_s);
+        }
+        const QJsonArray tiers = printed["bandwidth_busbw_GBps"].toObject()["tiers"].toArray();
+        QCOMPARE(size_t(tiers.size()), shown.bandwidth.size());
+        for (size_t t = 0; t < shown.bandwidth.size(); ++t) {
+            const QJsonArray y = tiers[int(t)].toObject()["y"].toArray();
+            QCOMPARE(size_t(y.size()), shown.bandwidth[t].y.size());
+            for (size_t i = 0; i < shown.bandwidth[t].y.size(); ++i)
+                QCOMPARE(y[int(i)].toDouble(), shown.bandwidth[t].y[i]);
+        }
+        const QJsonArray steps =
+            printed["scaling"].toObject()["step_time_s"].toObject()["y"].toArray();
+        QCOMPARE(size_t(steps.size()), shown.scaling_step.y.size());
+        for (size_t i = 0; i < shown.scaling_step.y.size(); ++i)
+            QCOMPARE(steps[int(i)].toDouble(), shown.scaling_step.y[i]);
+        const QJsonArray whatIf = printed["what_if"].toArray();
+        QCOMPARE(size_t(whatIf.size()), shown.what_if_labels.size());
+        for (size_t i = 0; i < shown.what_if_labels.size(); ++i) {
+            QCOMPARE(whatIf[int(i)].toObject()["label"].toString().toStdString(),
+                     shown.what_if_labels[i]);
+            QCOMPARE(whatIf[int(i)].toObject()["step_time_s"].toDouble(), shown.what_if_step_s[i]);
+        }
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

@@ -373,27 +373,34 @@ TpSweepPlot::TpSweepPlot(QWidget* parent)
 void TpSweepPlot::setResults(const PlanResults& r)
 {
     clearPlottables();
+    const PlanAnalysis& a = r.analysis;
+    QVector<double> degrees, tokensPerS, stepS;
+    for (const TpSweepPoint& point : a.tp) {
+        degrees.push_back(point.tp);
+        tokensPerS.push_back(point.ok ? point.tokens_per_s : std::nan(""));
+        stepS.push_back(point.ok ? point.step_s : std::nan(""));
+    }
     QCPGraph* tokens = plot()->addGraph(plot()->xAxis, plot()->yAxis);
     tokens->setName(tr("tokens/s"));
     tokens->setProperty("yUnit", "tokens/s");
     tokens->setPen(QPen(colour(0), 2));
     tokens->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
-    tokens->setData(r.tp_degrees, r.tp_tokens_per_s, true);
+    tokens->setData(degrees, tokensPerS, true);
     QCPGraph* step = plot()->addGraph(plot()->xAxis, plot()->yAxis2);
     step->setName(tr("step time"));
     step->setProperty("yUnit", "s");
     step->setPen(QPen(colour(1), 1.5, Qt::DashLine));
     step->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
-    step->setData(r.tp_degrees, r.tp_step_s, true);
+    step->setData(degrees, stepS, true);
     QCPGraph* overflow = plot()->addGraph(plot()->xAxis, plot()->yAxis);
     overflow->setName(tr("does not fit in memory"));
     overflow->setProperty("yUnit", "tokens/s");
     overflow->setLineStyle(QCPGraph::lsNone);
     overflow->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle,
                                               QPen(QColor(190, 30, 30), 1.5), Qt::NoBrush, 11));
-    for (int i = 0; i < r.tp_degrees.size(); ++i) {
-        if (i < r.tp_fits.size() && !r.tp_fits[i] && !std::isnan(r.tp_tokens_per_s[i]))
-            overflow->addData(r.tp_degrees[i], r.tp_tokens_per_s[i]);
+    for (const TpSweepPoint& point : a.tp) {
+        if (point.ok && !point.fits)
+            overflow->addData(point.tp, point.tokens_per_s);
     }
     QCPGraph* current = plot()->addGraph(plot()->xAxis, plot()->yAxis);
     current->setName(tr("this plan"));
@@ -404,22 +411,21 @@ void TpSweepPlot::setResults(const PlanResults& r)
     current->addData(r.plan.parallel.tp, r.cost.metrics.tokens_per_s);
     // The NVSwitch (node) domain: TP beyond it crosses the network.
     if (!r.plan.cluster.is_torus) {
-        QCPItemText* label = addBoundary(plot(), r.gpus_per_node,
-                                         tr("node boundary (%1 GPUs) ").arg(r.gpus_per_node));
-        label->position->setCoords(r.gpus_per_node, 0);
+        QCPItemText* label = addBoundary(plot(), a.gpus_per_node,
+                                         tr("node boundary (%1 GPUs) ").arg(a.gpus_per_node));
+        label->position->setCoords(a.gpus_per_node, 0);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     }
     bool anyValid = false;
     double maxTokens = 0, maxStep = 0;
-    for (int i = 0; i < r.tp_degrees.size(); ++i) {
-        if (!std::isnan(r.tp_tokens_per_s[i])) {
+    for (const TpSweepPoint& point : a.tp) {
+        if (point.ok) {
             anyValid = true;
-            maxTokens = std::max(maxTokens, r.tp_tokens_per_s[i]);
-            maxStep = std::max(maxStep, r.tp_step_s[i]);
+            maxTokens = std::max(maxTokens, point.tokens_per_s);
+            maxStep = std::max(maxStep, point.step_s);
         }
     }
-    plot()->xAxis->setRange(0.8,
-                            std::max(2.0, r.tp_degrees.isEmpty() ? 2 : r.tp_degrees.last()) * 1.25);
+    plot()->xAxis->setRange(0.8, std::max(2.0, a.tp.empty() ? 2.0 : double(a.tp.back().tp)) * 1.25);
     if (anyValid) {
         plot()->yAxis->setRange(0, maxTokens * 1.15);
         plot()->yAxis2->setRange(0, maxStep * 1.15);
@@ -448,13 +454,14 @@ void BandwidthPlot::setResults(const PlanResults& r)
     clearPlottables();
     int i = 0;
     double low = 1e300, high = 0;
-    for (const Series& series : r.bandwidth) {
+    for (const SweepSeries& series : r.analysis.bandwidth) {
         QCPGraph* graph = plot()->addGraph();
-        graph->setName(series.name);
+        graph->setName(QString::fromStdString(series.name));
         graph->setProperty("xUnit", "B");
         graph->setProperty("yUnit", "GB/s");
         graph->setPen(QPen(colour(i++), 2));
-        graph->setData(series.x, series.y, true);
+        graph->setData(QVector<double>(series.x.begin(), series.x.end()),
+                       QVector<double>(series.y.begin(), series.y.end()), true);
         for (double y : series.y) {
             low = std::min(low, y);
             high = std::max(high, y);
@@ -470,16 +477,16 @@ void BandwidthPlot::setResults(const PlanResults& r)
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QBrush(colour(5)), 10));
     // Collectives of the same size share one label.
     std::vector<std::pair<QPointF, QStringList>> points;
-    for (const Series& point : r.bandwidth_used) {
+    for (const SweepSeries& point : r.analysis.bandwidth_used) {
         const QPointF at(point.x.front(), point.y.front());
         auto same = std::find_if(points.begin(), points.end(), [&](const auto& p) {
             return std::fabs(p.first.x() / at.x() - 1) < 0.25 &&
                    std::fabs(p.first.y() / at.y() - 1) < 0.25;
         });
         if (same == points.end())
-            points.push_back({at, {point.name}});
+            points.push_back({at, {QString::fromStdString(point.name)}});
         else
-            same->second << point.name;
+            same->second << QString::fromStdString(point.name);
         low = std::min(low, at.y());
         high = std::max(high, at.y());
     }
@@ -607,34 +614,37 @@ void ScalingPlot::setResults(const PlanResults& r)
     int i = 0;
     double high = 0;
     double highSync = 0;
-    for (const Series* series : {&r.scaling_step, &r.scaling_dp_total, &r.scaling_dp_exposed}) {
-        if (series->x.isEmpty())
+    const PlanAnalysis& a = r.analysis;
+    for (const SweepSeries* series :
+         {&a.scaling_step, &a.scaling_dp_total, &a.scaling_dp_exposed}) {
+        if (series->x.empty())
             continue;
-        const bool step = series == &r.scaling_step;
+        const bool step = series == &a.scaling_step;
         QCPGraph* graph = plot()->addGraph(plot()->xAxis, step ? plot()->yAxis : plot()->yAxis2);
-        graph->setName(series->name);
+        graph->setName(QString::fromStdString(series->name));
         graph->setProperty("yUnit", "s");
         const Qt::PenStyle style = i == 2 ? Qt::DashLine : Qt::SolidLine;
         graph->setPen(QPen(colour(i), 2, style));
         ++i;
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-        graph->setData(series->x, series->y, true);
+        graph->setData(QVector<double>(series->x.begin(), series->x.end()),
+                       QVector<double>(series->y.begin(), series->y.end()), true);
         for (double y : series->y)
             (step ? high : highSync) = std::max(step ? high : highSync, y);
     }
     plot()->yAxis2->setRange(0, std::max(highSync, 1e-6) * 1.3);
-    if (r.rack_boundary_gpus > 0) {
+    if (a.rack_boundary_gpus > 0) {
         const bool right =
-            !r.scaling_step.x.isEmpty() && r.rack_boundary_gpus * 3 > r.scaling_step.x.last();
+            !a.scaling_step.x.empty() && a.rack_boundary_gpus * 3 > a.scaling_step.x.back();
         QCPItemText* label =
-            addBoundary(plot(), r.rack_boundary_gpus,
-                        right ? tr("one rack: %1 GPUs ").arg(r.rack_boundary_gpus)
-                              : tr(" one rack: %1 GPUs").arg(r.rack_boundary_gpus));
-        label->position->setCoords(r.rack_boundary_gpus, high * 1.1);
+            addBoundary(plot(), a.rack_boundary_gpus,
+                        right ? tr("one rack: %1 GPUs ").arg(a.rack_boundary_gpus)
+                              : tr(" one rack: %1 GPUs").arg(a.rack_boundary_gpus));
+        label->position->setCoords(a.rack_boundary_gpus, high * 1.1);
         label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     }
-    if (!r.scaling_step.x.isEmpty()) {
-        plot()->xAxis->setRange(r.scaling_step.x.first() / 1.4, r.scaling_step.x.last() * 1.4);
+    if (!a.scaling_step.x.empty()) {
+        plot()->xAxis->setRange(a.scaling_step.x.front() / 1.4, a.scaling_step.x.back() * 1.4);
         plot()->yAxis->setRange(0, high * 1.2);
     }
     queueReplot();
@@ -656,22 +666,24 @@ void WhatIfPlot::setResults(const PlanResults& r)
     bars->setPen(QPen(colour(0).darker(130)));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double high = 0;
-    for (int i = 0; i < r.what_if_labels.size(); ++i) {
-        bars->addData(i + 1, r.what_if_step_s[i]);
-        ticker->addTick(i + 1, r.what_if_labels[i]);
-        high = std::max(high, r.what_if_step_s[i]);
+    const PlanAnalysis& a = r.analysis;
+    const int count = static_cast<int>(a.what_if_labels.size());
+    for (int i = 0; i < count; ++i) {
+        bars->addData(i + 1, a.what_if_step_s[size_t(i)]);
+        ticker->addTick(i + 1, QString::fromStdString(a.what_if_labels[size_t(i)]));
+        high = std::max(high, a.what_if_step_s[size_t(i)]);
         auto* label = new QCPItemText(plot());
-        label->position->setCoords(i + 1, r.what_if_step_s[i]);
+        label->position->setCoords(i + 1, a.what_if_step_s[size_t(i)]);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        const double change = r.what_if_step_s[i] / r.what_if_step_s[0] - 1;
+        const double change = a.what_if_step_s[size_t(i)] / a.what_if_step_s[0] - 1;
         label->setText(
-            i == 0 ? QString::fromStdString(units::formatSeconds(r.what_if_step_s[i]))
+            i == 0 ? QString::fromStdString(units::formatSeconds(a.what_if_step_s[size_t(i)]))
                    : QString("%1%2%").arg(change >= 0 ? "+" : "").arg(100 * change, 0, 'f', 1));
         label->setFont(QFont(QFont().family(), 8));
     }
     plot()->xAxis->setTicker(ticker);
-    plot()->xAxis->setTickLabelRotation(r.what_if_labels.size() > 4 ? 20 : 0);
-    plot()->xAxis->setRange(0.4, r.what_if_labels.size() + 0.6);
+    plot()->xAxis->setTickLabelRotation(count > 4 ? 20 : 0);
+    plot()->xAxis->setRange(0.4, count + 0.6);
     plot()->yAxis->setRange(0, high * 1.2);
     queueReplot();
 }

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "stepmodel.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// One curve of a plot, in the plot's units.
+struct SweepSeries
+{
+    std::string name;
+    std::vector<double> x;
+    std::vector<double> y;
+};
+
+/// The bounds of every sweep, defined once: the window, the report and `paraplan-cli cliffs`
+/// all use these.
+struct SweepBounds
+{
+    static constexpr int kMaxTp = 64;                   ///< TP degrees 1, 2, 4, ... up to this
+    static constexpr double kMinBytes = 1e3;            ///< message sweep from 1 KB ...
+    static constexpr double kMaxBytes = 1e3 * 16777216; ///< ... doubling to 16.8 GB
+    static constexpr int kMaxScalingPoints = 12;        ///< GPU-count sweep, doubling nodes
+    static constexpr int kScalingNodesFactor = 4;       ///< up to 4x the plan's nodes (or 8x
+                                                        ///< the fewest that hold one replica)
+};
+
+/// Tokens/s and step time of the plan at one TP degree (the GPU count kept, DP absorbing it).
+struct TpSweepPoint
+{
+    int tp = 1;
+    bool ok = false;
+    double tokens_per_s = 0; ///< 0 when !ok
+    double step_s = 0;
+    bool fits = false;
+    std::string note; ///< why the degree is invalid ("" when ok)
+};
+
+/// The bandwidth cliffs of a plan, as plain data: where its step time falls off as TP leaves
+/// the node, as messages shrink on each tier, as DP grows, and under what-ifs.
+struct PlanAnalysis
+{
+    std::vector<TpSweepPoint> tp;
+    int gpus_per_node = 1;
+    std::vector<SweepSeries> bandwidth;      ///< all_reduce busbw (GB/s) against bytes, per tier
+    std::vector<SweepSeries> bandwidth_used; ///< the plan's own collectives on those curves
+    SweepSeries scaling_step;                ///< step time against GPUs (DP scaled)
+    SweepSeries scaling_dp_total;            ///< DP sync per step, total
+    SweepSeries scaling_dp_exposed;          ///< ... and exposed
+    double rack_boundary_gpus = 0;           ///< 0: one rack at every size shown
+    std::vector<std::string> what_if_labels; ///< "as planned" first
+    std::vector<double> what_if_step_s;
+};
+
+/// An engine for a cluster (cached by the caller; sweeps over GPU counts and what-ifs need
+/// engines for other clusters).
+using EngineForCluster = std::function<std::shared_ptr<const StepEngine>(const ClusterSpec&)>;
+
+/// The four cliff series of an evaluated plan. `engine` is the plan's own; `engineFor` builds
+/// or finds the engines of the variants; `catalog` validates the what-if clusters.
+PlanAnalysis analyzePlan(const Plan& plan, const StepCost& cost, const StepEngine& engine,
+                         const EngineForCluster& engineFor, const HardwareCatalog& catalog);
+
+} // namespace paraplan
