@@ -6,10 +6,13 @@
 #include "provenance.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace paraplan {
+
+struct TopologyGraph;
 
 enum class Recompute
 {
@@ -134,6 +137,10 @@ struct Plan
     TrainingSettings training;
     EngineFigures figures;
     std::vector<PlanMeasurement> measured; ///< applied to `cluster`; revertible
+    /// How the topology editor drew `cluster` (positions, names, rack membership, per-node
+    /// what-ifs): layout data kept in the plan file. Null: laid out from the cluster. It always
+    /// describes `cluster` (edits that change the cluster otherwise drop it).
+    std::shared_ptr<const TopologyGraph> drawing;
 };
 
 /// One broken rule: its id (for tests and the UI's field marking), the field, the message.

@@ -5,6 +5,7 @@
 #include "measurement.h"
 #include "modelio.h"
 #include "modeljson.h"
+#include "topologygraph.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -268,9 +269,9 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
         return false;
     }
     json::Reader reader(errors);
-    reader.checkKeys(
-        root, "",
-        {"schema", "name", "model", "cluster", "parallel", "training", "overrides", "measured"});
+    reader.checkKeys(root, "",
+                     {"schema", "name", "model", "cluster", "parallel", "training", "overrides",
+                      "measured", "drawing"});
     Plan result;
     reader.string(root, "name", "", &result.name);
     readModel(sectionOf(root, "model", reader), base_dir, reader, errors, &result.model);
@@ -308,6 +309,18 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
             reader.error(path, "unknown figure '" + figure.figure +
                                    "' or a value that is not "
                                    "positive");
+    }
+    // How the topology editor drew the cluster; a drawing of another cluster is an error.
+    const QJsonValue drawing = root.value("drawing");
+    if (errors->empty() && !drawing.isUndefined()) {
+        TopologyGraph graph;
+        std::string error;
+        if (!drawing.isObject())
+            reader.error("drawing", "must be an object (racks and nodes)");
+        else if (!drawingFromJson(drawing.toObject(), result.cluster, &graph, &error))
+            reader.error("drawing", error);
+        else
+            result.drawing = std::make_shared<const TopologyGraph>(std::move(graph));
     }
     if (!errors->empty())
         return false;
@@ -414,6 +427,8 @@ std::string planToJsonText(const Plan& plan)
     }
     if (!overrides.isEmpty())
         root["overrides"] = overrides;
+    if (plan.drawing && drawingDescribes(*plan.drawing, plan.cluster))
+        root["drawing"] = drawingToJson(*plan.drawing);
     if (!plan.measured.empty()) {
         QJsonArray measured;
         for (const PlanMeasurement& m : plan.measured)

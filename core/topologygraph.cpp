@@ -3,8 +3,11 @@
 #include "clusterio.h"
 #include "stepmodel.h"
 
+#include <QJsonArray>
+
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace paraplan {
 namespace {
@@ -320,6 +323,137 @@ long long gpuGroupIndex(const ParallelLayout& p, long long gpu, ParallelDim dim)
         return (gpu / s.cp) % p.cp;
     }
     return 0;
+}
+
+} // namespace paraplan
+
+namespace paraplan {
+
+bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster)
+{
+    TopologyGraph g = graph;
+    g.base = cluster;
+    ClusterSpec drawn;
+    std::string error;
+    return clusterFromGraph(g, &drawn, &error) &&
+           clusterToJsonText(drawn) == clusterToJsonText(cluster);
+}
+
+TopologyGraph graphForPlan(const Plan& plan)
+{
+    if (plan.drawing) {
+        TopologyGraph g = *plan.drawing;
+        g.base = plan.cluster;
+        ClusterSpec drawn;
+        std::string error;
+        // An unfinished drawing (not yet a cluster the model can read) is shown as drawn;
+        // the plan keeps its last valid cluster meanwhile.
+        if (!clusterFromGraph(g, &drawn, &error) ||
+            clusterToJsonText(drawn) == clusterToJsonText(plan.cluster))
+            return g;
+    }
+    return graphFromCluster(plan.cluster);
+}
+
+QJsonObject drawingToJson(const TopologyGraph& g)
+{
+    QJsonArray racks;
+    std::map<int, int> rackIndex;
+    for (const TopoRack& r : g.racks) {
+        rackIndex[r.id] = racks.size();
+        QJsonObject rack{{"name", QString::fromStdString(r.name)}, {"x", r.x}, {"y", r.y}};
+        if (r.uplink_factor != 1)
+            rack["uplink_factor"] = r.uplink_factor;
+        racks.append(rack);
+    }
+    QJsonArray nodes;
+    for (const TopoNode& n : g.nodes) {
+        QJsonObject node{{"name", QString::fromStdString(n.name)},
+                         {"rack", rackIndex.count(n.rack) ? rackIndex[n.rack] : 0},
+                         {"x", n.x},
+                         {"y", n.y}};
+        QJsonArray out;
+        for (size_t i = 0; i < n.switch_in_service.size(); ++i) {
+            if (!n.switch_in_service[i])
+                out.append(static_cast<int>(i));
+        }
+        if (!out.isEmpty())
+            node["nvswitch_chips_out"] = out;
+        if (n.nvlink_factor != 1)
+            node["nvlink_factor"] = n.nvlink_factor;
+        if (n.nic_factor != 1)
+            node["nic_factor"] = n.nic_factor;
+        nodes.append(node);
+    }
+    return QJsonObject{{"racks", racks}, {"nodes", nodes}};
+}
+
+bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, TopologyGraph* graph,
+                     std::string* error)
+{
+    TopologyGraph g = graphFromCluster(cluster);
+    if (g.is_torus) {
+        *error = "a torus is drawn from its dimensions; it has no drawing";
+        return false;
+    }
+    const QJsonArray racks = json.value("racks").toArray();
+    const QJsonArray nodes = json.value("nodes").toArray();
+    if (nodes.size() != static_cast<int>(g.nodes.size()) || racks.isEmpty() ||
+        racks.size() > nodes.size()) {
+        *error = "the drawing has " + std::to_string(nodes.size()) + " nodes in " +
+                 std::to_string(racks.size()) + " racks; the cluster has " +
+                 std::to_string(g.nodes.size()) + " nodes";
+        return false;
+    }
+    g.racks.clear();
+    for (int i = 0; i < racks.size(); ++i) {
+        const QJsonObject r = racks.at(i).toObject();
+        TopoRack rack;
+        rack.id = g.takeId();
+        rack.name = r.value("name").toString("rack " + QString::number(i)).toStdString();
+        rack.x = r.value("x").toDouble();
+        rack.y = r.value("y").toDouble();
+        rack.uplink_factor = r.value("uplink_factor").toDouble(1);
+        g.racks.push_back(rack);
+    }
+    for (int i = 0; i < nodes.size(); ++i) {
+        const QJsonObject n = nodes.at(i).toObject();
+        TopoNode& node = g.nodes[static_cast<size_t>(i)];
+        const int rack = n.value("rack").toInt(-1);
+        if (rack < 0 || rack >= racks.size()) {
+            *error = "drawing node " + std::to_string(i) + " names rack " + std::to_string(rack) +
+                     " of " + std::to_string(racks.size());
+            return false;
+        }
+        node.rack = g.racks[static_cast<size_t>(rack)].id;
+        node.name = n.value("name").toString(QString::fromStdString(node.name)).toStdString();
+        node.x = n.value("x").toDouble(node.x);
+        node.y = n.value("y").toDouble(node.y);
+        std::fill(node.switch_in_service.begin(), node.switch_in_service.end(), true);
+        for (const QJsonValue& chip : n.value("nvswitch_chips_out").toArray()) {
+            const int c = chip.toInt(-1);
+            if (c >= 0 && c < static_cast<int>(node.switch_in_service.size()))
+                node.switch_in_service[static_cast<size_t>(c)] = false;
+        }
+        node.nvlink_factor = n.value("nvlink_factor").toDouble(1);
+        node.nic_factor = n.value("nic_factor").toDouble(1);
+    }
+    for (const TopoNode& node : g.nodes) {
+        if (!(std::isfinite(node.x) && std::isfinite(node.y) && node.nvlink_factor > 0 &&
+              node.nvlink_factor <= 1 && node.nic_factor > 0 && node.nic_factor <= 1)) {
+            *error = "drawing node '" + node.name +
+                     "': positions must be numbers and what-if "
+                     "factors lie in (0, 1]";
+            return false;
+        }
+    }
+    if (!drawingDescribes(g, cluster)) {
+        *error = "the drawing does not describe the plan's cluster (its racks, nodes or "
+                 "what-ifs differ)";
+        return false;
+    }
+    *graph = std::move(g);
+    return true;
 }
 
 } // namespace paraplan

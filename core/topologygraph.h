@@ -4,6 +4,8 @@
 #include "plan.h"
 #include "stepmodel.h"
 
+#include <QJsonObject>
+
 #include <string>
 #include <vector>
 
@@ -76,6 +78,21 @@ bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error
 
 /// Re-lays out positions (after generators or imports); keeps IDs.
 void layoutGraph(TopologyGraph* graph);
+
+/// The plan's cluster as the editor draws it: the plan's drawing when it still describes the
+/// cluster (or is an unfinished drawing the model cannot read yet), else the cluster laid out
+/// afresh. What a drawing does not show (efficiencies, latencies, measured figures) always
+/// comes from the plan's cluster.
+TopologyGraph graphForPlan(const Plan& plan);
+/// Whether `graph` (with the plan's cluster as its base) describes exactly `cluster`.
+bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster);
+/// The drawing as layout data for the plan file: racks and nodes in order, with names,
+/// positions, rack membership and per-node/per-rack what-ifs.
+QJsonObject drawingToJson(const TopologyGraph& graph);
+/// Rebuilds a drawing of `cluster` from that layout data; false (and why) when it does not
+/// describe the cluster.
+bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, TopologyGraph* graph,
+                     std::string* error);
 
 /// How busy one kind of link is in a step: the time its transfers take and who causes it.
 struct TierLoad

@@ -4,6 +4,7 @@
 #include "planio.h"
 #include "stepmodel.h"
 #include "testdata.h"
+#include "topologygraph.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -46,6 +47,46 @@ class TestPlan : public QObject
     Q_OBJECT
 
 private slots:
+    void aDrawnClusterReopensAsDrawn()
+    {
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(R"({"model": {"preset": "llama3-8b"},
+            "cluster": {"preset": "dgx-h100", "nodes": 4, "nodes_per_rack": 2},
+            "parallel": {"dp": 32, "micro_batch": 1, "global_batch": 32}})",
+                                 {}, &plan, &errors));
+        TopologyGraph graph = graphForPlan(plan);
+        graph.nodes[1].x += 123;
+        graph.nodes[2].name = "spare";
+        graph.racks[1].name = "row B";
+        // Swap one node of each rack: the racks still hold two nodes each.
+        std::swap(graph.nodes[1].rack, graph.nodes[2].rack);
+        graph.nodes[3].switch_in_service[0] = false;
+        QVERIFY(drawingDescribes(graph, plan.cluster) == false); // a chip out changes it
+        ClusterSpec drawn;
+        std::string error;
+        QVERIFY(clusterFromGraph(graph, &drawn, &error));
+        plan.cluster = drawn;
+        plan.drawing = std::make_shared<const TopologyGraph>(graph);
+        Plan again;
+        QVERIFY(planFromJsonText(planToJsonText(plan), {}, &again, &errors));
+        QVERIFY(again.drawing);
+        QCOMPARE(again.drawing->nodes[1].x, graph.nodes[1].x);
+        QCOMPARE(again.drawing->nodes[2].name, std::string("spare"));
+        QCOMPARE(again.drawing->racks[1].name, std::string("row B"));
+        QVERIFY(!again.drawing->nodes[3].switch_in_service[0]);
+        QCOMPARE(again.cluster.what_if.nvswitch_chips_out, plan.cluster.what_if.nvswitch_chips_out);
+        // A drawing of some other cluster is refused, naming the problem.
+        QJsonObject root =
+            QJsonDocument::fromJson(QByteArray::fromStdString(planToJsonText(plan))).object();
+        QJsonObject cluster = root["cluster"].toObject();
+        cluster["nodes"] = 6;
+        root["cluster"] = cluster;
+        errors.clear();
+        QVERIFY(!planFromJsonText(QJsonDocument(root).toJson().toStdString(), {}, &again, &errors));
+        QVERIFY(QString::fromStdString(errors.front()).startsWith("drawing"));
+    }
+
     void bundledExamplesEvaluate_data()
     {
         QTest::addColumn<QString>("path");

@@ -1,17 +1,24 @@
 // The search panel in the window (offscreen): runs off the GUI thread, fills a sortable table
 // and the Pareto plot, loads a candidate undoably, cancels, pins plans for comparison, and
 // the comparison goes into the PDF report.
+#include "inputpanel.h"
 #include "mainwindow.h"
+#include "measurepanel.h"
+#include "planio.h"
 #include "plots.h"
 #include "reportwriter.h"
 #include "searchpanel.h"
+#include "topologyeditor.h"
 #include "units.h"
 
+#include <QAction>
+#include <QComboBox>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -88,6 +95,67 @@ private slots:
         window.document()->undoStack()->undo();
         QCOMPARE(window.document()->plan().parallel.tp, before.tp);
         QCOMPARE(window.document()->plan().parallel.pp, before.pp);
+    }
+
+    void oneUndoHistoryAcrossEveryTab()
+    {
+        // Edits on the inputs, the topology drawing, the search and the measure tab land on
+        // the session's one undo stack; undoing them all returns exactly to the start, and
+        // redoing them all to the end.
+        MainWindow window(false);
+        SearchPanel* panel = searchExample(window);
+        QVERIFY(panel);
+        PlanSession* session = window.session();
+        QCOMPARE(window.topologyEditor()->document()->undoStack(), session->undoStack());
+        const std::string start = planToJsonText(session->plan());
+        const int startIndex = session->undoStack()->index();
+
+        auto* recompute = window.inputPanel()->findChild<QComboBox*>("recompute");
+        QVERIFY(recompute);
+        recompute->setCurrentIndex(2);
+        emit recompute->activated(2);
+        QCOMPARE(session->plan().parallel.recompute, Recompute::Full);
+
+        const size_t nodes = window.topologyEditor()->document()->graph().nodes.size();
+        window.topologyEditor()->addNode();
+        QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes + 1);
+        QCOMPARE(session->plan().cluster.nodes, int(nodes + 1));
+        QVERIFY(session->plan().drawing);
+
+        emit panel->table()->doubleClicked(
+            panel->sortedModel()->index(0, SearchResultsModel::Layout));
+        MeasuredFigure figure;
+        figure.figure = "nic_efficiency";
+        figure.value = 0.9;
+        figure.assumed = session->plan().cluster.node.nic_efficiency.value;
+        figure.run = "test run";
+        emit window.measurePanel()->applyRequested({figure});
+        QCOMPARE(session->plan().measured.size(), size_t(1));
+        const std::string end = planToJsonText(session->plan());
+        const int edits = session->undoStack()->index() - startIndex;
+        QCOMPARE(edits, 4);
+
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        for (QAction* action : window.findChildren<QAction*>()) {
+            if (action->text().startsWith("&Undo"))
+                undo = action;
+            if (action->text().startsWith("&Redo"))
+                redo = action;
+        }
+        QVERIFY(undo && redo);
+        QSignalSpy evaluated(session, &PlanSession::resultsAvailable);
+        window.findChild<QTabWidget*>()->setCurrentWidget(window.topologyEditor()); // same history
+        for (int i = 0; i < edits; ++i)
+            undo->trigger();
+        QCOMPARE(planToJsonText(session->plan()), start);
+        QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes);
+        QVERIFY(evaluated.wait(5000));
+        window.findChild<QTabWidget*>()->setCurrentIndex(0);
+        for (int i = 0; i < edits; ++i)
+            redo->trigger();
+        QCOMPARE(planToJsonText(session->plan()), end);
+        QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes + 1);
     }
 
     void cancelKeepsThePreviousResults()

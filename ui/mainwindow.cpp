@@ -48,7 +48,6 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
-#include <QUndoGroup>
 #include <QVBoxLayout>
 
 namespace paraplan::ui {
@@ -80,8 +79,8 @@ QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
 } // namespace
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
-    : QMainWindow(parent), m_interactive(interactive), m_document(new PlanDocument(this)),
-      m_evaluator(new PlanEvaluator(this))
+    : QMainWindow(parent), m_interactive(interactive), m_session(new PlanSession(this)),
+      m_document(m_session->document()), m_evaluator(m_session->evaluator())
 {
     setAcceptDrops(true);
     setWindowIcon(QIcon(":/paraplan/icons/paraplan.svg"));
@@ -194,30 +193,15 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_status->setWordWrap(true);
     statusBar()->addWidget(m_status, 1);
 
-    m_undoGroup = new QUndoGroup(this);
-    m_undoGroup->addStack(m_document->undoStack());
-    m_undoGroup->addStack(m_topology->document()->undoStack());
-    m_undoGroup->setActiveStack(m_document->undoStack());
-    // Undo follows what is in front: the drawing on the Topology tab, the plan elsewhere.
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
-        m_undoGroup->setActiveStack(m_tabs->currentWidget() == m_topology
-                                        ? m_topology->document()->undoStack()
-                                        : m_document->undoStack());
-    });
+    // One history: the topology drawing is a view of the plan, and its edits are plan edits.
+    m_topology->document()->attach(m_document);
     buildMenus();
 
-    // One evaluation per event-loop turn, however many edits arrived.
-    m_evaluateTimer = new QTimer(this);
-    m_evaluateTimer->setSingleShot(true);
-    m_evaluateTimer->setInterval(0);
-    connect(m_evaluateTimer, &QTimer::timeout, this,
-            [this] { m_evaluator->evaluate(m_document->plan()); });
     m_recoveryTimer = new QTimer(this);
     m_recoveryTimer->setSingleShot(true);
     m_recoveryTimer->setInterval(2000);
     connect(m_recoveryTimer, &QTimer::timeout, this, &MainWindow::writeRecovery);
 
-    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::scheduleEvaluation);
     // Unsaved work is copied to the recovery file a moment after each edit.
     connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this] {
         if (m_document->isModified())
@@ -225,10 +209,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     });
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
-    connect(m_evaluator, &PlanEvaluator::resultsAvailable, this, &MainWindow::showResults);
-    connect(m_evaluator, &PlanEvaluator::planRejected, this, &MainWindow::showRejection);
-    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::syncTopologyFromPlan);
-    connect(m_topology, &TopologyEditor::clusterEdited, this, &MainWindow::applyTopologyToPlan);
+    connect(m_session, &PlanSession::resultsAvailable, this, &MainWindow::showResults);
+    connect(m_session, &PlanSession::planRejected, this, &MainWindow::showRejection);
     connect(m_topology, &TopologyEditor::errorReported, this,
             [this](const QString& message) { reportError(tr("Topology"), message); });
     connect(m_measure, &MeasurePanel::applyRequested, this,
@@ -312,9 +294,9 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undoGroup->createUndoAction(this, tr("&Undo"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_undoGroup->createRedoAction(this, tr("&Redo"));
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -344,11 +326,6 @@ void MainWindow::buildMenus()
                               "headline number, or double-click a collective.")
                                .arg(QCoreApplication::applicationVersion()));
     });
-}
-
-void MainWindow::scheduleEvaluation()
-{
-    m_evaluateTimer->start();
 }
 
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
@@ -412,26 +389,6 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_status->setStyleSheet(QString());
     m_status->setText(status);
     emit resultsShown();
-}
-
-void MainWindow::syncTopologyFromPlan()
-{
-    // The drawing follows the plan's cluster unless it already describes it.
-    ClusterSpec drawn;
-    QString error;
-    const ClusterSpec& planned = m_document->plan().cluster;
-    if (m_topology->document()->cluster(&drawn, &error) &&
-        clusterToJsonText(drawn) == clusterToJsonText(planned))
-        return;
-    m_topology->document()->reset(graphFromCluster(planned));
-}
-
-void MainWindow::applyTopologyToPlan(const ClusterSpec& cluster)
-{
-    if (clusterToJsonText(cluster) == clusterToJsonText(m_document->plan().cluster))
-        return;
-    m_document->edit(tr("Topology edit"), Field::Whole,
-                     [cluster](Plan& plan) { plan.cluster = cluster; });
 }
 
 void MainWindow::generateFatTreeDialog()

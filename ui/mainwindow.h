@@ -2,6 +2,7 @@
 
 #include "plandocument.h"
 #include "planevaluator.h"
+#include "plansession.h"
 
 #include <QMainWindow>
 
@@ -14,7 +15,6 @@ class QTextBrowser;
 class QTimer;
 class QMenu;
 class QComboBox;
-class QUndoGroup;
 
 namespace paraplan::ui {
 
@@ -44,6 +44,7 @@ public:
     explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    PlanSession* session() { return m_session; }
     PlanDocument* document() { return m_document; }
     PlanEvaluator* evaluator() { return m_evaluator; }
     InputPanel* inputPanel() { return m_inputs; }
@@ -81,7 +82,6 @@ protected:
 
 private:
     void buildMenus();
-    void scheduleEvaluation();
     void showResults(std::shared_ptr<const PlanResults> results);
     void showRejection(const std::vector<PlanIssue>& issues);
     void showDerivation(const QString& anchor);
@@ -98,15 +98,14 @@ private:
     void rebuildRecentMenu();
     void writeRecovery();
     void reportError(const QString& title, const QString& message);
-    void syncTopologyFromPlan();
-    void applyTopologyToPlan(const ClusterSpec& cluster);
     void generateFatTreeDialog();
     void generateTorusDialog();
     void importTopologyDialog();
 
     bool m_interactive;
-    PlanDocument* m_document;
-    PlanEvaluator* m_evaluator;
+    PlanSession* m_session;
+    PlanDocument* m_document;   ///< the session's
+    PlanEvaluator* m_evaluator; ///< the session's
     InputPanel* m_inputs;
     QLabel* m_headline;
     QLabel* m_status;
@@ -125,13 +124,11 @@ private:
     QTableView* m_collectivesTable;
     QTableView* m_memoryTable;
     QTextBrowser* m_derivation;
-    QTimer* m_evaluateTimer;
     QTimer* m_recoveryTimer;
     QMenu* m_recentMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;
     SearchPanel* m_search;
-    QUndoGroup* m_undoGroup;
 };
 
 } // namespace paraplan::ui

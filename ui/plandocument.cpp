@@ -4,6 +4,7 @@
 #include "clusterio.h"
 #include "modelio.h"
 #include "planio.h"
+#include "topologygraph.h"
 
 #include <QDateTime>
 #include <QUndoCommand>
@@ -16,18 +17,26 @@ namespace {
 class EditCommand : public QUndoCommand
 {
 public:
-    EditCommand(PlanDocument* document, const QString& text, Field field, Plan before, Plan after)
-        : QUndoCommand(text), m_document(document), m_field(field), m_before(std::move(before)),
-          m_after(std::move(after)), m_time(QDateTime::currentMSecsSinceEpoch())
+    EditCommand(PlanDocument* document, const QString& text, Field field, int mergeKey, Plan before,
+                Plan after)
+        : QUndoCommand(text), m_document(document), m_field(field), m_mergeKey(mergeKey),
+          m_before(std::move(before)), m_after(std::move(after)),
+          m_time(QDateTime::currentMSecsSinceEpoch())
     {
     }
 
-    int id() const override { return m_field == Field::Whole ? -1 : static_cast<int>(m_field); }
+    int id() const override
+    {
+        if (m_field == Field::Whole || (m_field == Field::Topology && m_mergeKey == 0))
+            return -1;
+        return m_field == Field::Topology ? 100000 + m_mergeKey : static_cast<int>(m_field);
+    }
 
     bool mergeWith(const QUndoCommand* other) override
     {
         const auto* next = static_cast<const EditCommand*>(other);
-        if (next->m_field != m_field || next->m_time - m_time > 1500)
+        if (next->m_field != m_field || next->m_mergeKey != m_mergeKey ||
+            next->m_time - m_time > 1500)
             return false;
         m_after = next->m_after;
         m_time = next->m_time;
@@ -41,6 +50,7 @@ public:
 private:
     PlanDocument* m_document;
     Field m_field;
+    int m_mergeKey;
     Plan m_before;
     Plan m_after;
     qint64 m_time;
@@ -78,14 +88,20 @@ PlanDocument::PlanDocument(QObject* parent) : QObject(parent)
 }
 
 void PlanDocument::edit(const QString& description, Field field,
-                        const std::function<void(Plan&)>& edit)
+                        const std::function<void(Plan&)>& edit, int mergeKey)
 {
     Plan after = m_plan;
     edit(after);
     refreshDefaultFigures(&after);
     std::string error;
     finalizeCluster(&after.cluster, &error); // torus dimensions follow the chip count
-    m_undo.push(new EditCommand(this, description, field, m_plan, std::move(after)));
+    // An edit elsewhere that changes the cluster (nodes, preset, an import) leaves the drawing
+    // behind unless the drawing still describes the new cluster.
+    if (after.drawing && field != Field::Topology &&
+        clusterToJsonText(after.cluster) != clusterToJsonText(m_plan.cluster) &&
+        !drawingDescribes(*after.drawing, after.cluster))
+        after.drawing.reset();
+    m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
 }
 
 void PlanDocument::setPlanFromHistory(const Plan& plan)

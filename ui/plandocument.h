@@ -41,6 +41,7 @@ enum class Field
     TpOverlap,
     StageLayers,
     DpShard,
+    Topology, ///< a drawing edit; merges by the edit's own merge key
 };
 
 /// The plan being edited: its value, its file, and the undo history of every edit.
@@ -56,8 +57,11 @@ public:
     bool isModified() const { return !m_undo.isClean(); }
     QUndoStack* undoStack() { return &m_undo; }
 
-    /// Applies `edit` to a copy of the plan and pushes it as one undoable step.
-    void edit(const QString& description, Field field, const std::function<void(Plan&)>& edit);
+    /// Applies `edit` to a copy of the plan and pushes it as one undoable step. Consecutive
+    /// edits of one field merge (a slider drag); Field::Topology edits merge when they share a
+    /// non-zero `mergeKey`.
+    void edit(const QString& description, Field field, const std::function<void(Plan&)>& edit,
+              int mergeKey = 0);
 
     /// Replaces the plan without history (New, Open): the undo stack starts afresh.
     void reset(const Plan& plan, const QString& path);

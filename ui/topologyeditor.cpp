@@ -22,6 +22,9 @@
 #include <QStyleOptionGraphicsItem>
 #include <QToolBar>
 #include <QUndoCommand>
+
+#include "clusterio.h"
+#include "plandocument.h"
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
@@ -102,7 +105,56 @@ void TopologyDocument::edit(const QString& description, int mergeId,
 {
     TopologyGraph after = m_graph;
     change(after);
-    m_undo.push(new GraphCommand(this, description, mergeId, m_graph, std::move(after)));
+    if (!m_plan) {
+        m_undo.push(new GraphCommand(this, description, mergeId, m_graph, std::move(after)));
+        return;
+    }
+    // One plan edit: the drawing, and the cluster it describes when the model can read it
+    // (an unfinished drawing keeps the plan's last valid cluster).
+    auto drawing = std::make_shared<const TopologyGraph>(std::move(after));
+    m_committing = true;
+    m_plan->edit(
+        description, Field::Topology,
+        [drawing](Plan& plan) {
+            ClusterSpec cluster;
+            std::string error;
+            if (clusterFromGraph(*drawing, &cluster, &error))
+                plan.cluster = cluster;
+            plan.drawing = drawing;
+        },
+        mergeId);
+    m_committing = false;
+}
+
+QUndoStack* TopologyDocument::undoStack()
+{
+    return m_plan ? m_plan->undoStack() : &m_undo;
+}
+
+void TopologyDocument::attach(PlanDocument* plan)
+{
+    m_plan = plan;
+    m_undo.clear();
+    connect(plan, &PlanDocument::planChanged, this, &TopologyDocument::syncFromPlan);
+    syncFromPlan();
+}
+
+void TopologyDocument::syncFromPlan()
+{
+    const Plan& plan = m_plan->plan();
+    std::string cluster = clusterToJsonText(plan.cluster);
+    if (plan.drawing.get() == m_syncedDrawing && cluster == m_syncedCluster && m_syncedDrawing)
+        return;
+    if (!plan.drawing && !m_syncedDrawing && cluster == m_syncedCluster)
+        return;
+    m_graph = graphForPlan(plan);
+    m_syncedDrawing = plan.drawing.get();
+    m_syncedCluster = std::move(cluster);
+    emit graphChanged();
+    // A cluster laid out afresh (a preset, an import, undo past the drawing) is fitted to
+    // the window; the user's own edits keep the view where it is.
+    if (!m_committing && !plan.drawing)
+        emit graphReset();
 }
 
 void TopologyDocument::reset(const TopologyGraph& graph)

@@ -23,8 +23,11 @@ namespace paraplan::ui {
 class NodeItem;
 class RackItem;
 
-/// The topology being drawn, with the undo history of every edit (model first: items only
-/// read it and ask for edits).
+class PlanDocument;
+
+/// The topology being drawn (model first: items only read it and ask for edits). Attached to
+/// a plan, it is a view of the plan's cluster and drawing: every edit is a plan edit on the
+/// plan's one undo history. On its own (tests, a cluster file) it keeps a history of its own.
 class TopologyDocument : public QObject
 {
     Q_OBJECT
@@ -33,7 +36,9 @@ public:
     explicit TopologyDocument(QObject* parent = nullptr);
 
     const TopologyGraph& graph() const { return m_graph; }
-    QUndoStack* undoStack() { return &m_undo; }
+    QUndoStack* undoStack();
+    /// From now on the drawing follows `plan` and edits it; the plan's undo stack is the one.
+    void attach(PlanDocument* plan);
 
     /// One undoable edit. Edits with the same non-zero `mergeId` in a row merge (a drag).
     void edit(const QString& description, int mergeId,
@@ -51,8 +56,14 @@ signals:
     void graphReset();
 
 private:
+    void syncFromPlan();
+
     TopologyGraph m_graph;
     QUndoStack m_undo;
+    PlanDocument* m_plan = nullptr;
+    const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
+    std::string m_syncedCluster;
+    bool m_committing = false;
 };
 
 /// The topology editor: canvas, tools, property panel, and the plan overlaid.
