@@ -402,8 +402,29 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
     return counts;
 }
 
+const char* trainingStackName(TrainingStack stack)
+{
+    switch (stack) {
+    case TrainingStack::Auto:
+        return "auto";
+    case TrainingStack::Megatron:
+        return "megatron";
+    case TrainingStack::PyTorch:
+        return "pytorch";
+    }
+    return "?";
+}
+
 bool fsdpStyleStack(const Plan& plan)
 {
+    switch (plan.training.stack) {
+    case TrainingStack::Megatron:
+        return false;
+    case TrainingStack::PyTorch:
+        return true;
+    case TrainingStack::Auto:
+        break;
+    }
     return plan.parallel.zero >= 3;
 }
 

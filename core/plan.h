@@ -28,6 +28,16 @@ enum class Optimizer
     SGD,
 };
 
+/// The software stack a plan runs on (training.stack): what the `auto` kernel and overlap
+/// settings resolve to.
+enum class TrainingStack
+{
+    Auto,     ///< PyTorch with ZeRO-3 (FSDP), Megatron otherwise
+    Megatron, ///< Megatron-Core / NeMo with Transformer Engine
+    PyTorch,  ///< PyTorch FSDP stacks: torchtitan, DeepSpeed, Hugging Face
+};
+const char* trainingStackName(TrainingStack stack);
+
 /// How the training stack runs its element-wise work (training.kernels).
 enum class KernelStyle
 {
@@ -96,6 +106,7 @@ struct TrainingSettings
     Optimizer optimizer = Optimizer::Adam;
     double train_tokens = 0; ///< 0: not given
     double gpu_hour_usd = 0; ///< 0: not given
+    TrainingStack stack = TrainingStack::Auto;
     AttentionKernel attention = AttentionKernel::Auto;
     KernelStyle kernels = KernelStyle::Auto;
     /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,

@@ -184,7 +184,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     const std::string path = "training";
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
-                      "flash_attention", "attention", "kernels", "grad_reduce_dtype"});
+                      "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -208,6 +208,11 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
                    {"sdpa", AttentionKernel::Sdpa},
                    {"auto", AttentionKernel::Auto}},
                   &t->attention);
+    reader.choice(o, "stack", path, "stack",
+                  {{"auto", TrainingStack::Auto},
+                   {"megatron", TrainingStack::Megatron},
+                   {"pytorch", TrainingStack::PyTorch}},
+                  &t->stack);
     reader.choice(
         o, "kernels", path, "kernels",
         {{"auto", KernelStyle::Auto}, {"fused", KernelStyle::Fused}, {"eager", KernelStyle::Eager}},
@@ -397,6 +402,8 @@ std::string planToJsonText(const Plan& plan)
                          {"dtype", dtypeName(t.dtype)},
                          {"optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd"},
                          {"attention", attentionKernelName(t.attention)}};
+    if (t.stack != TrainingStack::Auto)
+        training["stack"] = trainingStackName(t.stack);
     if (t.kernels != KernelStyle::Auto)
         training["kernels"] = kernelStyleName(t.kernels);
     if (t.grad_reduce_bytes > 0)

@@ -159,11 +159,19 @@ std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptio
     return layouts;
 }
 
-SearchResult searchPlans(const Plan& base, const SearchOptions& options,
+SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
                          const std::atomic<bool>* cancel,
                          const std::function<void(double)>& progress)
 {
     const auto started = std::chrono::steady_clock::now();
+    // Every candidate runs on the plan's own stack: an `auto` stack is resolved once, from
+    // the plan the search starts from, so that a ZeRO-3 candidate is costed on the same
+    // framework as its neighbours.
+    Plan resolved = plan_;
+    if (resolved.training.stack == TrainingStack::Auto)
+        resolved.training.stack =
+            fsdpStyleStack(plan_) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+    const Plan& base = resolved;
     SearchResult result;
     const long long gpus = base.cluster.totalGpus();
     if (gpus < 1) {

@@ -59,6 +59,7 @@ struct Context
     bool flash = true;
     bool sp = false;
     bool eager = false;         // element-wise work as PyTorch eager operators
+    bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
 };
 
@@ -91,7 +92,7 @@ void addGemm(const Context& c, double M, double K, double N, double batch, doubl
     *forward += slowdown * gemmSeconds(c, M, K, N, batch);
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
-    const double wgradBytes = c.eager ? c.actBytes : 8;
+    const double wgradBytes = c.pytorch ? c.actBytes : 8;
     *backward +=
         slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
     *flops += 2 * M * K * N * batch;
@@ -239,7 +240,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
     case Recompute::None:
         break;
     case Recompute::Selective:
-        if (c.eager) {
+        if (c.pytorch) {
             // PyTorch stacks' selective checkpointing (torchtitan's op-level policy): the
             // attention kernel's and every other matmul's outputs are saved; the rest of the
             // forward, element-wise work included, runs again.
@@ -316,14 +317,32 @@ void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<doub
             (*groups)[i] = group;
         }
     };
+    bool network = false;
     if (r.phase_count == 0) {
         add(r.bottleneck, calls * r.bandwidth_time_s);
-        return;
+        network = r.bottleneck == Tier::Network || r.bottleneck == Tier::Spine;
     }
     for (int i = 0; i < r.phase_count; ++i) {
         const CollectivePhase& ph = r.phases[static_cast<size_t>(i)];
         add(ph.tier, calls * ph.time_s);
+        network = network || ph.tier == Tier::Network || ph.tier == Tier::Spine;
     }
+    // A ring across nodes keeps the NICs busy as long as it runs, even when NVLink is the
+    // slower of its links.
+    if (!network && r.nodes_spanned > 1)
+        add(Tier::Network, calls * r.bandwidth_time_s);
+}
+
+// Whether a collective keeps a tier busy (the tiers addBusy charges it to).
+bool touches(const CollectiveResult& r, Tier tier)
+{
+    if (r.bottleneck == tier)
+        return true;
+    for (int i = 0; i < r.phase_count; ++i) {
+        if (r.phases[static_cast<size_t>(i)].tier == tier)
+            return true;
+    }
+    return tier == Tier::Network && r.nodes_spanned > 1;
 }
 
 } // namespace
@@ -371,6 +390,7 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     as.grad_reduce_bytes = gradReduceBytes(plan);
     as.fsdp_style = fsdpStyleStack(plan);
     c.eager = as.kernels == KernelStyle::Eager;
+    c.pytorch = as.fsdp_style;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;
         c.overlapSlowdown = 1 + 0.5 * share / (1 - share);
@@ -417,8 +437,8 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         // all-gather pairs with sequence parallelism), two more when the forward is recomputed.
         const CollectiveOp op = c.sp ? CollectiveOp::AllGather : CollectiveOp::AllReduce;
         tpCost.group = "tp";
-        tpCost.purpose = c.sp ? "sequence-parallel all-gather and reduce-scatter around "
-                                "attention and MLP, forward and backward"
+        tpCost.purpose = c.sp ? "sequence-parallel all-gathers and reduce-scatters (half the "
+                                "calls each) around attention and MLP, forward and backward"
                               : "all-reduce after attention and MLP, forward and backward";
         tpCost.call = collective(op, activation, p.tp, strides.tp);
         tpCost.stride = strides.tp;
@@ -528,7 +548,9 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     bool uneven = false;
     for (int n : layersPerStage)
         uneven = uneven || n != layersPerStage.front();
-    if (uneven) {
+    const bool explicitSplit =
+        !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
+    if (uneven && !explicitSplit) {
         std::string split;
         for (size_t i = 0; i < layersPerStage.size(); ++i)
             split += (i ? " " : "") + std::to_string(layersPerStage[i]);
@@ -852,7 +874,7 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                 continue;
             double exposedHere = 0;
             for (const CollectiveCost& cc : cost.collectives) {
-                if (static_cast<size_t>(cc.call.bottleneck) == t)
+                if (touches(cc.call, static_cast<Tier>(t)))
                     exposedHere += cc.exposed_s;
             }
             const double deficit = busy[t] - hideable - exposedHere;
@@ -866,7 +888,7 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                                             : &b.dp_comm_exposed_s;
             *field += deficit;
             for (CollectiveCost& cc : cost.collectives) {
-                if (group == cc.group && static_cast<size_t>(cc.call.bottleneck) == t) {
+                if (group == cc.group && touches(cc.call, static_cast<Tier>(t))) {
                     cc.exposed_s += deficit;
                     break;
                 }

@@ -54,9 +54,18 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
     }
     const StepMetrics& mt = cost.metrics;
     const StepAssumptions& as = cost.assumptions;
+    d.inputs.push_back(std::string("training stack: ") +
+                       (as.fsdp_style ? "PyTorch FSDP (torchtitan, DeepSpeed, Hugging Face)"
+                                      : "Megatron-Core / NeMo") +
+                       (t.stack == TrainingStack::Auto
+                            ? (p.zero >= 3 ? " (auto: ZeRO-3 layouts run on PyTorch FSDP; set "
+                                             "training.stack to change it)"
+                                           : " (auto: ZeRO-0/1/2 layouts run on Megatron-Core; "
+                                             "set training.stack to change it)")
+                            : " (plan)"));
     d.inputs.push_back(std::string("attention kernel: ") + attentionKernelName(as.attention) +
                        (t.attention == AttentionKernel::Auto
-                            ? (as.fsdp_style ? " (auto: ZeRO-3/FSDP stacks call PyTorch SDPA)"
+                            ? (as.fsdp_style ? " (auto: PyTorch stacks call SDPA)"
                                              : " (auto: Megatron-LM calls flash-attn)")
                             : " (plan)") +
                        (as.attention != AttentionKernel::Unfused
@@ -64,14 +73,13 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
                             : std::string()));
     d.inputs.push_back(std::string("element-wise kernels: ") + kernelStyleName(as.kernels) +
                        (t.kernels == KernelStyle::Auto
-                            ? (as.fsdp_style ? " (auto: ZeRO-3/FSDP stacks run PyTorch eager "
-                                               "operators)"
+                            ? (as.fsdp_style ? " (auto: PyTorch stacks run eager operators)"
                                              : " (auto: Megatron-style fused kernels)")
                             : " (plan)"));
     d.inputs.push_back(std::string("TP overlap: ") +
-                       (p.tp < 2 ? "n/a (tp = 1)"
-                                 : as.tp_overlap ? "AG/RS pipelined with the GEMMs"
-                                                 : "none: TP collectives on the critical path") +
+                       (p.tp < 2        ? "n/a (tp = 1)"
+                        : as.tp_overlap ? "AG/RS pipelined with the GEMMs"
+                                        : "none: TP collectives on the critical path") +
                        (p.tp_overlap == TpOverlap::Auto && p.tp > 1
                             ? (as.tp_overlap ? " (auto: Megatron-style stack, sequence "
                                                "parallel, TP inside one node)"

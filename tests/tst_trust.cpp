@@ -218,6 +218,55 @@ private slots:
         QVERIFY(starved.breakdown.dp_comm_exposed_s > 0.5 * networkBusy);
     }
 
+    void tensorParallelAcrossNodesLoadsTheNics()
+    {
+        // TP 16 on 8-GPU nodes: its ring crosses the NICs, which the DP and PP traffic share.
+        Plan plan = makePlan("llama3-70b", "dgx-h100", 16, 8192);
+        plan.parallel = layout(16, 4, 2, 1, 512, 1);
+        plan.parallel.sequence_parallel = true;
+        const StepCost cost = evaluate(plan);
+        QVERIFY(cost.ok);
+        const CollectiveCost* tp = findCollective(cost, "tp", CollectiveOp::AllGather);
+        QVERIFY(tp && tp->call.nodes_spanned == 2);
+        double network = 0;
+        for (const LinkUse& link : cost.links) {
+            if (link.tier == Tier::Network) {
+                network = link.busy_s;
+                QCOMPARE(std::string(link.busiest_group), std::string("tp"));
+            }
+        }
+        // The bandwidth part of every TP call (its latency, ~10% here, keeps no link busy).
+        QVERIFY(network >= 0.85 * tp->total_s);
+        QVERIFY(cost.step_time_s >= network);
+    }
+
+    void aPlanKeepsItsStack()
+    {
+        // ZeRO-3 alone does not switch a Megatron plan to PyTorch kernels when the stack is set.
+        Plan plan = makePlan("llama3-8b", "dgx-h100", 1, 8192);
+        plan.parallel = layout(1, 1, 8, 1, 8, 3);
+        plan.training.stack = TrainingStack::Megatron;
+        const StepCost megatron = evaluate(plan);
+        QVERIFY(megatron.ok && !megatron.assumptions.fsdp_style);
+        QCOMPARE(megatron.assumptions.kernels, KernelStyle::Fused);
+        QCOMPARE(megatron.assumptions.attention, AttentionKernel::Flash2);
+        plan.training.stack = TrainingStack::Auto;
+        const StepCost pytorch = evaluate(plan);
+        QVERIFY(pytorch.assumptions.fsdp_style);
+        QVERIFY(pytorch.step_time_s > megatron.step_time_s);
+        // The search costs every candidate on the stack of the plan it starts from.
+        plan.parallel.zero = 1;
+        SearchOptions options;
+        options.max_micro_batch = 2;
+        const SearchResult result = searchPlans(plan, options);
+        QVERIFY(result.ok);
+        for (const SearchCandidate& c : result.top)
+            QVERIFY(!c.cost.assumptions.fsdp_style);
+        QVERIFY(planFromText(planToJsonText(plan)).training.stack == TrainingStack::Auto);
+        plan.training.stack = TrainingStack::PyTorch;
+        QCOMPARE(planFromText(planToJsonText(plan)).training.stack, TrainingStack::PyTorch);
+    }
+
     void contextParallelRingCostsItsSlowestHop()
     {
         // CP 16 with TP 1: the ring spans two nodes, so a ring step runs at network speed.

@@ -203,7 +203,7 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     parallelForm->addRow(tr("ZeRO stage"), m_zero);
     m_tpOverlap = new QComboBox(parallelBox);
     m_tpOverlap->setObjectName("tpOverlap");
-    m_tpOverlap->addItem(tr("auto (Megatron-style with SP)"), int(TpOverlap::Auto));
+    m_tpOverlap->addItem(tr("auto (Megatron, SP, TP in a node)"), int(TpOverlap::Auto));
     m_tpOverlap->addItem(tr("none"), int(TpOverlap::None));
     m_tpOverlap->addItem(tr("AG/RS pipelined with GEMMs"), int(TpOverlap::AgGemm));
     m_tpOverlap->setToolTip(tr("Tensor-parallel communication overlap (Megatron's "
@@ -299,9 +299,22 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
                          [index](Plan& plan) { plan.training.dtype = static_cast<Dtype>(index); });
     });
     trainingForm->addRow(tr("Data type"), m_dtype);
+    m_stack = new QComboBox(trainingBox);
+    m_stack->setObjectName("stack");
+    m_stack->addItem(tr("auto (PyTorch with ZeRO-3, else Megatron)"), int(TrainingStack::Auto));
+    m_stack->addItem(tr("Megatron-Core / NeMo"), int(TrainingStack::Megatron));
+    m_stack->addItem(tr("PyTorch FSDP (torchtitan, DeepSpeed)"), int(TrainingStack::PyTorch));
+    m_stack->setToolTip(tr("The framework the plan runs on: what the 'auto' attention kernel, "
+                           "element-wise kernels and TP overlap resolve to"));
+    connect(m_stack, &QComboBox::activated, this, [this](int index) {
+        const auto stack = static_cast<TrainingStack>(m_stack->itemData(index).toInt());
+        m_document->edit(tr("stack %1").arg(trainingStackName(stack)), Field::Stack,
+                         [stack](Plan& plan) { plan.training.stack = stack; });
+    });
+    trainingForm->addRow(tr("Training stack"), m_stack);
     m_attention = new QComboBox(trainingBox);
     m_attention->setObjectName("attention");
-    m_attention->addItem(tr("auto (SDPA with FSDP, else FlashAttention-2)"),
+    m_attention->addItem(tr("auto (SDPA on PyTorch, else FlashAttention-2)"),
                          int(AttentionKernel::Auto));
     m_attention->addItem(tr("unfused (GEMMs + softmax)"), int(AttentionKernel::Unfused));
     m_attention->addItem(tr("FlashAttention-2"), int(AttentionKernel::Flash2));
@@ -321,7 +334,7 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     trainingForm->addRow(tr("Attention kernel"), m_attention);
     m_kernels = new QComboBox(trainingBox);
     m_kernels->setObjectName("kernels");
-    m_kernels->addItem(tr("auto (eager with ZeRO-3/FSDP)"), int(KernelStyle::Auto));
+    m_kernels->addItem(tr("auto (eager on PyTorch, else fused)"), int(KernelStyle::Auto));
     m_kernels->addItem(tr("fused (Megatron / TE / compiled)"), int(KernelStyle::Fused));
     m_kernels->addItem(tr("eager PyTorch"), int(KernelStyle::Eager));
     m_kernels->setToolTip(tr("How norms, activations, rotary embeddings and residual adds run: "
@@ -412,15 +425,15 @@ void InputPanel::syncFromPlan()
 {
     const Plan& plan = m_document->plan();
     const ModelSpec& m = plan.model;
-    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden,    m_heads,
-                                 m_kvHeads,     m_ffn,        m_vocab,     m_clusterPreset,
-                                 m_nodes,       m_perRack,    m_spine,     m_switchOut,
-                                 m_nicRate,     m_tp,         m_pp,        m_dp,
-                                 m_cp,          m_ep,         m_zero,      m_sp,
-                                 m_recompute,   m_interleave, m_micro,     m_global,
-                                 m_seq,         m_dtype,      m_tokens,    m_price,
-                                 m_attention,   m_kernels,    m_tpOverlap, m_firstStage,
-                                 m_lastStage,   m_dpShard};
+    const QList<QObject*> all = {m_modelPreset, m_layers,     m_hidden,  m_heads,
+                                 m_kvHeads,     m_ffn,        m_vocab,   m_clusterPreset,
+                                 m_nodes,       m_perRack,    m_spine,   m_switchOut,
+                                 m_nicRate,     m_tp,         m_pp,      m_dp,
+                                 m_cp,          m_ep,         m_zero,    m_sp,
+                                 m_recompute,   m_interleave, m_micro,   m_global,
+                                 m_seq,         m_dtype,      m_tokens,  m_price,
+                                 m_stack,       m_attention,  m_kernels, m_tpOverlap,
+                                 m_firstStage,  m_lastStage,  m_dpShard};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* object : all)
         blockers.push_back(std::make_unique<QSignalBlocker>(object));
@@ -494,6 +507,7 @@ void InputPanel::syncFromPlan()
     m_dtype->setCurrentIndex(static_cast<int>(t.dtype));
     m_tokens->setValue(t.train_tokens / 1e9);
     m_price->setValue(t.gpu_hour_usd);
+    m_stack->setCurrentIndex(m_stack->findData(int(t.stack)));
     m_attention->setCurrentIndex(m_attention->findData(int(t.attention)));
     m_kernels->setCurrentIndex(m_kernels->findData(int(t.kernels)));
     m_tpOverlap->setCurrentIndex(m_tpOverlap->findData(int(plan.parallel.tp_overlap)));
