@@ -1,0 +1,249 @@
+#include "layercost.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan::layercost {
+namespace {
+
+// A GEMM of M x K by K x N (batch of them): the math at this shape's efficiency or its
+// operand traffic, whichever is slower (a roofline), with the output's traffic half inside
+// that and half after it: a tile writes its output once its main loop is done; persistent
+// ping-pong kernels hide that behind the next tile, non-persistent ones do not (docs/engine.md,
+// an assumption between the two). `cBytes` is the output element size (8 for a weight
+// gradient accumulated into fp32: read and write).
+double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
+                   double cBytes = -1)
+{
+    if (M <= 0 || K <= 0 || N <= 0)
+        return 0;
+    const double a = c.actBytes;
+    const double flops = 2 * M * K * N * batch;
+    const double operands = (a * M * K + a * K * N) * batch;
+    const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
+    // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
+    const double efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
+    const double epilogue = 0.5 * output / c.hbm;
+    return std::max(flops / (c.peak * efficiency), operands / c.hbm + epilogue) + epilogue;
+}
+
+} // namespace
+
+// Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
+// and dgrad GEMMs that run beside TP-overlap kernels.
+void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
+             double* backward, double* flops, double slowdown)
+{
+    *forward += slowdown * gemmSeconds(c, M, K, N, batch);
+    // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
+    // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
+    const double wgradBytes = c.pytorch ? c.actBytes : 8;
+    *backward +=
+        slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
+    *flops += 2 * M * K * N * batch;
+}
+
+namespace {
+
+// Element-wise bytes per token of one layer, forward and backward.
+struct ElementwiseBytes
+{
+    double forward = 0;
+    double backward = 0;
+};
+
+// Megatron-LM / Transformer Engine kernels: fused norms, bias-activation, bias-dropout-add
+// (docs/engine.md, "Element-wise work").
+ElementwiseBytes fusedBytes(const Context& c, bool moe, double mlpShare, double s)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double h = m.hidden;
+    const double r = c.sp ? 1.0 / t : 1.0;
+    const double drop = m.dropout ? 1 : 0;
+    const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
+    const double actFwd = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / t * mlpShare;
+    const double actBwd = (m.mlp == MlpKind::SwiGLU ? 10 : 6) * f / t * mlpShare;
+    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0; // permute + unpermute copies
+    const double scoresFwd = c.flash ? 0 : (4 + 5 * drop) * c.headsLocal * s;
+    const double scoresBwd = c.flash ? 0 : (6 + 5 * drop) * c.headsLocal * s;
+    const double residualFwd = (6 + drop) * h * r;
+    const double residualBwd = (4 + drop) * h * r;
+    const double normFwd = 4 * h * r;
+    const double normBwd = 8 * h * r;
+    return {2 * normFwd + 2 * residualFwd + actFwd + scoresFwd + routing,
+            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routing};
+}
+
+// PyTorch eager operators, one HBM round trip each, as torchtitan's and Hugging Face's Llama
+// code runs them without torch.compile (docs/engine.md, "Element-wise work").
+ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double s)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double h = m.hidden;
+    const double r = c.sp ? 1.0 / t : 1.0;
+    const double q = c.headsLocal * c.d;
+    const double kv = c.kvLocal * c.d;
+    const double f = (moe ? m.expert_ffn_hidden : m.ffn_hidden) / t * mlpShare;
+    // RMSNorm in fp32 as composite operators (cast, pow, mean, rsqrt-mul, cast back, weight):
+    // 36 bytes per element; a LayerNorm is one ATen kernel (read and write 16 bits).
+    const double norm = (m.biases ? 4 : 36) * h * r;
+    // Rotary embedding on Q and K in fp32 complex arithmetic: cast, multiply, cast back.
+    const double rope = m.learned_positions ? 0 : 24 * (q + kv);
+    // GQA K and V repeated to the query heads before the attention kernel; the attention
+    // output made contiguous again.
+    const double repeat = m.kv_heads < m.heads ? 4 * (q + kv) : 0;
+    const double transpose = 4 * q;
+    // SwiGLU: silu (read, write) and the gate product (read two, write one); GeLU: one pass.
+    const double act = (m.mlp == MlpKind::SwiGLU ? 10 : 4) * f;
+    const double residual = 2 * 6 * h * r;
+    const double dropout = m.dropout ? 2 * 5 * h * r : 0;
+    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0;
+    const double scores = c.flash ? 0 : (4 + 5 * (m.dropout ? 1 : 0)) * c.headsLocal * s;
+    const double forward =
+        2 * norm + rope + repeat + transpose + act + residual + dropout + routing + scores;
+    // Sequence-parallel collectives along the sequence dimension (PyTorch DTensor): the
+    // gathered activation is re-laid out after each all-gather and the input laid out before
+    // each reduce-scatter, a read and a write of the full activation, 4 per layer and pass.
+    const double tpCopies = c.sp ? 4 * 2 * 2 * h : 0;
+    // Each operator's backward reads the incoming gradient and its saved inputs and writes
+    // the input gradients: about twice its forward traffic.
+    return {forward + tpCopies, 2 * forward + tpCopies};
+}
+
+} // namespace
+
+LayerCompute layerCompute(const Context& c, bool moe)
+{
+    const ModelSpec& m = c.m;
+    const ParallelLayout& p = c.p;
+    const double t = p.tp;
+    const double T = c.tokens;
+    const double h = m.hidden;
+    const double d = c.d;
+    LayerCompute l;
+    double fwd = 0;
+    double bwd = 0;
+    double flops = 0;
+
+    // Attention projections.
+    // With TP overlap, Transformer Engine runs the GEMM chunks on several streams (their waves
+    // overlap, so chunking costs little), but the reduce-scatter side of each region keeps
+    // NCCL/userbuffers kernels on some SMs for the GEMM's whole length (NeMo's userbuffers
+    // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
+    const double chunks = c.overlapSlowdown;
+    addGemm(c, T, h, (c.headsLocal + 2 * c.kvLocal) * d, 1, &fwd, &bwd, &flops, chunks);
+    addGemm(c, T, c.headsLocal * d, h, 1, &fwd, &bwd, &flops, chunks);
+    // MLP: dense, or the local experts with the tokens routed to them.
+    const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
+    double mlpTokens = T;
+    if (moe) {
+        const double k = m.experts_per_token;
+        const double localExperts = std::max(1.0, double(m.experts) / p.ep);
+        const double perExpert = T * k / localExperts;      // balanced routing
+        addGemm(c, T, h, m.experts, 1, &fwd, &bwd, &flops); // router
+        addGemm(c, perExpert, h, up * m.expert_ffn_hidden / t, localExperts, &fwd, &bwd, &flops);
+        addGemm(c, perExpert, m.expert_ffn_hidden / t, h, localExperts, &fwd, &bwd, &flops);
+        mlpTokens = T * k;
+    } else {
+        addGemm(c, T, h, up * m.ffn_hidden / t, 1, &fwd, &bwd, &flops, chunks);
+        addGemm(c, T, m.ffn_hidden / t, h, 1, &fwd, &bwd, &flops, chunks);
+    }
+    l.gemm_forward_s = fwd;
+    l.gemm_backward_s = bwd;
+    l.gemm_forward_flops = flops;
+    l.gemm_efficiency = fwd > 0 ? flops / (fwd * c.peak) : 0;
+
+    // Attention core: queries of this rank against all keys (context parallel splits queries).
+    const double s = c.p.cp > 0 ? c.seqLocal * c.p.cp : c.seqLocal;
+    const double batchHeads = c.p.micro_batch * c.headsLocal;
+    const double coreFlops = 2 * 2 * c.seqLocal * s * d * batchHeads;
+    double coreFwd = 0;
+    double coreBwd = 0;
+    if (c.flash) {
+        // A fused kernel skips the masked half of a causal score matrix; its backward does
+        // 2.5x the forward's math (it recomputes the scores): Dao 2023, section 4.1.
+        coreFwd = 0.5 * coreFlops / (c.peak * c.attnFwd);
+        coreBwd = 2.5 * 0.5 * coreFlops / (c.peak * c.attnBwd);
+    } else {
+        double scratch = 0;
+        addGemm(c, c.seqLocal, d, s, batchHeads, &coreFwd, &coreBwd, &scratch);
+        addGemm(c, c.seqLocal, s, d, batchHeads, &coreFwd, &coreBwd, &scratch);
+    }
+    l.attention_forward_s = coreFwd;
+    l.attention_backward_s = coreBwd;
+    l.attention_forward_flops = coreFlops;
+
+    const double mlpShare = mlpTokens / T;
+    const ElementwiseBytes ew =
+        c.eager ? eagerBytes(c, moe, mlpShare, s) : fusedBytes(c, moe, mlpShare, s);
+    l.elementwise_forward_bytes = ew.forward * T;
+    l.elementwise_backward_bytes = ew.backward * T;
+    l.elementwise_forward_s = l.elementwise_forward_bytes / c.hbm;
+    l.elementwise_backward_s = l.elementwise_backward_bytes / c.hbm;
+
+    l.forward_s = fwd + coreFwd + l.elementwise_forward_s;
+    l.backward_s = bwd + coreBwd + l.elementwise_backward_s;
+    switch (p.recompute) {
+    case Recompute::None:
+        break;
+    case Recompute::Selective:
+        if (c.pytorch) {
+            // PyTorch stacks' selective checkpointing (torchtitan's op-level policy): the
+            // attention kernel's and every other matmul's outputs are saved; the rest of the
+            // forward, element-wise work included, runs again.
+            l.recompute_s = 0.5 * fwd + l.elementwise_forward_s;
+            break;
+        }
+        // The attention core again: a fused kernel already recomputes it, so nothing extra.
+        if (!c.flash) {
+            const double drop = m.dropout ? 1 : 0;
+            l.recompute_s = coreFwd + (4 + 5 * drop) * c.headsLocal * s * T / c.hbm;
+        }
+        break;
+    case Recompute::Full:
+        l.recompute_s = l.forward_s;
+        break;
+    }
+    return l;
+}
+
+// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, Table 2,
+// generalised to GQA, SwiGLU, MoE, dropout-free models and FlashAttention).
+double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double sbh = c.tokens * m.hidden;
+    const double scale = c.actBytes / 2; // the formulas count 16-bit activations
+    if (recompute == Recompute::Full)
+        return 2 * sbh / (c.sp ? t : 1) * scale;
+    const double drop = m.dropout ? 1 : 0;
+    const double g = double(m.kv_heads) / m.heads;
+    const double replicated = 8 + 2 * drop;
+    const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
+    const double k = moe ? m.experts_per_token : 1;
+    const double act = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / m.hidden * k;
+    const double sharded = 2 + 4 * g + 2 + act;
+    double perToken = replicated * (c.sp ? 1 / t : 1) + sharded / t;
+    if (!c.flash && recompute == Recompute::None)
+        perToken += (2 + 3 * drop) * m.heads * c.seqLocal * c.p.cp / double(m.hidden) / t;
+    return perToken * sbh * scale;
+}
+
+double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
+                            const ParallelLayout& p, bool moe)
+{
+    const double t = p.tp;
+    double params = count.attention_per_layer / t + count.norms_per_layer;
+    if (moe)
+        params += count.router_per_layer + count.mlp_per_layer / (t * std::min(p.ep, m.experts));
+    else
+        params += count.dense_mlp_per_layer / t;
+    return params;
+}
+
+} // namespace paraplan::layercost

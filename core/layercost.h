@@ -1,0 +1,49 @@
+#pragma once
+
+#include "plan.h"
+#include "stepmodel.h"
+
+namespace paraplan::layercost {
+
+// The per-layer cost of a plan on one GPU: GEMMs, attention and element-wise work, forward,
+// backward and recompute; activation memory and parameters per layer. The engine's inner
+// part (core/stepmodel.cpp), not an API of its own.
+
+// Everything the per-layer cost needs, resolved once per evaluation.
+struct Context
+{
+    const Plan& plan;
+    const ModelSpec& m;
+    const ParallelLayout& p;
+    const GpuSpec* gpu = nullptr;
+    double peak = 0;      // FLOP/s of the dtype
+    double hbm = 0;       // B/s achievable
+    double gemmShare = 0; // the GPU's best GEMM share of peak (at its reference shape)
+    double attnFwd = 0;   // the attention kernel's share of peak at this s and d, forward
+    double attnBwd = 0;   // ... backward
+    double actBytes = 2;  // bytes per activation element
+    double seqLocal = 0;  // s / cp
+    double tokens = 0;    // b s / cp per micro-batch
+    double headsLocal = 0;
+    double kvLocal = 0;
+    double d = 0;
+    bool flash = true;
+    bool sp = false;
+    bool eager = false;         // element-wise work as PyTorch eager operators
+    bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
+    double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
+};
+
+/// Forward, backward (dgrad + wgrad) of one GEMM; `slowdown` stretches the forward and dgrad
+/// GEMMs that run beside TP-overlap kernels.
+void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
+             double* backward, double* flops, double slowdown = 1);
+/// One transformer layer (dense, or its MoE variant), one micro-batch.
+LayerCompute layerCompute(const Context& c, bool moe);
+/// Activation bytes of one layer for one micro-batch.
+double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute);
+/// Parameters of one layer held per GPU before ZeRO sharding.
+double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
+                            const ParallelLayout& p, bool moe);
+
+} // namespace paraplan::layercost

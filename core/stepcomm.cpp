@@ -1,0 +1,404 @@
+// The engine's communication phases: TP, CP, EP and PP collectives per layer, data-parallel
+// and ZeRO sync per stage, the critical stage's collectives, and the shared-link floor.
+#include "stepevaluation.h"
+
+#include "units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace paraplan::detail {
+namespace {
+
+void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<double, 8>* groupBusy,
+             const CollectiveResult& r, double calls, const char* group)
+{
+    if (!(calls > 0) || !r.ok)
+        return;
+    auto add = [&](Tier tier, double seconds) {
+        const size_t i = static_cast<size_t>(tier);
+        (*busy)[i] += seconds;
+        if (seconds > (*groupBusy)[i]) {
+            (*groupBusy)[i] = seconds;
+            (*groups)[i] = group;
+        }
+    };
+    bool network = false;
+    if (r.phase_count == 0) {
+        add(r.bottleneck, calls * r.bandwidth_time_s);
+        network = r.bottleneck == Tier::Network || r.bottleneck == Tier::Spine;
+    }
+    for (int i = 0; i < r.phase_count; ++i) {
+        const CollectivePhase& ph = r.phases[static_cast<size_t>(i)];
+        add(ph.tier, calls * ph.time_s);
+        network = network || ph.tier == Tier::Network || ph.tier == Tier::Spine;
+    }
+    // A ring across nodes keeps the NICs busy as long as it runs, even when NVLink is the
+    // slower of its links.
+    if (!network && r.nodes_spanned > 1)
+        add(Tier::Network, calls * r.bandwidth_time_s);
+}
+
+// Whether a collective keeps a tier busy (the tiers addBusy charges it to).
+bool touches(const CollectiveResult& r, Tier tier)
+{
+    if (r.bottleneck == tier)
+        return true;
+    for (int i = 0; i < r.phase_count; ++i) {
+        if (r.phases[static_cast<size_t>(i)].tier == tier)
+            return true;
+    }
+    return tier == Tier::Network && r.nodes_spanned > 1;
+}
+
+} // namespace
+
+void Evaluation::layerCollectives()
+{
+    activation = c.tokens * m.hidden * c.actBytes;
+    passes = p.recompute == Recompute::Full ? 3 : 2;
+    tensorParallel();
+    otherParallel();
+}
+
+void Evaluation::tensorParallel()
+{
+    if (p.tp > 1) {
+        // Megatron: two all-reduces forward and two backward per layer (reduce-scatter +
+        // all-gather pairs with sequence parallelism), two more when the forward is recomputed.
+        const CollectiveOp op = c.sp ? CollectiveOp::AllGather : CollectiveOp::AllReduce;
+        tpCost.group = "tp";
+        tpCost.purpose = c.sp ? "sequence-parallel all-gathers and reduce-scatters (half the "
+                                "calls each) around attention and MLP, forward and backward"
+                              : "all-reduce after attention and MLP, forward and backward";
+        tpCost.call = collective(op, activation, p.tp, strides.tp);
+        tpCost.stride = strides.tp;
+        double each = tpCost.call.time_s;
+        if (c.sp) {
+            tpRs = collective(CollectiveOp::ReduceScatter, activation, p.tp, strides.tp);
+            each = tpCost.call.time_s + tpRs.time_s; // one AG + one RS per all-reduce replaced
+        }
+        tpPerLayer = 2 * passes * each;
+        tpCallsPerLayer = 2 * passes * (c.sp ? 2 : 1);
+        tpExposedPerLayer = tpPerLayer;
+        if (as.tp_overlap) {
+            // Each collective is split into tp chunks pipelined with its GEMM (Wang et al.
+            // 2022, "Overlap communication with dependent computation via decomposition";
+            // Megatron-Core --tp-comm-overlap): one chunk stays exposed, and the rest hides
+            // behind the GEMMs as far as they last.
+            const LayerCompute& l = cost.dense_layer;
+            const double gemm = l.gemm_forward_s * (passes - 1) + l.gemm_backward_s;
+            tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
+        }
+        cost.tp_within_node = !cluster.is_torus && tpCost.call.nodes_spanned == 1;
+        if (!cost.tp_within_node)
+            cost.warnings.push_back("TP = " + std::to_string(p.tp) + " spans " +
+                                    std::to_string(tpCost.call.nodes_spanned) +
+                                    " nodes: its collectives cross the network");
+    }
+}
+
+void Evaluation::otherParallel()
+{
+    if (p.cp > 1) {
+        // Ring attention passes each rank's K and V chunk around the CP group (c - 1 times
+        // forward); the backward passes K, V and their gradients: 3 (c - 1) sends in all. A
+        // ring step lasts as long as its slowest hop: a group that spans nodes has a hop
+        // across the network.
+        const double kvChunk = 2 * c.tokens * c.kvLocal * c.d * c.actBytes;
+        cpCost.group = "cp";
+        cpCost.purpose = "ring attention: K and V chunks (and their gradients) around the group";
+        int hopStride = strides.cp;
+        const int perNode = cluster.gpusPerNode();
+        if (!cluster.is_torus && static_cast<long long>(p.cp) * strides.cp > perNode)
+            hopStride = std::max(strides.cp, perNode);
+        cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2, hopStride);
+        cpCost.stride = strides.cp;
+        cpPerLayer = 3.0 * (p.cp - 1) * cpCost.call.time_s;
+    }
+    if (m.isMoe() && p.ep > 1) {
+        const double sendBuffer = c.tokens * m.experts_per_token * m.hidden * c.actBytes;
+        epCost.group = "ep";
+        epCost.purpose = "token dispatch and combine all-to-all, forward and backward";
+        epCost.call = collective(CollectiveOp::AllToAll, sendBuffer, p.ep, strides.dp);
+        epCost.stride = strides.dp;
+        epPerLayer = 2 * passes * epCost.call.time_s;
+    }
+    if (p.pp > 1) {
+        // One activation forward and one gradient backward per micro-batch and stage
+        // boundary (scatter-gathered across the TP ranks, as Megatron does); v times with
+        // interleaving.
+        ppCost.group = "pp";
+        ppCost.purpose = "activations forward and gradients backward between stages";
+        ppCost.call = collective(CollectiveOp::SendRecv, activation / p.tp, 2, strides.pp);
+        ppCost.stride = strides.pp;
+        ppPerMicrobatch = 2.0 * p.interleave * ppCost.call.time_s;
+    }
+}
+
+void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
+                            double* overlapped, CollectiveCost* gather, CollectiveCost* reduce)
+{
+    const double reduceBytes = as.grad_reduce_bytes;
+    // ZeRO-3 / FSDP: every layer's parameters are all-gathered before its forward
+    // and again before its backward (and recompute), and its gradients
+    // reduce-scattered after its backward, each of the per-layer size; the next
+    // `zero3_prefetch` layers' gathers run during this layer's compute (Zhao et al.
+    // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
+    const int layers = std::max(1, st.layers);
+    const double layerParams = st.params / layers;
+    const CollectiveResult g =
+        collective(CollectiveOp::AllGather, layerParams * wBytes, shardRanks, dpStride);
+    const CollectiveResult r =
+        collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes, shardRanks, dpStride);
+    // Under PP the gathered stage stays resident across micro-batches: one gather
+    // and one reduce-scatter per layer per step; else per micro-batch.
+    const double rounds = p.pp > 1 ? 1.0 : m_;
+    const double layerFwd = st.forward_s / layers;
+    const double layerBwd = (st.backward_s + st.recompute_s) / layers;
+    // Forward: the first gather is exposed; afterwards each layer's gather runs
+    // during the layers ahead of it, and whatever the link cannot keep up with
+    // shows (prefetching deeper smooths uneven layers but adds no bandwidth).
+    const double fwdExposed = g.time_s + (layers - 1) * std::max(0.0, g.time_s - layerFwd);
+    // Backward: a gather and a reduce-scatter share the link per layer; the last
+    // reduce-scatter is exposed.
+    const double bwdExposed =
+        r.time_s + (layers - 1) * std::max(0.0, g.time_s + r.time_s - layerBwd);
+    const double gathers = rounds * 2 * layers;
+    const double scatters = rounds * layers;
+    // Gathered shards are copied out into the parameters (read and write 16 bits)
+    // and gradients copied into the reduce-scatter buffer in the reduce dtype, on
+    // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
+    const double copyBytes =
+        layerParams * (gathers * 2 * wBytes + scatters * (wBytes + reduceBytes));
+    *exposed = (p.pp > 1 ? 1.0 : double(m_)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
+    if (p.zero3_prefetch == 0)
+        *exposed = gathers * g.time_s + scatters * r.time_s;
+    *overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - *exposed);
+    if (report) {
+        *gather = CollectiveCost{"dp",
+                                 "ZeRO-3 / FSDP per-layer parameter all-gather, "
+                                 "forward and backward",
+                                 g,
+                                 dpStride,
+                                 gathers,
+                                 gathers * g.time_s,
+                                 0};
+        *reduce = CollectiveCost{"dp",     "per-layer gradient reduce-scatter (ZeRO-3 / FSDP)",
+                                 r,        dpStride,
+                                 scatters, scatters * r.time_s,
+                                 0};
+        addBusy(&busy, &busiest, &busiestSeconds, g, gathers, "dp");
+        addBusy(&busy, &busiest, &busiestSeconds, r, scatters, "dp");
+    }
+}
+
+void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpStride,
+                               double* exposed, double* overlapped, CollectiveCost* gather,
+                               CollectiveCost* reduce)
+{
+    const double reduceBytes = as.grad_reduce_bytes;
+    const double bytes = st.params * reduceBytes;
+    const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
+    const CollectiveResult r = collective(op, bytes, shardRanks, dpStride);
+    double rsExposed = r.time_s;
+    if (p.dp_overlap) {
+        const CollectiveResult bucket =
+            collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
+        // Overlap with this stage's last micro-batch backward; stages after the
+        // first finish earlier by the backward passes still running upstream.
+        const double window = st.backward_s + st.recompute_s;
+        const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
+        rsExposed = std::max(bucket.time_s, r.time_s - window - slack);
+    }
+    double gatherExposed = 0;
+    CollectiveResult g;
+    if (p.zero >= 1) {
+        g = collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
+        // The updated parameters, gathered during the next step's first forward.
+        gatherExposed = p.dp_overlap ? std::max(0.0, g.time_s - st.forward_s) : g.time_s;
+    }
+    *exposed = rsExposed + gatherExposed;
+    *overlapped = std::max(0.0, r.time_s - rsExposed) +
+                  (p.zero >= 1 ? std::max(0.0, g.time_s - gatherExposed) : 0.0);
+    if (report) {
+        *reduce = CollectiveCost{
+            "dp",     p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
+            r,        dpStride,
+            1,        r.time_s,
+            rsExposed};
+        addBusy(&busy, &busiest, &busiestSeconds, r, 1, "dp");
+        if (p.zero >= 1) {
+            *gather = CollectiveCost{
+                "dp",         "updated parameter shards all-gathered", g, dpStride, 1, g.time_s,
+                gatherExposed};
+            addBusy(&busy, &busiest, &busiestSeconds, g, 1, "dp");
+        }
+    }
+}
+
+void Evaluation::dataParallel()
+{
+    // Data-parallel sync over the DP x CP ranks, which hold the same parameters: within a
+    // shard group (all of them unless HSDP), then across the replicas.
+    const int dpRanks = p.dp * p.cp;
+    const int dpStride = p.cp > 1 ? std::min(strides.cp, strides.dp) : strides.dp;
+    const int replicas = dpRanks / std::max(1, shardRanks);
+    const double commShare = fig.comm_sm_share.value;
+    const double reduceBytes = as.grad_reduce_bytes;
+    if (dpRanks > 1) {
+        double worst = 0;
+        CollectiveCost reduce;
+        CollectiveCost gather;
+        CollectiveCost replicate;
+        const bool perLayer = p.zero >= 3;
+        for (int i = 0; i < p.pp; ++i) {
+            const StageCost& st = cost.stages[static_cast<size_t>(i)];
+            const bool report = i == cost.critical_stage;
+            double exposed = 0;
+            double overlapped = 0;
+            if (perLayer)
+                zero3Stage(st, report, dpStride, &exposed, &overlapped, &gather, &reduce);
+            else
+                bucketedStage(st, i, report, dpStride, &exposed, &overlapped, &gather, &reduce);
+            double replicaExposed = 0;
+            if (replicas > 1) {
+                // HSDP: each shard's gradients all-reduced across the replicas, after the
+                // backward (hidden behind the remaining backward as far as it lasts).
+                const double shardBytes = st.params * reduceBytes / shardRanks;
+                const CollectiveResult a = collective(CollectiveOp::AllReduce, shardBytes, replicas,
+                                                      dpStride * shardRanks);
+                replicaExposed =
+                    p.dp_overlap ? std::max(0.0, a.time_s - st.backward_s / 2) : a.time_s;
+                overlapped += a.time_s - replicaExposed;
+                if (report) {
+                    replicate = CollectiveCost{"dp",
+                                               "HSDP: gradient shards all-reduced across "
+                                               "replica groups",
+                                               a,
+                                               dpStride * shardRanks,
+                                               1,
+                                               a.time_s,
+                                               replicaExposed};
+                    addBusy(&busy, &busiest, &busiestSeconds, a, 1, "dp");
+                }
+            }
+            // Overlapped collectives take SMs from the compute they hide behind.
+            exposed += replicaExposed + commShare * overlapped;
+            if (report) {
+                const double sm = commShare * overlapped;
+                if (perLayer) {
+                    // Split the exposed time between the gathers and the scatters by their
+                    // link time.
+                    const double total = gather.total_s + reduce.total_s;
+                    const double base = exposed - replicaExposed;
+                    gather.exposed_s = total > 0 ? base * gather.total_s / total : 0;
+                    reduce.exposed_s = base - gather.exposed_s;
+                } else {
+                    reduce.exposed_s += sm;
+                }
+            }
+            worst = std::max(worst, exposed);
+            if (report)
+                b.dp_comm_exposed_s = exposed;
+        }
+        // The step waits for the slowest stage's sync.
+        b.dp_comm_exposed_s = std::max(b.dp_comm_exposed_s, worst);
+        cost.collectives.push_back(reduce);
+        if (p.zero >= 1)
+            cost.collectives.push_back(gather);
+        if (replicas > 1)
+            cost.collectives.push_back(replicate);
+    }
+}
+
+void Evaluation::criticalCollectives()
+{
+    const StageCost& critical = criticalStage();
+    // The collectives of the critical stage, with their totals.
+    const double layersCritical = critical.layers;
+    if (p.tp > 1) {
+        tpCost.calls_per_step = m_ * layersCritical * tpCallsPerLayer;
+        tpCost.total_s = m_ * layersCritical * tpPerLayer;
+        tpCost.exposed_s = m_ * critical.tp_comm_s;
+        if (c.sp) {
+            addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step / 2, "tp");
+            addBusy(&busy, &busiest, &busiestSeconds, tpRs, tpCost.calls_per_step / 2, "tp");
+        } else {
+            addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step, "tp");
+        }
+        cost.collectives.insert(cost.collectives.begin(), tpCost);
+    }
+    if (p.cp > 1) {
+        cpCost.calls_per_step = m_ * layersCritical * 3.0 * (p.cp - 1);
+        cpCost.total_s = cpCost.calls_per_step * cpCost.call.time_s;
+        cpCost.exposed_s = m_ * critical.cp_comm_exposed_s;
+        addBusy(&busy, &busiest, &busiestSeconds, cpCost.call, cpCost.calls_per_step, "cp");
+        cost.collectives.push_back(cpCost);
+    }
+    if (epPerLayer > 0) {
+        epCost.calls_per_step = m_ * critical.moe_layers * 2 * passes;
+        epCost.total_s = m_ * critical.ep_comm_s;
+        epCost.exposed_s = epCost.total_s;
+        addBusy(&busy, &busiest, &busiestSeconds, epCost.call, epCost.calls_per_step, "ep");
+        cost.collectives.push_back(epCost);
+    }
+    if (p.pp > 1) {
+        ppCost.calls_per_step = 2.0 * m_ * p.interleave;
+        ppCost.total_s = m_ * critical.pp_comm_s;
+        ppCost.exposed_s = ppCost.total_s;
+        addBusy(&busy, &busiest, &busiestSeconds, ppCost.call, ppCost.calls_per_step, "pp");
+        cost.collectives.push_back(ppCost);
+    }
+}
+
+void Evaluation::sharedLinks()
+{
+    // Shared links: collectives of different groups that cross the same tier in the same
+    // step compete for it. Whatever of a tier's busy time the step's compute cannot cover is
+    // exposed, charged to the group that loads the tier most.
+    {
+        const double hideable = b.compute_s + b.recompute_s + b.bubble_s;
+        for (size_t t = 0; t < busy.size(); ++t) {
+            if (!(busy[t] > 0))
+                continue;
+            double exposedHere = 0;
+            for (const CollectiveCost& cc : cost.collectives) {
+                if (touches(cc.call, static_cast<Tier>(t)))
+                    exposedHere += cc.exposed_s;
+            }
+            const double deficit = busy[t] - hideable - exposedHere;
+            if (deficit <= 0)
+                continue;
+            const std::string group = busiest[t];
+            double* field = group == "tp"   ? &b.tp_comm_exposed_s
+                            : group == "cp" ? &b.cp_comm_exposed_s
+                            : group == "ep" ? &b.ep_comm_exposed_s
+                            : group == "pp" ? &b.pp_comm_exposed_s
+                                            : &b.dp_comm_exposed_s;
+            *field += deficit;
+            for (CollectiveCost& cc : cost.collectives) {
+                if (group == cc.group && touches(cc.call, static_cast<Tier>(t))) {
+                    cc.exposed_s += deficit;
+                    break;
+                }
+            }
+            cost.warnings.push_back(std::string(tierName(static_cast<Tier>(t))) +
+                                    " links are busy " + units::formatSeconds(busy[t]) +
+                                    " per step, more than the compute can hide: " +
+                                    units::formatSeconds(deficit) + " more exposed");
+        }
+    }
+
+    cost.step_time_s = b.total();
+    for (size_t t = 0; t < busy.size(); ++t) {
+        if (busy[t] > 0)
+            cost.links.push_back(
+                {static_cast<Tier>(t), busy[t], busy[t] / cost.step_time_s, busiest[t]});
+    }
+    std::sort(cost.links.begin(), cost.links.end(),
+              [](const LinkUse& a, const LinkUse& b) { return a.busy_s > b.busy_s; });
+}
+
+} // namespace paraplan::detail

@@ -1,0 +1,119 @@
+#pragma once
+
+#include "collectivemodel.h"
+#include "hardware.h"
+#include "layercost.h"
+#include "plan.h"
+#include "stepmodel.h"
+
+#include <array>
+#include <vector>
+
+namespace paraplan::detail {
+
+using layercost::Context;
+
+// Per-tier busy seconds of one GPU's links.
+using TierBusy = std::array<double, 8>;
+
+// One evaluation of a plan: the context, the per-layer collectives and the stages it builds
+// up, phase by phase (core/stepmodel.cpp: compute, stages, pipeline, metrics; core/stepcomm.cpp:
+// collectives, data-parallel sync, shared links).
+struct Evaluation
+{
+    Evaluation(const Plan& plan_, const ClusterSpec& cluster_, const CollectiveModel& model_,
+               StepCost& cost_)
+        : plan(plan_), cluster(cluster_), model(model_), cost(cost_), m(plan_.model),
+          p(plan_.parallel), tr(plan_.training), fig(plan_.figures),
+          gpu(HardwareCatalog::bundled().gpu(cluster_.gpu_id)), count(countParameters(m)),
+          strides(groupStrides(p)), c{plan_, m, p}, as(cost_.assumptions), b(cost_.breakdown)
+    {
+        busiest.fill("");
+    }
+
+    void setup();
+    void layerCollectives();
+    void tensorParallel();
+    void otherParallel();
+    void stageSetup();
+    void stages();
+    void pipeline();
+    void dataParallel();
+    void zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
+                    double* overlapped, CollectiveCost* gather, CollectiveCost* reduce);
+    void bucketedStage(const StageCost& st, int i, bool report, int dpStride, double* exposed,
+                       double* overlapped, CollectiveCost* gather, CollectiveCost* reduce);
+    void optimizer();
+    void criticalCollectives();
+    void sharedLinks();
+    void metrics();
+
+    CollectiveResult collective(CollectiveOp op, double bytes, int ranks, int stride) const
+    {
+        CollectiveRequest request;
+        request.op = op;
+        request.bytes = bytes;
+        request.ranks = ranks;
+        request.stride = stride;
+        return model.evaluate(request);
+    }
+    const StageCost& criticalStage() const
+    {
+        return cost.stages[static_cast<size_t>(cost.critical_stage)];
+    }
+
+    const Plan& plan;
+    const ClusterSpec& cluster;
+    const CollectiveModel& model;
+    StepCost& cost;
+    const ModelSpec& m;
+    const ParallelLayout& p;
+    const TrainingSettings& tr;
+    const EngineFigures& fig;
+    const GpuSpec* gpu;
+    const ParameterCount count;
+    const GroupStrides strides;
+    Context c;
+    StepAssumptions& as;
+    StepBreakdown& b;
+
+    // Link use of the critical GPU, by tier, and the group that loads each tier most.
+    TierBusy busy{};
+    std::array<const char*, 8> busiest{};
+    std::array<double, 8> busiestSeconds{};
+
+    // Collectives of one layer and one micro-batch.
+    double activation = 0;
+    double passes = 2; // forward, backward, and the forward again under full recompute
+    CollectiveCost tpCost;
+    double tpPerLayer = 0;        // communication time, one layer, one micro-batch
+    double tpExposedPerLayer = 0; // the part left on the critical path
+    double tpCallsPerLayer = 0;
+    CollectiveResult tpRs;
+    CollectiveCost cpCost;
+    double cpPerLayer = 0;
+    CollectiveCost epCost;
+    double epPerLayer = 0;
+    CollectiveCost ppCost;
+    double ppPerMicrobatch = 0;
+
+    // Stages.
+    std::vector<int> layersPerStage;
+    int m_ = 0;
+    double inFlightScale = 1;
+    double wBytes = 2;
+    double gradBytes = 4;
+    double optBytes = 12;
+    int shardRanks = 1;
+    double shard = 1;
+    double denseAct = 0;
+    double moeAct = 0;
+    double recomputeWorkingSet = 0;
+    double denseParams = 0;
+    double moeParams = 0;
+    double hbmBytes = 0;
+    double sumMicrobatch = 0;
+    double maxMicrobatch = 0;
+};
+
+} // namespace paraplan::detail
