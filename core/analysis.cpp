@@ -7,15 +7,25 @@
 
 namespace paraplan {
 
-PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepEngine& engine,
-                         const EngineForCluster& engineFor, const HardwareCatalog& catalog)
+namespace {
+
+struct Sweep
 {
-    PlanAnalysis analysis;
-    PlanAnalysis* r = &analysis;
+    const Plan& plan;
+    const StepCost& planCost;
+    const StepEngine& engine;
+    const EngineForCluster& engineFor;
+    const HardwareCatalog& catalog;
+    PlanAnalysis* r;
+};
+
+void tpSweep(const Sweep& sweep)
+{
+    const Plan& plan = sweep.plan;
     const ParallelLayout& p = plan.parallel;
     const ClusterSpec& cluster = plan.cluster;
-    r->gpus_per_node = cluster.gpusPerNode();
-
+    PlanAnalysis* r = sweep.r;
+    (void)p;
     // 1. TP at a fixed GPU count: DP absorbs the difference, the global batch stays.
     const long long gpus = cluster.totalGpus();
     for (int tp = 1; tp <= SweepBounds::kMaxTp && tp <= gpus; tp *= 2) {
@@ -31,7 +41,7 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
                 std::max(1, variant.parallel.global_batch /
                                 (variant.parallel.micro_batch * variant.parallel.dp)) *
                 variant.parallel.micro_batch * variant.parallel.dp;
-        const StepCost cost = engine.evaluate(variant);
+        const StepCost cost = sweep.engine.evaluate(variant);
         TpSweepPoint point;
         point.tp = tp;
         point.ok = cost.ok;
@@ -44,9 +54,17 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
         }
         r->tp.push_back(std::move(point));
     }
+}
 
+void bandwidthSweep(const Sweep& sweep)
+{
+    const Plan& plan = sweep.plan;
+    const ParallelLayout& p = plan.parallel;
+    const ClusterSpec& cluster = plan.cluster;
+    PlanAnalysis* r = sweep.r;
+    (void)p;
     // 2. Bus bandwidth against message size on each tier the cluster has.
-    const CollectiveModel& model = engine.collectives();
+    const CollectiveModel& model = sweep.engine.collectives();
     struct Tier
     {
         std::string name;
@@ -91,14 +109,22 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
         if (!series.x.empty())
             r->bandwidth.push_back(std::move(series));
     }
-    for (const CollectiveCost& c : planCost.collectives) {
+    for (const CollectiveCost& c : sweep.planCost.collectives) {
         SweepSeries used;
         used.name = std::string(c.group) + " " + collectiveOpName(c.call.op);
         used.x.push_back(c.call.bytes);
         used.y.push_back(units::toGBps(c.call.busbw_Bps));
         r->bandwidth_used.push_back(std::move(used));
     }
+}
 
+void scalingSweep(const Sweep& sweep)
+{
+    const Plan& plan = sweep.plan;
+    const ParallelLayout& p = plan.parallel;
+    const ClusterSpec& cluster = plan.cluster;
+    PlanAnalysis* r = sweep.r;
+    (void)p;
     // 3. Data-parallel scaling: more nodes, DP grows, each pipeline keeps its micro-batches.
     if (!cluster.is_torus) {
         const int modelGpus = p.tp * p.pp * p.cp;
@@ -120,7 +146,7 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
                 p.global_batch / std::max(1, p.dp) * variant.parallel.dp;
             if (variant.parallel.global_batch < variant.parallel.micro_batch * variant.parallel.dp)
                 variant.parallel.global_batch = variant.parallel.micro_batch * variant.parallel.dp;
-            const StepCost cost = engineFor(variant.cluster)->evaluate(variant);
+            const StepCost cost = sweep.engineFor(variant.cluster)->evaluate(variant);
             if (!cost.ok)
                 continue;
             double dpTotal = 0;
@@ -142,21 +168,29 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
         r->scaling_dp_total.name = "DP sync, total";
         r->scaling_dp_exposed.name = "DP sync, exposed";
     }
+}
 
+void whatIfs(const Sweep& sweep)
+{
+    const Plan& plan = sweep.plan;
+    const ParallelLayout& p = plan.parallel;
+    const ClusterSpec& cluster = plan.cluster;
+    PlanAnalysis* r = sweep.r;
+    (void)p;
     // 4. What-ifs: the same plan with a switch chip out, or another spine.
     auto whatIf = [&](const std::string& label, const std::function<void(Plan&)>& change) {
         Plan variant = plan;
         change(variant);
-        if (!validateCluster(variant.cluster, catalog).empty())
+        if (!validateCluster(variant.cluster, sweep.catalog).empty())
             return;
-        const StepCost cost = engineFor(variant.cluster)->evaluate(variant);
+        const StepCost cost = sweep.engineFor(variant.cluster)->evaluate(variant);
         if (!cost.ok)
             return;
         r->what_if_labels.push_back(label);
         r->what_if_step_s.push_back(cost.step_time_s);
     };
     r->what_if_labels.push_back("as planned");
-    r->what_if_step_s.push_back(planCost.step_time_s);
+    r->what_if_step_s.push_back(sweep.planCost.step_time_s);
     if (!cluster.is_torus && cluster.node.fabric == NodeFabric::NVSwitch &&
         cluster.node.switch_links_per_gpu.size() > 1 && cluster.what_if.nvswitch_chips_out.empty())
         whatIf("1 NVSwitch chip out", [](Plan& v) { v.cluster.what_if.nvswitch_chips_out = {0}; });
@@ -178,6 +212,20 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
         }
         whatIf("NICs at half rate", [](Plan& v) { v.cluster.what_if.nic_factor = 0.5; });
     }
+}
+
+} // namespace
+
+PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepEngine& engine,
+                         const EngineForCluster& engineFor, const HardwareCatalog& catalog)
+{
+    PlanAnalysis analysis;
+    analysis.gpus_per_node = plan.cluster.gpusPerNode();
+    const Sweep sweep{plan, planCost, engine, engineFor, catalog, &analysis};
+    tpSweep(sweep);
+    bandwidthSweep(sweep);
+    scalingSweep(sweep);
+    whatIfs(sweep);
     return analysis;
 }
 

@@ -138,19 +138,33 @@ std::vector<PlanIssue> validateModelAndCluster(const Plan& plan)
     return issues;
 }
 
-std::vector<PlanIssue> validatePlan(const Plan& plan)
+namespace {
+
+// The rules of validatePlan, grouped; each adds the issues it finds.
+struct PlanRules
 {
-    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
-    if (!issues.empty())
-        return issues;
-    auto issue = [&](const char* rule, const char* field, std::string message) {
-        issues.push_back({rule, field, std::move(message)});
-    };
+    const Plan& plan;
+    std::vector<PlanIssue>& issues;
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
     const HardwareCatalog& catalog = HardwareCatalog::bundled();
 
+    void issue(const char* rule, const char* field, std::string message)
+    {
+        issues.push_back({rule, field, std::move(message)});
+    }
+    bool degrees();
+    void tensorParallel();
+    void pipeline();
+    void batchContextExperts();
+    void sharding();
+    void training();
+    void figures();
+};
+
+bool PlanRules::degrees()
+{
     struct Degree
     {
         const char* field;
@@ -170,9 +184,11 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
             degreesOk = false;
         }
     }
-    if (!degreesOk)
-        return issues;
+    return degreesOk;
+}
 
+void PlanRules::tensorParallel()
+{
     const long long gpus = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
     if (gpus != plan.cluster.totalGpus())
         issue("gpu-count", "parallel",
@@ -196,6 +212,10 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
         issue("tp-ffn", "parallel.tp",
               "tp = " + std::to_string(p.tp) + " must divide expert_ffn_hidden " +
                   std::to_string(m.expert_ffn_hidden));
+}
+
+void PlanRules::pipeline()
+{
     if (p.pp > m.layers)
         issue("pp-layers", "parallel.pp",
               "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) +
@@ -257,6 +277,10 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
             }
         }
     }
+}
+
+void PlanRules::batchContextExperts()
+{
     const long long perStep = static_cast<long long>(p.micro_batch) * p.dp;
     if (p.global_batch % perStep != 0)
         issue("batch-divisible", "parallel.global_batch",
@@ -283,6 +307,10 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
                   "ep = " + std::to_string(p.ep) +
                       " must divide dp x cp (expert-parallel ranks are drawn from them)");
     }
+}
+
+void PlanRules::sharding()
+{
     if (p.sequence_parallel && p.tp < 2)
         issue("sp-tp", "parallel.sequence_parallel", "sequence parallelism needs tp > 1");
     if (p.zero < 0 || p.zero > 3)
@@ -304,6 +332,10 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
         issue("zero3-prefetch", "parallel.zero3_prefetch",
               "zero3_prefetch must lie in 0..16 layers (got " + std::to_string(p.zero3_prefetch) +
                   ")");
+}
+
+void PlanRules::training()
+{
     const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
     if (gpu && t.attention == AttentionKernel::Flash3 &&
         !gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Flash3)].available)
@@ -321,6 +353,10 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
         issue("positive", "training.train_tokens", "train_tokens must be a positive number");
     if (t.gpu_hour_usd < 0 || !std::isfinite(t.gpu_hour_usd))
         issue("positive", "training.gpu_hour_usd", "gpu_hour_usd must not be negative");
+}
+
+void PlanRules::figures()
+{
     const EngineFigures& f = plan.figures;
     for (const Sourced* figure : {&f.gemm_peak_fraction, &f.hbm_fraction, &f.attention_fraction,
                                   &f.attention_bwd_fraction}) {
@@ -339,6 +375,24 @@ std::vector<PlanIssue> validatePlan(const Plan& plan)
     if (t.grad_reduce_bytes != 0 && t.grad_reduce_bytes != 2 && t.grad_reduce_bytes != 4)
         issue("grad-reduce", "training.grad_reduce_dtype",
               "gradients are reduced in fp32 or a 16-bit type");
+}
+
+} // namespace
+
+std::vector<PlanIssue> validatePlan(const Plan& plan)
+{
+    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
+    if (!issues.empty())
+        return issues;
+    PlanRules rules{plan, issues};
+    if (!rules.degrees())
+        return issues;
+    rules.tensorParallel();
+    rules.pipeline();
+    rules.batchContextExperts();
+    rules.sharding();
+    rules.training();
+    rules.figures();
     return issues;
 }
 
