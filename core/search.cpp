@@ -159,45 +159,66 @@ std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptio
     return layouts;
 }
 
-SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
-                         const std::atomic<bool>* cancel,
-                         const std::function<void(double)>& progress)
+namespace {
+
+// Why the options cannot be searched ("" when they can).
+std::string searchOptionsProblem(const Plan& base, const SearchOptions& options)
 {
-    const auto started = std::chrono::steady_clock::now();
-    // Every candidate runs on the plan's own stack: an `auto` stack is resolved once, from
-    // the plan the search starts from, so that a ZeRO-3 candidate is costed on the same
-    // framework as its neighbours.
-    Plan resolved = plan_;
-    if (resolved.training.stack == TrainingStack::Auto)
-        resolved.training.stack =
-            fsdpStyleStack(plan_) ? TrainingStack::PyTorch : TrainingStack::Megatron;
-    const Plan& base = resolved;
-    SearchResult result;
     const long long gpus = base.cluster.totalGpus();
     if (gpus < 1) {
-        result.error = "the cluster has no GPUs";
-        return result;
+        return "the cluster has no GPUs";
     }
     if (options.objective == SearchObjective::TimeToTrain && !(base.training.train_tokens > 0)) {
-        result.error = "time-to-train needs the plan's token budget (training.train_tokens)";
-        return result;
+        return "time-to-train needs the plan's token budget (training.train_tokens)";
     }
     if (options.objective == SearchObjective::Cost &&
         !(base.training.train_tokens > 0 && base.training.gpu_hour_usd > 0)) {
-        result.error = "cost needs the plan's token budget and GPU-hour price "
-                       "(training.train_tokens, training.gpu_hour_usd)";
-        return result;
+        return "cost needs the plan's token budget and GPU-hour price "
+               "(training.train_tokens, training.gpu_hour_usd)";
     }
     if (options.constraints.min_headroom < 0 || options.constraints.min_headroom >= 1) {
-        result.error = "the memory headroom constraint must lie in [0, 1)";
-        return result;
+        return "the memory headroom constraint must lie in [0, 1)";
     }
+    return {};
+}
+
+// One search: the enumerated layouts, their scores, and the ranking built from them.
+struct SearchRun
+{
+    const Plan& base;
+    const SearchOptions& options;
+    const std::atomic<bool>* cancel;
+    const std::function<void(double)>& progress;
+    SearchResult& result;
     const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
-    result.space = static_cast<long long>(layouts.size());
-    const StepEngine engine(base.cluster);
+    const StepEngine engine{base.cluster};
+    const long long gpus = base.cluster.totalGpus();
+    std::vector<Record> records;
+
+    void score();
+    void rank();
+    void rankGiven();
+    void paretoFront();
+    SearchCandidate candidate(const Record& r) const
+    {
+        SearchCandidate c;
+        c.layout = layouts[r.index];
+        c.score = r.score;
+        c.step_time_s = r.step_time_s;
+        c.memory_bytes = r.memory_bytes;
+        c.tokens_per_s = r.tokens_per_s;
+        Plan plan = base;
+        plan.parallel = c.layout;
+        c.cost = engine.evaluate(plan);
+        return c;
+    }
+};
+
+// Scores every layout, on `options.threads` threads, tallying what is rejected and why.
+void SearchRun::score()
+{
     const int gpusPerNode = base.cluster.gpusPerNode();
     const SearchConstraints& limits = options.constraints;
-
     const int threads = std::max(1, std::min(options.threads, 256));
     std::vector<Tally> tallies(static_cast<size_t>(threads));
     std::atomic<bool> stopped{false};
@@ -260,7 +281,6 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
     }
     result.cancelled = stopped.load();
 
-    std::vector<Record> records;
     for (Tally& tally : tallies) {
         for (const auto& [rule, count] : tally.rejected)
             result.rejected[rule] += count;
@@ -270,7 +290,11 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
         records.insert(records.end(), tally.records.begin(), tally.records.end());
     }
     result.scored = static_cast<long long>(records.size());
+}
 
+// The top N by score, each with the component that costs it most against the best.
+void SearchRun::rank()
+{
     // Rank: score, then the layout's fields, so equal scores order the same on every run.
     auto better = [&](const Record& a, const Record& b) {
         if (a.score != b.score)
@@ -280,18 +304,6 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
     const size_t topCount = std::min(records.size(), static_cast<size_t>(std::max(0, options.top)));
     std::partial_sort(records.begin(), records.begin() + static_cast<long>(topCount), records.end(),
                       better);
-    auto candidate = [&](const Record& r) {
-        SearchCandidate c;
-        c.layout = layouts[r.index];
-        c.score = r.score;
-        c.step_time_s = r.step_time_s;
-        c.memory_bytes = r.memory_bytes;
-        c.tokens_per_s = r.tokens_per_s;
-        Plan plan = base;
-        plan.parallel = c.layout;
-        c.cost = engine.evaluate(plan);
-        return c;
-    };
     for (size_t i = 0; i < topCount; ++i)
         result.top.push_back(candidate(records[i]));
     // Why each loses to the best: the breakdown component that grew the most.
@@ -314,10 +326,13 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
             }
         }
     }
+}
 
+void SearchRun::rankGiven()
+{
     // The plan the search started from, against the best.
+    const StepCost cost = engine.evaluate(base);
     {
-        const StepCost cost = engine.evaluate(base);
         if (!cost.ok) {
             result.given_problem =
                 "[" + cost.issues.front().rule + "] " + cost.issues.front().message;
@@ -347,7 +362,10 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
             }
         }
     }
+}
 
+void SearchRun::paretoFront()
+{
     // Pareto front of memory per GPU against step time: sorted by memory, a plan joins when
     // it is faster than every plan needing no more memory.
     std::sort(records.begin(), records.end(), [&](const Record& a, const Record& b) {
@@ -364,6 +382,32 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
             result.pareto.push_back(candidate(r));
         }
     }
+}
+
+} // namespace
+
+SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
+                         const std::atomic<bool>* cancel,
+                         const std::function<void(double)>& progress)
+{
+    const auto started = std::chrono::steady_clock::now();
+    // Every candidate runs on the plan's own stack: an `auto` stack is resolved once, from
+    // the plan the search starts from, so that a ZeRO-3 candidate is costed on the same
+    // framework as its neighbours.
+    Plan base = plan_;
+    if (base.training.stack == TrainingStack::Auto)
+        base.training.stack =
+            fsdpStyleStack(plan_) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+    SearchResult result;
+    result.error = searchOptionsProblem(base, options);
+    if (!result.error.empty())
+        return result;
+    SearchRun run{base, options, cancel, progress, result};
+    result.space = static_cast<long long>(run.layouts.size());
+    run.score();
+    run.rank();
+    run.rankGiven();
+    run.paretoFront();
     result.ok = true;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
