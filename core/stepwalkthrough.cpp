@@ -20,13 +20,25 @@ std::string gib(double bytes)
 
 } // namespace
 
-Derivation derivePlan(const Plan& plan, const StepCost& cost)
+namespace {
+
+void planInputs(const Plan& plan, const StepCost& cost, Derivation& d)
 {
-    Derivation d;
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
     const EngineFigures& f = plan.figures;
+    const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
+    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
+                              "GQA, SwiGLU and MoE";
+    (void)m;
+    (void)p;
+    (void)t;
+    (void)f;
+    (void)mt;
+    (void)as;
+    (void)flopsSource;
     d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
               plan.cluster.gpu_id + " (tp " + std::to_string(p.tp) + ", pp " +
               std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
@@ -50,10 +62,8 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
     if (!cost.ok) {
         for (const PlanIssue& issue : cost.issues)
             d.notes.push_back("rejected [" + issue.rule + "]: " + issue.message);
-        return d;
+        return;
     }
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
     d.inputs.push_back(std::string("training stack: ") +
                        (as.fsdp_style ? "PyTorch FSDP (torchtitan, DeepSpeed, Hugging Face)"
                                       : "Megatron-Core / NeMo") +
@@ -91,8 +101,25 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
                        (t.grad_reduce_bytes == 0 ? " (auto: Megatron-LM's bf16 rule, FSDP2's "
                                                    "reduce_dtype)"
                                                  : " (plan)"));
+}
+
+void layerSteps(const Plan& plan, const StepCost& cost, Derivation& d)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    const EngineFigures& f = plan.figures;
+    const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
     const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
                               "GQA, SwiGLU and MoE";
+    (void)m;
+    (void)p;
+    (void)t;
+    (void)f;
+    (void)mt;
+    (void)as;
+    (void)flopsSource;
     d.add("Slowest GPU of the step",
           "1 + sigma x E[max of n standard normals] (Blom); every kernel runs at its pace",
           "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()),
@@ -140,7 +167,25 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
           formatSeconds(l.forward_s + l.backward_s + l.recompute_s),
           l.forward_s + l.backward_s + l.recompute_s, "s",
           std::string("recompute: ") + recomputeName(p.recompute));
+}
 
+void stageSteps(const Plan& plan, const StepCost& cost, Derivation& d)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    const EngineFigures& f = plan.figures;
+    const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
+    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
+                              "GQA, SwiGLU and MoE";
+    (void)m;
+    (void)p;
+    (void)t;
+    (void)f;
+    (void)mt;
+    (void)as;
+    (void)flopsSource;
     const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
     d.add("Critical stage, one micro-batch",
           "layers x layer + TP comm + CP/EP comm + PP send/recv (+ LM head / embedding)",
@@ -178,6 +223,25 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
                   "' for the call");
         (void)request;
     }
+}
+
+void stepTotals(const Plan& plan, const StepCost& cost, Derivation& d)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    const EngineFigures& f = plan.figures;
+    const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
+    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
+                              "GQA, SwiGLU and MoE";
+    (void)m;
+    (void)p;
+    (void)t;
+    (void)f;
+    (void)mt;
+    (void)as;
+    (void)flopsSource;
     d.add("Optimizer step", "params per GPU (/ dp with ZeRO) x bytes per parameter / HBM",
           formatNumber(f.optimizer_step_bytes.value) + " B/param",
           formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
@@ -202,7 +266,25 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
           formatNumber(100 * mt.mfu, 3) + "%", mt.mfu, "", flopsSource);
     d.add("HFU", "(model FLOPs + recomputed FLOPs) / (step time x GPUs x peak)", "",
           formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "");
+}
 
+void memoryAndNotes(const Plan& plan, const StepCost& cost, Derivation& d)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    const EngineFigures& f = plan.figures;
+    const StepMetrics& mt = cost.metrics;
+    const StepAssumptions& as = cost.assumptions;
+    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
+                              "GQA, SwiGLU and MoE";
+    (void)m;
+    (void)p;
+    (void)t;
+    (void)f;
+    (void)mt;
+    (void)as;
+    (void)flopsSource;
     const StageCost& first = cost.stages.front();
     const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
                                "Rajbhandari et al. 2020 (ZeRO sharding)";
@@ -233,6 +315,20 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
                      : "DP gradient sync overlaps the last micro-batch's backward when "
                        "dp_overlap is on; ") +
         "collectives that share a link tier cannot overlap more than the compute lasts.");
+}
+
+} // namespace
+
+Derivation derivePlan(const Plan& plan, const StepCost& cost)
+{
+    Derivation d;
+    planInputs(plan, cost, d);
+    if (!cost.ok)
+        return d;
+    layerSteps(plan, cost, d);
+    stageSteps(plan, cost, d);
+    stepTotals(plan, cost, d);
+    memoryAndNotes(plan, cost, d);
     return d;
 }
 
