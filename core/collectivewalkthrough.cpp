@@ -248,43 +248,14 @@ std::string substituteSymbols(const std::string& formula, const CollectiveResult
     return out;
 }
 
-Derivation deriveCollective(const CollectiveModel& model, const CollectiveRequest& request,
-                            const CollectiveResult& result, const CollectiveInputSources& sources)
+namespace {
+
+void bandwidthSteps(const CollectiveModel& model, const CollectiveRequest& request,
+                    const CollectiveResult& result, Derivation& d)
 {
-    Derivation d;
     const int n = request.ranks;
-    const std::string opName = collectiveOpName(request.op);
-    if (model.isFlatLink()) {
-        d.title = opName + " of " + formatBytes(request.bytes) + " over " + std::to_string(n) +
-                  " ranks on one link of " + formatGBps(model.figures().flat_Bps) +
-                  " per direction";
-        d.inputs.push_back("B = " + formatGBps(model.figures().flat_Bps) +
-                           " per rank, per direction (" + sources.link + ")");
-        d.inputs.push_back("alpha = " + formatSeconds(model.figures().flat_hop_s) +
-                           " latency per step (" + sources.latency + ")");
-    } else {
-        d.title = opName + " of " + formatBytes(request.bytes) + " over " + std::to_string(n) +
-                  " ranks on " + model.cluster().name;
-    }
-    d.inputs.insert(d.inputs.begin(),
-                    {"S = " + formatBytes(request.bytes) + ", " + whatSIs(request.op) + " (" +
-                         sources.bytes + ")",
-                     "n = " + std::to_string(n) + " ranks (" + sources.ranks + ")"});
-    if (!result.ok) {
-        d.notes.push_back("error: " + result.error);
-        return d;
-    }
-    if (!model.isFlatLink()) {
-        describePlacement(model, request, result, &d);
-        deriveLinkFigures(model, result, &d);
-    }
-
-    d.notes.push_back(
-        std::string("Algorithm: ") + algorithmName(result.algorithm) +
-        (request.algorithm == Algorithm::Auto ? " (auto: the fastest that applies)"
-                                              : " (requested)") +
-        (model.isFlatLink() ? "" : std::string(", protocol ") + protocolName(result.protocol)));
-
+    (void)n;
+    (void)model;
     // Bytes and bandwidth term, phase by phase.
     double bandwidthTime = 0;
     if (result.algorithm == Algorithm::Torus && result.phase_count > 1)
@@ -322,7 +293,15 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
                                        : "sum of the phases",
               "", formatSeconds(result.bandwidth_time_s), result.bandwidth_time_s, "s");
     }
+}
 
+void latencySteps(const CollectiveModel& model, const CollectiveRequest& request,
+                  const CollectiveResult& result, const CollectiveInputSources& sources,
+                  Derivation& d)
+{
+    const int n = request.ranks;
+    (void)n;
+    (void)model;
     // Latency term.
     if (model.isFlatLink() || model.cluster().is_torus) {
         const int hops = result.intra_hops + result.inter_hops;
@@ -359,7 +338,14 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
                       formatSeconds(result.bandwidth_time_s) +
                       "); bottleneck: " + tierName(result.bottleneck) + " at " +
                       formatGBps(result.bottleneck_Bps) + ".");
+}
 
+void resultNotes(const CollectiveModel& model, const CollectiveRequest& request,
+                 const CollectiveResult& result, Derivation& d)
+{
+    const int n = request.ranks;
+    (void)n;
+    (void)model;
     // The large-n shortcut the seed uses, named and quantified.
     const double exact = ringWireBytesPerRank(request.op, request.bytes, n);
     if ((request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
@@ -386,6 +372,50 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
                                   formatGBps(other.busbw_Bps) + ").");
         }
     }
+}
+
+} // namespace
+
+Derivation deriveCollective(const CollectiveModel& model, const CollectiveRequest& request,
+                            const CollectiveResult& result, const CollectiveInputSources& sources)
+{
+    Derivation d;
+    const int n = request.ranks;
+    const std::string opName = collectiveOpName(request.op);
+    if (model.isFlatLink()) {
+        d.title = opName + " of " + formatBytes(request.bytes) + " over " + std::to_string(n) +
+                  " ranks on one link of " + formatGBps(model.figures().flat_Bps) +
+                  " per direction";
+        d.inputs.push_back("B = " + formatGBps(model.figures().flat_Bps) +
+                           " per rank, per direction (" + sources.link + ")");
+        d.inputs.push_back("alpha = " + formatSeconds(model.figures().flat_hop_s) +
+                           " latency per step (" + sources.latency + ")");
+    } else {
+        d.title = opName + " of " + formatBytes(request.bytes) + " over " + std::to_string(n) +
+                  " ranks on " + model.cluster().name;
+    }
+    d.inputs.insert(d.inputs.begin(),
+                    {"S = " + formatBytes(request.bytes) + ", " + whatSIs(request.op) + " (" +
+                         sources.bytes + ")",
+                     "n = " + std::to_string(n) + " ranks (" + sources.ranks + ")"});
+    if (!result.ok) {
+        d.notes.push_back("error: " + result.error);
+        return d;
+    }
+    if (!model.isFlatLink()) {
+        describePlacement(model, request, result, &d);
+        deriveLinkFigures(model, result, &d);
+    }
+
+    d.notes.push_back(
+        std::string("Algorithm: ") + algorithmName(result.algorithm) +
+        (request.algorithm == Algorithm::Auto ? " (auto: the fastest that applies)"
+                                              : " (requested)") +
+        (model.isFlatLink() ? "" : std::string(", protocol ") + protocolName(result.protocol)));
+
+    bandwidthSteps(model, request, result, d);
+    latencySteps(model, request, result, sources, d);
+    resultNotes(model, request, result, d);
     return d;
 }
 
