@@ -199,7 +199,7 @@ void PlanRules::tensorParallel()
     if (m.heads % p.tp != 0)
         issue("tp-heads", "parallel.tp",
               "tp = " + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) +
-                  " attention heads");
+                  " attention heads (Megatron-LM and torchtitan give every TP rank whole heads)");
     if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
         issue("tp-kv-heads", "parallel.tp",
               "tp = " + std::to_string(p.tp) + " must divide the " + std::to_string(m.kv_heads) +
@@ -207,7 +207,8 @@ void PlanRules::tensorParallel()
     if (m.ffn_hidden % p.tp != 0)
         issue("tp-ffn", "parallel.tp",
               "tp = " + std::to_string(p.tp) + " must divide ffn_hidden " +
-                  std::to_string(m.ffn_hidden));
+                  std::to_string(m.ffn_hidden) +
+                  " (the MLP's columns are split evenly across TP ranks)");
     if (m.isMoe() && m.expert_ffn_hidden % p.tp != 0)
         issue("tp-ffn", "parallel.tp",
               "tp = " + std::to_string(p.tp) + " must divide expert_ffn_hidden " +
@@ -222,7 +223,8 @@ void PlanRules::pipeline()
                   " layers: every stage needs at least one");
     if (p.interleave > 1 && p.pp < 2)
         issue("interleave-pp", "parallel.interleave",
-              "interleave = " + std::to_string(p.interleave) + " needs pp > 1");
+              "interleave = " + std::to_string(p.interleave) +
+                  " needs pp > 1 (virtual stages interleave the stages of a pipeline)");
     const bool explicitStages = !p.stage_layers.empty();
     if (explicitStages && (p.first_stage_layers > 0 || p.last_stage_layers > 0))
         issue("stage-layers", "parallel.stage_layers",
@@ -285,11 +287,13 @@ void PlanRules::batchContextExperts()
     if (p.global_batch % perStep != 0)
         issue("batch-divisible", "parallel.global_batch",
               "global_batch = " + std::to_string(p.global_batch) +
-                  " must be a multiple of micro_batch x dp = " + std::to_string(perStep));
+                  " must be a multiple of micro_batch x dp = " + std::to_string(perStep) +
+                  " (every data-parallel rank runs whole micro-batches)");
     else if (p.interleave > 1 && p.pp > 1 && (p.global_batch / perStep) % p.pp != 0)
         issue("interleave-microbatches", "parallel.global_batch",
               "the interleaved schedule needs the " + std::to_string(p.global_batch / perStep) +
-                  " micro-batches per pipeline to be a multiple of pp = " + std::to_string(p.pp));
+                  " micro-batches per pipeline to be a multiple of pp = " + std::to_string(p.pp) +
+                  " (Megatron-LM's interleaved 1F1B schedule runs them in groups of pp)");
     if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0)
         issue("cp-seq", "parallel.cp",
               "cp = " + std::to_string(p.cp) + " needs seq_len divisible by 2 x cp = " +
@@ -312,7 +316,9 @@ void PlanRules::batchContextExperts()
 void PlanRules::sharding()
 {
     if (p.sequence_parallel && p.tp < 2)
-        issue("sp-tp", "parallel.sequence_parallel", "sequence parallelism needs tp > 1");
+        issue("sp-tp", "parallel.sequence_parallel",
+              "sequence parallelism needs tp > 1 (it shards the TP group's replicated "
+              "activations)");
     if (p.zero < 0 || p.zero > 3)
         issue("zero-range", "parallel.zero",
               "zero must be 0, 1, 2 or 3 (got " + std::to_string(p.zero) + ")");
