@@ -41,8 +41,19 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(buildModelBox());
+    layout->addWidget(buildClusterBox());
+    layout->addWidget(buildParallelBox());
+    layout->addWidget(buildTrainingBox());
+    layout->addStretch(1);
 
-    // Model.
+    connect(m_document, &PlanDocument::planChanged, this, &InputPanel::syncFromPlan);
+    syncFromPlan();
+}
+
+// Model: a preset or a config.json, and the shape.
+QGroupBox* InputPanel::buildModelBox()
+{
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* modelForm = new QFormLayout(modelBox);
     m_modelPreset = new QComboBox(modelBox);
@@ -99,9 +110,12 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     modelForm->addRow(m_modelSummary);
     m_fieldWidgets["model"] = {m_modelPreset, m_layers, m_hidden, m_heads,
                                m_kvHeads,     m_ffn,    m_vocab};
-    layout->addWidget(modelBox);
+    return modelBox;
+}
 
-    // Cluster.
+// Cluster: a preset or a cluster file, its size, and what-ifs.
+QGroupBox* InputPanel::buildClusterBox()
+{
     auto* clusterBox = new QGroupBox(tr("Cluster"), this);
     auto* clusterForm = new QFormLayout(clusterBox);
     m_clusterPreset = new QComboBox(clusterBox);
@@ -165,9 +179,12 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     clusterForm->addRow(m_clusterSummary);
     m_fieldWidgets["cluster"] = {m_clusterPreset, m_nodes,     m_perRack,
                                  m_spine,         m_switchOut, m_nicRate};
-    layout->addWidget(clusterBox);
+    return clusterBox;
+}
 
-    // Parallelism.
+// Parallelism: the degrees, then the options of the layout.
+QGroupBox* InputPanel::buildParallelBox()
+{
     auto* parallelBox = new QGroupBox(tr("Parallelism"), this);
     auto* parallelForm = new QFormLayout(parallelBox);
     auto degree = [this](Field field, const QString& name, int ParallelLayout::*member) {
@@ -192,6 +209,27 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     parallelForm->addRow(degrees);
     m_gpuSummary = note(parallelBox);
     parallelForm->addRow(m_gpuSummary);
+    addParallelOptions(parallelBox, parallelForm);
+    m_fieldWidgets["parallel"] = {m_tp, m_pp, m_dp, m_cp};
+    m_fieldWidgets["parallel.tp"] = {m_tp};
+    m_fieldWidgets["parallel.pp"] = {m_pp};
+    m_fieldWidgets["parallel.dp"] = {m_dp};
+    m_fieldWidgets["parallel.cp"] = {m_cp};
+    m_fieldWidgets["parallel.ep"] = {m_ep};
+    m_fieldWidgets["parallel.zero"] = {m_zero};
+    m_fieldWidgets["parallel.sequence_parallel"] = {m_sp};
+    m_fieldWidgets["parallel.interleave"] = {m_interleave};
+    m_fieldWidgets["parallel.stage_layers"] = {m_firstStage, m_lastStage};
+    m_fieldWidgets["parallel.first_stage_layers"] = {m_firstStage, m_lastStage};
+    m_fieldWidgets["parallel.dp_shard"] = {m_dpShard};
+    m_fieldWidgets["parallel.micro_batch"] = {m_micro};
+    m_fieldWidgets["parallel.global_batch"] = {m_global, m_micro};
+    return parallelBox;
+}
+
+// ZeRO, TP overlap, SP, recompute, interleave, uneven stages, HSDP and the batch.
+void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* parallelForm)
+{
     m_zero = new QComboBox(parallelBox);
     m_zero->setObjectName("zero");
     m_zero->addItems(
@@ -268,23 +306,11 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     parallelForm->addRow(tr("ZeRO shard group"), m_dpShard);
     parallelForm->addRow(tr("Micro-batch"), m_micro);
     parallelForm->addRow(tr("Global batch"), m_global);
-    m_fieldWidgets["parallel"] = {m_tp, m_pp, m_dp, m_cp};
-    m_fieldWidgets["parallel.tp"] = {m_tp};
-    m_fieldWidgets["parallel.pp"] = {m_pp};
-    m_fieldWidgets["parallel.dp"] = {m_dp};
-    m_fieldWidgets["parallel.cp"] = {m_cp};
-    m_fieldWidgets["parallel.ep"] = {m_ep};
-    m_fieldWidgets["parallel.zero"] = {m_zero};
-    m_fieldWidgets["parallel.sequence_parallel"] = {m_sp};
-    m_fieldWidgets["parallel.interleave"] = {m_interleave};
-    m_fieldWidgets["parallel.stage_layers"] = {m_firstStage, m_lastStage};
-    m_fieldWidgets["parallel.first_stage_layers"] = {m_firstStage, m_lastStage};
-    m_fieldWidgets["parallel.dp_shard"] = {m_dpShard};
-    m_fieldWidgets["parallel.micro_batch"] = {m_micro};
-    m_fieldWidgets["parallel.global_batch"] = {m_global, m_micro};
-    layout->addWidget(parallelBox);
+}
 
-    // Training.
+// Training: sequence, data type, framework, kernels, token budget and price.
+QGroupBox* InputPanel::buildTrainingBox()
+{
     auto* trainingBox = new QGroupBox(tr("Training"), this);
     auto* trainingForm = new QFormLayout(trainingBox);
     m_seq = spin(1, 10000000, Field::SeqLen, tr("sequence length"),
@@ -374,11 +400,7 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     m_fieldWidgets["training.dtype"] = {m_dtype};
     m_fieldWidgets["training.train_tokens"] = {m_tokens};
     m_fieldWidgets["training.gpu_hour_usd"] = {m_price};
-    layout->addWidget(trainingBox);
-    layout->addStretch(1);
-
-    connect(m_document, &PlanDocument::planChanged, this, &InputPanel::syncFromPlan);
-    syncFromPlan();
+    return trainingBox;
 }
 
 QSpinBox* InputPanel::spin(int min, int max, Field field, const QString& name,

@@ -10,6 +10,8 @@ class QSpinBox;
 class QDoubleSpinBox;
 class QCheckBox;
 class QLabel;
+class QGroupBox;
+class QFormLayout;
 
 namespace paraplan::ui {
 
@@ -32,6 +34,12 @@ signals:
     void openClusterRequested();
 
 private:
+    // The four boxes, built once by the constructor.
+    QGroupBox* buildModelBox();
+    QGroupBox* buildClusterBox();
+    QGroupBox* buildParallelBox();
+    void addParallelOptions(QGroupBox* parallelBox, QFormLayout* parallelForm);
+    QGroupBox* buildTrainingBox();
     void syncFromPlan();
     QSpinBox* spin(int min, int max, Field field, const QString& name,
                    std::function<void(Plan&, int)> apply);

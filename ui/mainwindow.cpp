@@ -6,10 +6,7 @@
 #include "derivationhtml.h"
 #include "inputpanel.h"
 #include "measurepanel.h"
-#include "modelio.h"
-#include "planio.h"
 #include "plots.h"
-#include "reportwriter.h"
 #include "searchpanel.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
@@ -19,14 +16,10 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QCloseEvent>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QDir>
 #include <QDoubleSpinBox>
-#include <QDragEnterEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -35,14 +28,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
-#include <QRegularExpression>
-#include <QSaveFile>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -85,111 +73,11 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     setAcceptDrops(true);
     setWindowIcon(QIcon(":/paraplan/icons/paraplan.svg"));
 
-    // Inputs, scrollable, on the left.
-    m_inputs = new InputPanel(m_document, this);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(m_inputs);
-    scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(330);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-
-    // Results on the right.
-    auto* results = new QWidget(this);
-    auto* resultsLayout = new QVBoxLayout(results);
-    resultsLayout->setContentsMargins(4, 4, 4, 4);
-    m_headline = new QLabel(results);
-    m_headline->setObjectName("headline");
-    m_headline->setTextFormat(Qt::RichText);
-    m_headline->setWordWrap(true);
-    m_headline->setTextInteractionFlags(Qt::TextBrowserInteraction);
-    connect(m_headline, &QLabel::linkActivated, this,
-            [this](const QString& link) { showDerivation(link); });
-    resultsLayout->addWidget(m_headline);
-
-    m_tabs = new QTabWidget(results);
-    // Step: breakdown and collectives.
-    auto* stepTab = new QSplitter(Qt::Vertical, m_tabs);
-    m_breakdown = new BreakdownPlot(stepTab);
-    m_collectivesModel = new CollectivesModel(this);
-    m_collectivesTable = makeTable(m_collectivesModel, stepTab);
-    m_collectivesTable->setObjectName("collectivesTable");
-    connect(m_collectivesTable, &QTableView::doubleClicked, this,
-            [this](const QModelIndex& index) { showCollectiveDerivation(index.row()); });
-    stepTab->addWidget(m_breakdown);
-    stepTab->addWidget(m_collectivesTable);
-    stepTab->setStretchFactor(0, 3);
-    stepTab->setStretchFactor(1, 2);
-    m_tabs->addTab(stepTab, tr("Step time"));
-    // Memory.
-    auto* memoryTab = new QSplitter(Qt::Vertical, m_tabs);
-    m_memoryPlot = new MemoryPlot(memoryTab);
-    m_memoryModel = new MemoryModel(this);
-    m_memoryTable = makeTable(m_memoryModel, memoryTab);
-    m_memoryTable->setObjectName("memoryTable");
-    memoryTab->addWidget(m_memoryPlot);
-    memoryTab->addWidget(m_memoryTable);
-    memoryTab->setStretchFactor(0, 3);
-    memoryTab->setStretchFactor(1, 2);
-    m_tabs->addTab(memoryTab, tr("Memory"));
-    // The four cliff plots.
-    auto* cliffs = new QWidget(m_tabs);
-    auto* grid = new QGridLayout(cliffs);
-    grid->setContentsMargins(0, 0, 0, 0);
-    m_tpPlot = new TpSweepPlot(cliffs);
-    m_bandwidthPlot = new BandwidthPlot(cliffs);
-    m_scalingPlot = new ScalingPlot(cliffs);
-    m_whatIfPlot = new WhatIfPlot(cliffs);
-    grid->addWidget(m_tpPlot, 0, 0);
-    grid->addWidget(m_bandwidthPlot, 0, 1);
-    grid->addWidget(m_scalingPlot, 1, 0);
-    grid->addWidget(m_whatIfPlot, 1, 1);
-    m_tabs->addTab(cliffs, tr("Bandwidth cliffs"));
-    // Cluster picture.
-    auto* clusterTab = new QWidget(m_tabs);
-    auto* clusterLayout = new QVBoxLayout(clusterTab);
-    m_colourBy = new QComboBox(clusterTab);
-    m_colourBy->addItems(
-        {tr("Colour by TP group"), tr("Colour by pipeline stage"), tr("Colour by DP replica")});
-    m_clusterView = new ClusterView(clusterTab);
-    connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this](int index) {
-        m_clusterView->setColourBy(static_cast<ClusterView::ColourBy>(index));
-    });
-    clusterLayout->addWidget(m_colourBy, 0, Qt::AlignLeft);
-    clusterLayout->addWidget(m_clusterView, 1);
-    m_tabs->addTab(clusterTab, tr("Cluster"));
-    // The topology editor: the cluster drawn, with the plan overlaid.
-    m_topology = new TopologyEditor(m_tabs);
-    m_tabs->addTab(m_topology, tr("Topology"));
-    // Measurements: the probe, imported logs, fits and measured figures.
-    m_measure = new MeasurePanel(m_tabs);
-    m_tabs->addTab(m_measure, tr("Measure"));
-    // Derivations.
-    m_derivation = new QTextBrowser(m_tabs);
-    m_derivation->setObjectName("derivation");
-    m_derivation->setOpenLinks(false);
-    m_tabs->addTab(m_derivation, tr("Derivation"));
-    // The layout search and the comparison of pinned plans.
-    m_search = new SearchPanel(m_tabs);
-    m_tabs->addTab(m_search, tr("Search"));
-    connect(m_search, &SearchPanel::layoutChosen, this,
-            [this](const ParallelLayout& layout, const QString& label) {
-                m_document->edit(
-                    tr("use searched layout %1").arg(label), Field::Whole, [layout](Plan& plan) {
-                        // The search costed every layout on the plan's stack:
-                        // pin it, or a ZeRO change would switch it.
-                        if (plan.training.stack == TrainingStack::Auto)
-                            plan.training.stack = fsdpStyleStack(plan) ? TrainingStack::PyTorch
-                                                                       : TrainingStack::Megatron;
-                        plan.parallel = layout;
-                    });
-                m_status->setText(tr("Loaded %1 from the search (Edit > Undo restores the "
-                                     "previous layout)")
-                                      .arg(label));
-            });
-    resultsLayout->addWidget(m_tabs, 1);
-
+    // Inputs, scrollable, on the left; results on the right.
+    QWidget* inputs = buildInputs();
+    QWidget* results = buildResults();
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(scroll);
+    splitter->addWidget(inputs);
     splitter->addWidget(results);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
@@ -208,7 +96,132 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_recoveryTimer->setSingleShot(true);
     m_recoveryTimer->setInterval(2000);
     connect(m_recoveryTimer, &QTimer::timeout, this, &MainWindow::writeRecovery);
+    connectDocument();
+    connectPanels();
 
+    m_document->reset(examplePlan(), QString());
+    updateTitle();
+    resize(1280, 800);
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::buildInputs()
+{
+    m_inputs = new InputPanel(m_document, this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_inputs);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(330);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return scroll;
+}
+
+QWidget* MainWindow::buildResults()
+{
+    auto* results = new QWidget(this);
+    auto* resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(4, 4, 4, 4);
+    m_headline = new QLabel(results);
+    m_headline->setObjectName("headline");
+    m_headline->setTextFormat(Qt::RichText);
+    m_headline->setWordWrap(true);
+    m_headline->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(m_headline, &QLabel::linkActivated, this,
+            [this](const QString& link) { showDerivation(link); });
+    resultsLayout->addWidget(m_headline);
+
+    m_tabs = new QTabWidget(results);
+    m_tabs->addTab(buildStepTab(), tr("Step time"));
+    m_tabs->addTab(buildMemoryTab(), tr("Memory"));
+    m_tabs->addTab(buildCliffsTab(), tr("Bandwidth cliffs"));
+    m_tabs->addTab(buildClusterTab(), tr("Cluster"));
+    // The topology editor: the cluster drawn, with the plan overlaid.
+    m_topology = new TopologyEditor(m_tabs);
+    m_tabs->addTab(m_topology, tr("Topology"));
+    // Measurements: the probe, imported logs, fits and measured figures.
+    m_measure = new MeasurePanel(m_tabs);
+    m_tabs->addTab(m_measure, tr("Measure"));
+    // Derivations.
+    m_derivation = new QTextBrowser(m_tabs);
+    m_derivation->setObjectName("derivation");
+    m_derivation->setOpenLinks(false);
+    m_tabs->addTab(m_derivation, tr("Derivation"));
+    // The layout search and the comparison of pinned plans.
+    m_search = new SearchPanel(m_tabs);
+    m_tabs->addTab(m_search, tr("Search"));
+    resultsLayout->addWidget(m_tabs, 1);
+    return results;
+}
+
+// Step: breakdown and collectives.
+QWidget* MainWindow::buildStepTab()
+{
+    auto* stepTab = new QSplitter(Qt::Vertical, m_tabs);
+    m_breakdown = new BreakdownPlot(stepTab);
+    m_collectivesModel = new CollectivesModel(this);
+    m_collectivesTable = makeTable(m_collectivesModel, stepTab);
+    m_collectivesTable->setObjectName("collectivesTable");
+    connect(m_collectivesTable, &QTableView::doubleClicked, this,
+            [this](const QModelIndex& index) { showCollectiveDerivation(index.row()); });
+    stepTab->addWidget(m_breakdown);
+    stepTab->addWidget(m_collectivesTable);
+    stepTab->setStretchFactor(0, 3);
+    stepTab->setStretchFactor(1, 2);
+    return stepTab;
+}
+
+// Memory: per stage, plotted and tabled.
+QWidget* MainWindow::buildMemoryTab()
+{
+    auto* memoryTab = new QSplitter(Qt::Vertical, m_tabs);
+    m_memoryPlot = new MemoryPlot(memoryTab);
+    m_memoryModel = new MemoryModel(this);
+    m_memoryTable = makeTable(m_memoryModel, memoryTab);
+    m_memoryTable->setObjectName("memoryTable");
+    memoryTab->addWidget(m_memoryPlot);
+    memoryTab->addWidget(m_memoryTable);
+    memoryTab->setStretchFactor(0, 3);
+    memoryTab->setStretchFactor(1, 2);
+    return memoryTab;
+}
+
+// The four cliff plots.
+QWidget* MainWindow::buildCliffsTab()
+{
+    auto* cliffs = new QWidget(m_tabs);
+    auto* grid = new QGridLayout(cliffs);
+    grid->setContentsMargins(0, 0, 0, 0);
+    m_tpPlot = new TpSweepPlot(cliffs);
+    m_bandwidthPlot = new BandwidthPlot(cliffs);
+    m_scalingPlot = new ScalingPlot(cliffs);
+    m_whatIfPlot = new WhatIfPlot(cliffs);
+    grid->addWidget(m_tpPlot, 0, 0);
+    grid->addWidget(m_bandwidthPlot, 0, 1);
+    grid->addWidget(m_scalingPlot, 1, 0);
+    grid->addWidget(m_whatIfPlot, 1, 1);
+    return cliffs;
+}
+
+// Cluster picture.
+QWidget* MainWindow::buildClusterTab()
+{
+    auto* clusterTab = new QWidget(m_tabs);
+    auto* clusterLayout = new QVBoxLayout(clusterTab);
+    m_colourBy = new QComboBox(clusterTab);
+    m_colourBy->addItems(
+        {tr("Colour by TP group"), tr("Colour by pipeline stage"), tr("Colour by DP replica")});
+    m_clusterView = new ClusterView(clusterTab);
+    connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_clusterView->setColourBy(static_cast<ClusterView::ColourBy>(index));
+    });
+    clusterLayout->addWidget(m_colourBy, 0, Qt::AlignLeft);
+    clusterLayout->addWidget(m_clusterView, 1);
+    return clusterTab;
+}
+
+void MainWindow::connectDocument()
+{
     // Unsaved work is copied to the recovery file a moment after each edit.
     connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this] {
         if (m_document->isModified())
@@ -218,6 +231,25 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(m_session, &PlanSession::resultsAvailable, this, &MainWindow::showResults);
     connect(m_session, &PlanSession::planRejected, this, &MainWindow::showRejection);
+}
+
+void MainWindow::connectPanels()
+{
+    connect(m_search, &SearchPanel::layoutChosen, this,
+            [this](const ParallelLayout& layout, const QString& label) {
+                m_document->edit(
+                    tr("use searched layout %1").arg(label), Field::Whole, [layout](Plan& plan) {
+                        // The search costed every layout on the plan's stack:
+                        // pin it, or a ZeRO change would switch it.
+                        if (plan.training.stack == TrainingStack::Auto)
+                            plan.training.stack = fsdpStyleStack(plan) ? TrainingStack::PyTorch
+                                                                       : TrainingStack::Megatron;
+                        plan.parallel = layout;
+                    });
+                m_status->setText(tr("Loaded %1 from the search (Edit > Undo restores the "
+                                     "previous layout)")
+                                      .arg(label));
+            });
     connect(m_topology, &TopologyEditor::errorReported, this,
             [this](const QString& message) { reportError(tr("Topology"), message); });
     connect(m_measure, &MeasurePanel::applyRequested, this,
@@ -244,13 +276,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
             });
     connect(m_inputs, &InputPanel::importModelRequested, this, &MainWindow::importModel);
     connect(m_inputs, &InputPanel::openClusterRequested, this, &MainWindow::openCluster);
-
-    m_document->reset(examplePlan(), QString());
-    updateTitle();
-    resize(1280, 800);
 }
-
-MainWindow::~MainWindow() = default;
 
 QList<PlotView*> MainWindow::plots() const
 {
@@ -523,73 +549,6 @@ void MainWindow::showCollectiveDerivation(int row)
     m_tabs->setCurrentWidget(m_derivation);
 }
 
-bool MainWindow::openFile(const QString& path)
-{
-    QString error;
-    if (!m_document->open(path, &error)) {
-        reportError(tr("Cannot open plan"), tr("%1 was not opened:\n%2").arg(path, error));
-        return false;
-    }
-    addRecent(path);
-    QFile::remove(recoveryPath());
-    return true;
-}
-
-bool MainWindow::exportReport(const QString& path, bool letter)
-{
-    const auto latest = m_evaluator->latest();
-    if (!latest) {
-        reportError(tr("Cannot export report"),
-                    tr("The plan has no results yet; fix the issues shown first."));
-        return false;
-    }
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    ReportOptions options;
-    options.paper = letter ? QPageSize::Letter : QPageSize::A4;
-    options.comparison = m_search->pinned();
-    QString error;
-    int pages = 0;
-    const bool ok = ReportWriter::writePdf(*latest, path, options, &error, &pages);
-    QApplication::restoreOverrideCursor();
-    if (!ok) {
-        reportError(tr("Cannot export report"), error);
-        return false;
-    }
-    m_status->setText(tr("Report written to %1 (%2 pages)").arg(path).arg(pages));
-    return true;
-}
-
-bool MainWindow::exportTablesCsv(const QString& path)
-{
-    const auto latest = m_evaluator->latest();
-    if (!latest) {
-        reportError(tr("Cannot export tables"),
-                    tr("The plan has no results yet; fix the issues shown first."));
-        return false;
-    }
-    const QString text = ReportWriter::tablesCsv(latest->cost);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
-        reportError(tr("Cannot export tables"),
-                    tr("%1 was not written: %2").arg(path, file.errorString()));
-        return false;
-    }
-    m_status->setText(tr("Tables written to %1").arg(path));
-    return true;
-}
-
-bool MainWindow::saveTo(const QString& path)
-{
-    QString error;
-    if (!m_document->save(path, &error)) {
-        reportError(tr("Cannot save plan"), error);
-        return false;
-    }
-    addRecent(path);
-    QFile::remove(recoveryPath());
-    return true;
-}
-
 void MainWindow::reportError(const QString& title, const QString& message)
 {
     emit errorReported(message);
@@ -597,186 +556,6 @@ void MainWindow::reportError(const QString& title, const QString& message)
     m_status->setText(message.section('\n', 0, 1).replace('\n', ' '));
     if (m_interactive)
         QMessageBox::warning(this, title, message);
-}
-
-bool MainWindow::maybeSave()
-{
-    if (!m_document->isModified() || !m_interactive)
-        return true;
-    const auto answer = QMessageBox::question(
-        this, tr("Unsaved changes"), tr("The plan has unsaved changes. Save them first?"),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel)
-        return false;
-    if (answer == QMessageBox::Save)
-        return save();
-    return true;
-}
-
-void MainWindow::newPlan()
-{
-    if (!maybeSave())
-        return;
-    m_document->reset(examplePlan(), QString());
-}
-
-void MainWindow::openDialog()
-{
-    if (!maybeSave())
-        return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), QString(),
-                                                      tr("Paraplan plans (*.json)"));
-    if (!path.isEmpty())
-        openFile(path);
-}
-
-bool MainWindow::save()
-{
-    if (m_document->path().isEmpty())
-        return saveAs();
-    return saveTo(m_document->path());
-}
-
-bool MainWindow::saveAs()
-{
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save plan"),
-        m_document->path().isEmpty() ? QString("plan.json") : m_document->path(),
-        tr("Paraplan plans (*.json)"));
-    return !path.isEmpty() && saveTo(path);
-}
-
-void MainWindow::importModel()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"),
-                                                      QString(), tr("config.json (*.json)"));
-    if (path.isEmpty())
-        return;
-    ModelSpec model;
-    std::string error;
-    if (!loadHuggingFaceConfig(path.toStdString(), &model, &error)) {
-        reportError(tr("Cannot import model"), QString::fromStdString(error));
-        return;
-    }
-    m_document->edit(tr("Import %1").arg(QFileInfo(path).fileName()), Field::Whole,
-                     [model](Plan& plan) { plan.model = model; });
-}
-
-void MainWindow::openCluster()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
-                                                      tr("Cluster files (*.json)"));
-    if (path.isEmpty())
-        return;
-    ClusterSpec cluster;
-    std::string error;
-    if (!loadCluster(path.toStdString(), {}, &cluster, &error)) {
-        reportError(tr("Cannot open cluster"), QString::fromStdString(error));
-        return;
-    }
-    m_document->edit(tr("Cluster from %1").arg(QFileInfo(path).fileName()), Field::Whole,
-                     [cluster](Plan& plan) { plan.cluster = cluster; });
-}
-
-void MainWindow::updateTitle()
-{
-    const QString name = m_document->path().isEmpty() ? tr("Untitled plan")
-                                                      : QFileInfo(m_document->path()).fileName();
-    setWindowTitle(QString("%1%2 - Paraplan").arg(name, m_document->isModified() ? "*" : ""));
-    setWindowModified(m_document->isModified());
-}
-
-void MainWindow::addRecent(const QString& path)
-{
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > 8)
-        recent.removeLast();
-    settings.setValue("recentFiles", recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu)
-        return;
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString& path : recent)
-        m_recentMenu
-            ->addAction(QFileInfo(path).fileName(), this,
-                        [this, path] {
-                            if (maybeSave())
-                                openFile(path);
-                        })
-            ->setToolTip(path);
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-QString MainWindow::recoveryPath()
-{
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
-    return QDir(dir).filePath("recovery-plan.json");
-}
-
-void MainWindow::writeRecovery()
-{
-    if (!m_document->isModified())
-        return;
-    QDir().mkpath(QFileInfo(recoveryPath()).absolutePath());
-    std::string error;
-    savePlan(recoveryPath().toStdString(), m_document->plan(), &error);
-}
-
-void MainWindow::offerRecovery()
-{
-    if (!QFile::exists(recoveryPath()))
-        return;
-    if (m_interactive &&
-        QMessageBox::question(this, tr("Recover unsaved plan"),
-                              tr("Paraplan did not close cleanly last time. Open the unsaved "
-                                 "plan it kept?")) != QMessageBox::Yes) {
-        QFile::remove(recoveryPath());
-        return;
-    }
-    QString error;
-    const QString path = recoveryPath();
-    if (m_document->open(path, &error)) {
-        // The recovered plan is unsaved work, not the recovery file itself.
-        const Plan plan = m_document->plan();
-        m_document->reset(plan, QString());
-        m_document->edit(tr("Recovered plan"), Field::Whole, [](Plan&) {});
-    }
-    QFile::remove(path);
-}
-
-void MainWindow::closeEvent(QCloseEvent* event)
-{
-    if (!maybeSave()) {
-        event->ignore();
-        return;
-    }
-    QFile::remove(recoveryPath());
-    event->accept();
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event)
-{
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.front().isLocalFile() &&
-        urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
-        event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event)
-{
-    const QString path = event->mimeData()->urls().front().toLocalFile();
-    if (maybeSave())
-        openFile(path);
-    event->acceptProposedAction();
 }
 
 } // namespace paraplan::ui

@@ -81,7 +81,17 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // The window's parts, built once by the constructor.
+    QWidget* buildInputs();
+    QWidget* buildResults();
+    QWidget* buildStepTab();
+    QWidget* buildMemoryTab();
+    QWidget* buildCliffsTab();
+    QWidget* buildClusterTab();
     void buildMenus();
+    void connectDocument();
+    void connectPanels();
+
     void showResults(std::shared_ptr<const PlanResults> results);
     void showRejection(const std::vector<PlanIssue>& issues);
     void showDerivation(const QString& anchor);

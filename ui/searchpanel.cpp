@@ -170,6 +170,23 @@ struct SearchPanel::Job
 
 SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 {
+    QWidget* left = buildSearchSide();
+    QWidget* right = buildComparisonSide();
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split);
+
+    connectControls();
+    refreshComparison();
+}
+
+// The search's settings: objective, limits, headroom, micro-batch, top count and threads.
+QGroupBox* SearchPanel::buildSettings()
+{
     auto* settings = new QGroupBox(tr("Search every valid layout of this plan's model, cluster "
                                       "and global batch"),
                                    this);
@@ -212,6 +229,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_threads->setToolTip(tr("Worker threads; the ranking is the same for any number"));
     form->addRow(tr("Threads"), m_threads);
     settings->setLayout(form);
+    return settings;
+}
+
+// Left: the settings, the run controls, the ranked candidates and what to do with one.
+QWidget* SearchPanel::buildSearchSide()
+{
+    QGroupBox* settings = buildSettings();
 
     m_run = new QPushButton(tr("Search"));
     m_run->setObjectName("searchRun");
@@ -267,7 +291,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(m_rejects);
     leftLayout->addWidget(m_table, 1);
     leftLayout->addLayout(tableButtons);
+    return left;
+}
 
+// Right: the Pareto plot and the pinned plans compared.
+QWidget* SearchPanel::buildComparisonSide()
+{
     m_pareto = new ParetoPlot;
     m_compareTable = new QTableWidget;
     m_compareTable->setObjectName("compareTable");
@@ -277,15 +306,11 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     right->addWidget(m_pareto);
     right->addWidget(m_compareTable);
     right->addWidget(m_comparePlot);
+    return right;
+}
 
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(split);
-
+void SearchPanel::connectControls()
+{
     connect(m_run, &QPushButton::clicked, this, &SearchPanel::start);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancel);
     auto chosen = [this](const QModelIndex& index) {
@@ -313,7 +338,6 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
             m_status->setText(error);
     });
     connect(m_clearPins, &QPushButton::clicked, this, &SearchPanel::clearPins);
-    refreshComparison();
 }
 
 SearchPanel::~SearchPanel()

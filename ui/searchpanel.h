@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -108,6 +109,11 @@ signals:
 
 private:
     struct Job;
+    // The panel's two sides, built once by the constructor.
+    QGroupBox* buildSettings();
+    QWidget* buildSearchSide();
+    QWidget* buildComparisonSide();
+    void connectControls();
     void finish();
     void refreshComparison();
     SearchOptions options() const;

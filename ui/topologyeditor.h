@@ -119,8 +119,14 @@ protected:
 private:
     void rebuildScene();
     int rackAt(const QPointF& scenePos) const;
-    void updateProperties();
     void updateStatus();
+    // The property panel (topologyproperties.cpp): one builder per kind of selection.
+    void updateProperties();
+    void clearProperties();
+    void showNodeProperties(const TopoNode& node);
+    void showRackProperties(const TopoRack& rack);
+    void showClusterProperties(int selectedNodes);
+    void addNodeTypeProperties(const NodeSpec& type);
 
     TopologyDocument* m_document;
     QGraphicsScene* m_scene;

@@ -1,0 +1,276 @@
+// The window's files: open, save, recent files, the recovery copy, imports, report and
+// table export, drag and drop, and closing with unsaved changes.
+
+#include "mainwindow.h"
+
+#include "clusterio.h"
+#include "modelio.h"
+#include "planio.h"
+#include "reportwriter.h"
+#include "searchpanel.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStandardPaths>
+
+namespace paraplan::ui {
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString error;
+    if (!m_document->open(path, &error)) {
+        reportError(tr("Cannot open plan"), tr("%1 was not opened:\n%2").arg(path, error));
+        return false;
+    }
+    addRecent(path);
+    QFile::remove(recoveryPath());
+    return true;
+}
+
+bool MainWindow::exportReport(const QString& path, bool letter)
+{
+    const auto latest = m_evaluator->latest();
+    if (!latest) {
+        reportError(tr("Cannot export report"),
+                    tr("The plan has no results yet; fix the issues shown first."));
+        return false;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    ReportOptions options;
+    options.paper = letter ? QPageSize::Letter : QPageSize::A4;
+    options.comparison = m_search->pinned();
+    QString error;
+    int pages = 0;
+    const bool ok = ReportWriter::writePdf(*latest, path, options, &error, &pages);
+    QApplication::restoreOverrideCursor();
+    if (!ok) {
+        reportError(tr("Cannot export report"), error);
+        return false;
+    }
+    m_status->setText(tr("Report written to %1 (%2 pages)").arg(path).arg(pages));
+    return true;
+}
+
+bool MainWindow::exportTablesCsv(const QString& path)
+{
+    const auto latest = m_evaluator->latest();
+    if (!latest) {
+        reportError(tr("Cannot export tables"),
+                    tr("The plan has no results yet; fix the issues shown first."));
+        return false;
+    }
+    const QString text = ReportWriter::tablesCsv(latest->cost);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
+        reportError(tr("Cannot export tables"),
+                    tr("%1 was not written: %2").arg(path, file.errorString()));
+        return false;
+    }
+    m_status->setText(tr("Tables written to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    QString error;
+    if (!m_document->save(path, &error)) {
+        reportError(tr("Cannot save plan"), error);
+        return false;
+    }
+    addRecent(path);
+    QFile::remove(recoveryPath());
+    return true;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified() || !m_interactive)
+        return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"), tr("The plan has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save)
+        return save();
+    return true;
+}
+
+void MainWindow::newPlan()
+{
+    if (!maybeSave())
+        return;
+    m_document->reset(examplePlan(), QString());
+}
+
+void MainWindow::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), QString(),
+                                                      tr("Paraplan plans (*.json)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_document->path().isEmpty())
+        return saveAs();
+    return saveTo(m_document->path());
+}
+
+bool MainWindow::saveAs()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save plan"),
+        m_document->path().isEmpty() ? QString("plan.json") : m_document->path(),
+        tr("Paraplan plans (*.json)"));
+    return !path.isEmpty() && saveTo(path);
+}
+
+void MainWindow::importModel()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"),
+                                                      QString(), tr("config.json (*.json)"));
+    if (path.isEmpty())
+        return;
+    ModelSpec model;
+    std::string error;
+    if (!loadHuggingFaceConfig(path.toStdString(), &model, &error)) {
+        reportError(tr("Cannot import model"), QString::fromStdString(error));
+        return;
+    }
+    m_document->edit(tr("Import %1").arg(QFileInfo(path).fileName()), Field::Whole,
+                     [model](Plan& plan) { plan.model = model; });
+}
+
+void MainWindow::openCluster()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
+                                                      tr("Cluster files (*.json)"));
+    if (path.isEmpty())
+        return;
+    ClusterSpec cluster;
+    std::string error;
+    if (!loadCluster(path.toStdString(), {}, &cluster, &error)) {
+        reportError(tr("Cannot open cluster"), QString::fromStdString(error));
+        return;
+    }
+    m_document->edit(tr("Cluster from %1").arg(QFileInfo(path).fileName()), Field::Whole,
+                     [cluster](Plan& plan) { plan.cluster = cluster; });
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_document->path().isEmpty() ? tr("Untitled plan")
+                                                      : QFileInfo(m_document->path()).fileName();
+    setWindowTitle(QString("%1%2 - Paraplan").arg(name, m_document->isModified() ? "*" : ""));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > 8)
+        recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent)
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (maybeSave())
+                                openFile(path);
+                        })
+            ->setToolTip(path);
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+QString MainWindow::recoveryPath()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    return QDir(dir).filePath("recovery-plan.json");
+}
+
+void MainWindow::writeRecovery()
+{
+    if (!m_document->isModified())
+        return;
+    QDir().mkpath(QFileInfo(recoveryPath()).absolutePath());
+    std::string error;
+    savePlan(recoveryPath().toStdString(), m_document->plan(), &error);
+}
+
+void MainWindow::offerRecovery()
+{
+    if (!QFile::exists(recoveryPath()))
+        return;
+    if (m_interactive &&
+        QMessageBox::question(this, tr("Recover unsaved plan"),
+                              tr("Paraplan did not close cleanly last time. Open the unsaved "
+                                 "plan it kept?")) != QMessageBox::Yes) {
+        QFile::remove(recoveryPath());
+        return;
+    }
+    QString error;
+    const QString path = recoveryPath();
+    if (m_document->open(path, &error)) {
+        // The recovered plan is unsaved work, not the recovery file itself.
+        const Plan plan = m_document->plan();
+        m_document->reset(plan, QString());
+        m_document->edit(tr("Recovered plan"), Field::Whole, [](Plan&) {});
+    }
+    QFile::remove(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QFile::remove(recoveryPath());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() &&
+        urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = event->mimeData()->urls().front().toLocalFile();
+    if (maybeSave())
+        openFile(path);
+    event->acceptProposedAction();
+}
+
+} // namespace paraplan::ui
