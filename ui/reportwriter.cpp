@@ -623,6 +623,55 @@ QString ReportWriter::memoryCsv(const StepCost& cost)
     return csv;
 }
 
+bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
+                         const ReportOptions& options, std::ostream& out, std::string* error)
+{
+    auto fail = [&](const std::string& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!loadPlan(planPath, &plan, &errors))
+        return fail(planPath + ": " + errors.front());
+    PlanEvaluator evaluator;
+    std::vector<PlanIssue> issues;
+    QObject::connect(&evaluator, &PlanEvaluator::planRejected,
+                     [&](const std::vector<PlanIssue>& rejected) { issues = rejected; });
+    evaluator.evaluate(plan);
+    const auto results = evaluator.latest();
+    if (!results)
+        return fail("plan rejected: " + (issues.empty() ? std::string("invalid")
+                                                        : issues.front().message + " [rule " +
+                                                              issues.front().rule + "]"));
+    if (data != ReportData::Pdf) {
+        // The report's data: the tables as CSV, or the whole step cost as JSON (the same
+        // object `paraplan-cli evaluate --json` prints).
+        const QString text =
+            data == ReportData::TablesCsv
+                ? ReportWriter::tablesCsv(results->cost)
+                : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
+                                        .toJson(QJsonDocument::Indented));
+        if (output.isEmpty()) {
+            out << text.toStdString();
+            return true;
+        }
+        QSaveFile file(output);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
+            return fail("cannot write " + output.toStdString() + ": " +
+                        file.errorString().toStdString());
+        out << "wrote " << output.toStdString() << "\n";
+        return true;
+    }
+    QString message;
+    int pages = 0;
+    if (!ReportWriter::writePdf(*results, output, options, &message, &pages))
+        return fail(message.toStdString());
+    out << "wrote " << output.toStdString() << " (" << pages << " pages)\n";
+    return true;
+}
+
 int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     auto usage = [&](const std::string& message) {
@@ -659,45 +708,15 @@ int runReportCommand(const std::vector<std::string>& args, std::ostream& out, st
         return usage("choose one of --json and --csv");
     if (!csv && !json && output.isEmpty())
         return usage("report needs -o FILE.pdf (or --json / --csv for its data)");
-    Plan plan;
-    std::vector<std::string> errors;
-    if (!loadPlan(args[1], &plan, &errors))
-        return usage(args[1] + ": " + errors.front());
-    PlanEvaluator evaluator;
-    std::vector<PlanIssue> issues;
-    QObject::connect(&evaluator, &PlanEvaluator::planRejected,
-                     [&](const std::vector<PlanIssue>& rejected) { issues = rejected; });
-    evaluator.evaluate(plan);
-    const auto results = evaluator.latest();
-    if (!results)
-        return usage("plan rejected: " + (issues.empty() ? std::string("invalid")
-                                                         : issues.front().message + " [rule " +
-                                                               issues.front().rule + "]"));
-    if (csv || json) {
-        // The report's data: the tables as CSV, or the whole step cost as JSON (the same
-        // object `paraplan-cli evaluate --json` prints).
-        const QString text =
-            csv ? ReportWriter::tablesCsv(results->cost)
-                : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
-                                        .toJson(QJsonDocument::Indented));
-        if (output.isEmpty()) {
-            out << text.toStdString();
-            return 0;
-        }
-        QSaveFile file(output);
-        if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
-            return usage("cannot write " + output.toStdString() + ": " +
-                         file.errorString().toStdString());
-        out << "wrote " << output.toStdString() << "\n";
-        return 0;
-    }
     ReportOptions options;
     options.paper = paper;
-    QString error;
-    int pages = 0;
-    if (!ReportWriter::writePdf(*results, output, options, &error, &pages))
-        return usage(error.toStdString());
-    out << "wrote " << output.toStdString() << " (" << pages << " pages)\n";
+    std::string error;
+    if (!writePlanFileReport(args[1], output,
+                             csv    ? ReportData::TablesCsv
+                             : json ? ReportData::StepJson
+                                    : ReportData::Pdf,
+                             options, out, &error))
+        return usage(error);
     return 0;
 }
 

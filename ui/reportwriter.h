@@ -37,7 +37,24 @@ public:
     static QStringList sectionTitles(const PlanResults& results, const ReportOptions& options = {});
 };
 
-/// `paraplan-cli report PLAN.json -o plan.pdf [--paper a4|letter] [--json] [--csv]`.
+/// What a report written from a plan file holds.
+enum class ReportData
+{
+    Pdf,       ///< the paginated report
+    TablesCsv, ///< its tables (collectives, memory per stage) as CSV
+    StepJson   ///< the step cost as JSON, as `paraplan-cli evaluate --json` prints it
+};
+
+/// Loads and evaluates the plan file, then writes its report: the PDF to `output`, or the CSV
+/// or JSON to `output` or, without one, to `out`; says on `out` what it wrote. False with
+/// *error (one line) when the plan cannot be read or is rejected or the file not written.
+/// Needs a QApplication. `paraplan-cli report` (its options parsed in app/cli) runs this.
+bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
+                         const ReportOptions& options, std::ostream& out, std::string* error);
+
+/// Deprecated: the old `report` argument parser, kept only while tests/tst_report.cpp calls it.
+/// paraplan-cli's report command declares and parses its options in
+/// app/cli/commands/report.cpp; call paraplan::cli::run({"report", ...}) instead.
 int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace paraplan::ui
