@@ -2,6 +2,7 @@
 // end-to-end run of the real executable for exit codes and stderr.
 #include "clicommands.h"
 #include "clusterio.h"
+#include "commandtable.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <sstream>
 
 using namespace paraplan;
@@ -40,6 +42,19 @@ CliRun runCli(const QStringList& args)
 QJsonObject json(const CliRun& run)
 {
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
+}
+
+QString examplePlan(const char* name)
+{
+    return QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/" + name;
+}
+
+// How QCommandLineParser lists an option in its help: "--op <OP>", "-o <FILE>", "--json".
+QString listedAs(const QCommandLineOption& option)
+{
+    const QString name = option.names().constFirst();
+    return (name.size() == 1 ? "-" : "--") + name +
+           (option.valueName().isEmpty() ? QString() : " <" + option.valueName() + ">");
 }
 
 } // namespace
@@ -471,6 +486,168 @@ private slots:
         QVERIFY(run.err.contains("invalid JSON"));
     }
 
+    void everyCommandAnswersHelp()
+    {
+        QVERIFY(cli::commandTable().size() >= 15);
+        for (const cli::Command& command : cli::commandTable()) {
+            const QString name = command.name;
+            for (const char* flag : {"--help", "-h"}) {
+                const CliRun run = runCli({name, flag});
+                QVERIFY2(run.code == 0, qPrintable(name + " " + flag + ": " + run.err));
+                QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+                QVERIFY2(run.out.startsWith("Usage: paraplan-cli " + name + " [options]"),
+                         qPrintable(run.out));
+                QVERIFY2(run.out.contains(command.summary), qPrintable(name));
+                QVERIFY2(run.out.contains("-h, --help"), qPrintable(name));
+                for (const QCommandLineOption& option : command.options()) {
+                    QVERIFY2(!option.description().isEmpty(), qPrintable(name + listedAs(option)));
+                    QVERIFY2(run.out.contains("  " + listedAs(option) + " "),
+                             qPrintable(name + ": " + listedAs(option) + " not in\n" + run.out));
+                    // The first words of its description, before any line break.
+                    QVERIFY2(run.out.contains(option.description().section(' ', 0, 1)),
+                             qPrintable(name + ": " + option.description()));
+                }
+                if (command.positional.name)
+                    QVERIFY2(run.out.contains(QString("\n  ") + command.positional.name + " "),
+                             qPrintable(run.out));
+            }
+            // help COMMAND prints the same.
+            const CliRun viaHelp = runCli({"help", name});
+            QCOMPARE(viaHelp.code, 0);
+            QCOMPARE(viaHelp.out, runCli({name, "--help"}).out);
+        }
+    }
+
+    void shortHelpIsNotAFileName()
+    {
+        for (const char* command : {"evaluate", "walkthrough", "search", "cliffs", "report",
+                                    "import-topology", "import-measurements", "validate"}) {
+            const CliRun run = runCli({command, "-h"});
+            QVERIFY2(run.code == 0, qPrintable(run.err));
+            QVERIFY(run.err.isEmpty());
+            QVERIFY(run.out.startsWith(QString("Usage: paraplan-cli ") + command));
+            QVERIFY(!run.out.contains("cannot open"));
+        }
+        // Help wins over the rest of the line, even a bad one.
+        const CliRun mixed =
+            runCli({"evaluate", examplePlan("gpt3-175b-dgx-a100.json"), "--json", "--bogus", "-h"});
+        QCOMPARE(mixed.code, 0);
+        QVERIFY(mixed.out.startsWith("Usage: paraplan-cli evaluate"));
+    }
+
+    void unknownOptionsNameThemselves_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        const QString plan = examplePlan("gpt3-175b-dgx-a100.json");
+        QTest::newRow("evaluate") << QStringList{"evaluate", plan, "--foo"} << "--foo";
+        QTest::newRow("with a value") << QStringList{"search", plan, "--bogus=3"} << "--bogus";
+        QTest::newRow("single dash") << QStringList{"presets", "-x"} << "-x";
+        QTest::newRow("single-dash word") << QStringList{"presets", "-foo"} << "-foo";
+        QTest::newRow("before the plan") << QStringList{"cliffs", "--wat", plan} << "--wat";
+        QTest::newRow("report") << QStringList{"report", plan, "--bogus"} << "--bogus";
+        QTest::newRow("collective")
+            << QStringList{"collective", "--op",      "all_reduce", "--bytes",  "1GB", "--ranks",
+                           "8",          "--bw-GBps", "10",         "--max-tp", "2"}
+            << "--max-tp";
+        QTest::newRow("help") << QStringList{"help", "--foo"} << "--foo";
+        QTest::newRow("no command") << QStringList{"--foo"} << "--foo";
+    }
+    void unknownOptionsNameThemselves()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        const CliRun run = runCli(args);
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY2(run.err.startsWith("error: unknown option '" + option + "' (see 'paraplan-cli "),
+                 qPrintable(run.err));
+        QCOMPARE(run.err.count('\n'), 1);
+        if (args.first() != option)
+            QVERIFY2(run.err.contains(args.first() + " --help"), qPrintable(run.err));
+    }
+
+    void badCommandLinesGiveOneErrorLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString plan = examplePlan("gpt3-175b-dgx-a100.json");
+        QTest::newRow("flag with a value")
+            << QStringList{"evaluate", plan, "--json=1"} << "--json takes no value";
+        QTest::newRow("twice") << QStringList{"model", "--preset", "a", "--preset", "b"}
+                               << "--preset given twice";
+        QTest::newRow("no plan") << QStringList{"evaluate"}
+                                 << "evaluate needs a plan file (JSON): paraplan-cli evaluate "
+                                    "[options] PLAN";
+        QTest::newRow("two plans") << QStringList{"cliffs", plan, plan} << "unexpected argument";
+        QTest::newRow("stray argument")
+            << QStringList{"presets", "all"} << "unexpected argument 'all'";
+        QTest::newRow("collective option on a plan")
+            << QStringList{"walkthrough", plan, "--op", "all_reduce"}
+            << "--op does not apply to a plan's walkthrough";
+        QTest::newRow("help for nothing")
+            << QStringList{"help", "frobnicate"} << "unknown command 'frobnicate'";
+        QTest::newRow("report without widgets")
+            << QStringList{"report", plan, "-o", "x.pdf"} << "built without them";
+    }
+    void badCommandLinesGiveOneErrorLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const CliRun run = runCli(args);
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY2(run.err.startsWith("error: ") && run.err.contains(message), qPrintable(run.err));
+        QCOMPARE(run.err.count('\n'), 1);
+    }
+
+    void helpListsEveryCommand()
+    {
+        const CliRun help = runCli({"help"});
+        QCOMPARE(help.code, 0);
+        QVERIFY(help.err.isEmpty());
+        const QStringList lines = help.out.split('\n');
+        for (const cli::Command& command : cli::commandTable()) {
+            const QString name = command.name;
+            const auto listed = std::find_if(lines.begin(), lines.end(), [&](const QString& line) {
+                return line.startsWith("  " + name + " ");
+            });
+            QVERIFY2(listed != lines.end(), qPrintable(name));
+            QVERIFY2(listed->contains(QString(command.summary).section(' ', 0, 2)),
+                     qPrintable(*listed));
+        }
+        QCOMPARE(runCli({"--help"}).out, help.out);
+        QCOMPARE(runCli({"-h"}).code, 0);
+        const CliRun nothing = runCli({});
+        QCOMPARE(nothing.code, 2);
+        QCOMPARE(nothing.out, help.out);
+    }
+
+    void versionAnswers()
+    {
+        const CliRun run = runCli({"--version"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.startsWith("paraplan-cli "));
+        QCOMPARE(run.out.count('\n'), 1);
+    }
+
+    void searchDeclaresItsSpaceLimits()
+    {
+        const CliRun help = runCli({"search", "--help"});
+        for (const char* option : {"--max-interleave <V>", "--max-micro-batch <N>",
+                                   "--tokens-per-step <T>", "--pp-across-nodes"})
+            QVERIFY2(help.out.contains(option), option);
+        const CliRun run =
+            runCli({"search", examplePlan("llama3-70b-dgx-h100.json"), "--max-interleave", "2",
+                    "--max-micro-batch", "2", "--top", "1", "--json"});
+        QCOMPARE(run.code, 0);
+        for (const QJsonValue& candidate : json(run)["top"].toArray()) {
+            const QJsonObject parallel = candidate.toObject()["parallel"].toObject();
+            QVERIFY(parallel["interleave"].toInt() <= 2);
+            QVERIFY(parallel["micro_batch"].toInt() <= 2);
+        }
+    }
+
     void theBinaryExitsWithTwoOnBadInput()
     {
         const QString binary = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-cli";
@@ -489,6 +666,31 @@ private slots:
         QVERIFY(process.waitForFinished(30000));
         QCOMPARE(process.exitCode(), 0);
         QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("274 ms"));
+    }
+
+    void theBinaryAnswersHelpAndWritesReports()
+    {
+        const QString binary = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-cli";
+        if (!QFile::exists(binary))
+            QSKIP("paraplan-cli not built");
+        QProcess process;
+        for (const char* command : {"report", "evaluate"}) {
+            process.start(binary, {command, "-h"});
+            QVERIFY(process.waitForFinished(30000));
+            QCOMPARE(process.exitCode(), 0);
+            QVERIFY(QString::fromUtf8(process.readAllStandardOutput())
+                        .startsWith(QString("Usage: paraplan-cli ") + command));
+        }
+        // With Qt Widgets the report's tables come out; without, one line says why not.
+        process.start(binary, {"report", examplePlan("gpt3-175b-dgx-a100.json"), "--csv"});
+        QVERIFY(process.waitForFinished(60000));
+        const QString out = QString::fromUtf8(process.readAllStandardOutput());
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        if (process.exitCode() == 0)
+            QVERIFY2(out.startsWith("# collectives\n"), qPrintable(out));
+        else
+            QVERIFY2(process.exitCode() == 2 && err.contains("built without them"),
+                     qPrintable(err));
     }
 };
 

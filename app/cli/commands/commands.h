@@ -1,0 +1,65 @@
+#pragma once
+
+// Each command's options and body, one file per command under app/cli/commands/; the table
+// in commandtable.cpp puts them together.
+
+#include "clicommands.h"
+#include "commandline.h"
+
+#include <QCommandLineOption>
+
+#include <ostream>
+#include <vector>
+
+namespace paraplan::cli {
+
+using Options = std::vector<QCommandLineOption>;
+
+Options collectiveOptions();
+int runCollective(const Args& args, std::ostream& out);
+
+Options sweepCollectiveOptions();
+int runSweepCollective(const Args& args, std::ostream& out);
+
+Options walkthroughOptions();
+int runWalkthrough(const Args& args, std::ostream& out);
+
+Options dpTrafficOptions();
+int runDpTraffic(const Args& args, std::ostream& out);
+
+Options evaluateOptions();
+int runEvaluate(const Args& args, std::ostream& out);
+
+Options cliffsOptions();
+int runCliffs(const Args& args, std::ostream& out);
+
+Options searchOptions();
+int runSearch(const Args& args, std::ostream& out);
+
+Options reportOptions();
+int runReport(const Args& args, std::ostream& out);
+
+Options validateOptions();
+int runValidate(const Args& args, std::ostream& out);
+
+Options importMeasurementsOptions();
+int runImportMeasurements(const Args& args, std::ostream& out);
+
+Options importTopologyOptions();
+int runImportTopology(const Args& args, std::ostream& out);
+
+Options modelOptions();
+int runModel(const Args& args, std::ostream& out);
+
+Options presetsOptions();
+int runPresets(const Args& args, std::ostream& out);
+
+Options exportClusterOptions();
+int runExportCluster(const Args& args, std::ostream& out);
+
+Options helpOptions();
+int runHelp(const Args& args, std::ostream& out);
+/// `paraplan-cli help` with no command: the commands of the table, one line each.
+std::string overviewHelp();
+
+} // namespace paraplan::cli

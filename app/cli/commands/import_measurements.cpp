@@ -1,0 +1,135 @@
+// paraplan-cli import-measurements: a probe run, an nccl-tests log or its -J JSON: fits per
+// collective, copies, and the figures the run would replace.
+#include "common.h"
+
+#include "clusterio.h"
+#include "measurement.h"
+#include "units.h"
+
+#include <QJsonArray>
+
+#include <iomanip>
+#include <map>
+
+namespace paraplan::cli {
+
+namespace {
+
+using units::formatNumber;
+using units::formatSeconds;
+
+void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBetaFit>& fits,
+                           const std::vector<MeasuredFigure>& figures, std::ostream& out)
+{
+    QJsonArray fitArray;
+    for (const AlphaBetaFit& f : fits)
+        fitArray.append(QJsonObject{{"op", collectiveOpName(f.op)},
+                                    {"ranks", f.ranks},
+                                    {"hosts", f.hosts},
+                                    {"points", f.points},
+                                    {"alpha_us", f.alpha_s * 1e6},
+                                    {"busbw_GBps", f.busbw_GBps},
+                                    {"residual", f.residual}});
+    QJsonArray copies;
+    for (const CopyMeasurement& c : run.copies)
+        copies.append(QJsonObject{
+            {"what", QString::fromStdString(c.what)}, {"device", c.device}, {"GBps", c.GBps}});
+    QJsonArray figureArray;
+    for (const MeasuredFigure& f : figures)
+        figureArray.append(QJsonObject{{"figure", QString::fromStdString(f.figure)},
+                                       {"measured", f.value},
+                                       {"assumed", f.assumed},
+                                       {"why", QString::fromStdString(f.why)}});
+    QJsonArray warnings;
+    for (const std::string& w : run.warnings)
+        warnings.append(QString::fromStdString(w));
+    printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
+                          {"points", static_cast<int>(run.points.size())},
+                          {"complete", run.complete},
+                          {"fits", fitArray},
+                          {"copies", copies},
+                          {"figures", figureArray},
+                          {"warnings", warnings}},
+              out);
+}
+
+void printMeasurementsText(const MeasurementRun& run, const std::vector<AlphaBetaFit>& fits,
+                           const std::vector<MeasuredFigure>& figures,
+                           const std::string& clusterName, std::ostream& out)
+{
+    out << run.describe() << "\n  " << run.points.size() << " collective points, "
+        << run.copies.size() << " copies" << (run.complete ? "" : " (incomplete run)") << "\n";
+    if (!run.error.empty())
+        out << "  the run ended with an error: " << run.error << "\n";
+    out << "\n  Fits, t = alpha + S x factor / busbw (out-of-place points)\n";
+    out << "    " << std::left << std::setw(16) << "op" << std::right << std::setw(7) << "ranks"
+        << std::setw(7) << "hosts" << std::setw(8) << "points" << std::setw(12) << "alpha"
+        << std::setw(14) << "busbw" << std::setw(11) << "residual"
+        << "\n";
+    for (const AlphaBetaFit& f : fits)
+        out << "    " << std::left << std::setw(16) << collectiveOpName(f.op) << std::right
+            << std::setw(7) << f.ranks << std::setw(7) << f.hosts << std::setw(8) << f.points
+            << std::setw(12) << formatSeconds(f.alpha_s) << std::setw(14)
+            << formatNumber(f.busbw_GBps, 4) + " GB/s" << std::setw(10)
+            << formatNumber(100 * f.residual, 2) + "%"
+            << "\n";
+    if (!run.copies.empty()) {
+        std::map<std::string, std::pair<double, int>> copyAverage;
+        for (const CopyMeasurement& c : run.copies) {
+            copyAverage[c.what].first += c.GBps;
+            ++copyAverage[c.what].second;
+        }
+        out << "\n  Copies (mean over devices)\n";
+        for (const auto& [what, sum] : copyAverage)
+            out << "    " << std::left << std::setw(6) << what << std::right << std::setw(12)
+                << formatNumber(sum.first / sum.second, 4) + " GB/s"
+                << (what == "d2d" ? "  (read + write counted)" : "") << "\n";
+    }
+    if (!figures.empty()) {
+        out << "\n  What the run would replace on " << clusterName << "\n";
+        for (const MeasuredFigure& f : figures)
+            out << "    " << f.figure << ": assumed " << formatNumber(f.assumed) << ", measured "
+                << formatNumber(f.value) << "  (" << f.why << ")\n";
+    }
+    for (const std::string& warning : run.warnings)
+        out << "  warning: " << warning << "\n";
+}
+
+} // namespace
+
+Options importMeasurementsOptions()
+{
+    return {
+        valueOption("--cluster", "P",
+                    "A cluster preset or file: list the assumed figures the run would replace."),
+        valueOption("--nodes", "N", "Nodes in that cluster."),
+        jsonOption(),
+    };
+}
+
+int runImportMeasurements(const Args& args, std::ostream& out)
+{
+    MeasurementRun run;
+    std::string error;
+    if (!loadMeasurements(args.positional().front(), &run, &error))
+        throw UsageError(error);
+    const std::vector<AlphaBetaFit> fits = fitRun(run);
+    std::vector<MeasuredFigure> figures;
+    if (args.has("--cluster")) {
+        ClusterOptions clusterOptions;
+        if (args.has("--nodes"))
+            clusterOptions.nodes = args.integer("--nodes", 1, 1000000);
+        ClusterSpec cluster;
+        if (!loadCluster(args.text("--cluster"), clusterOptions, &cluster, &error))
+            throw UsageError(error);
+        figures = proposeMeasuredFigures(run, fits, cluster);
+    }
+    if (args.flag("--json"))
+        printMeasurementsJson(run, fits, figures, out);
+    else
+        printMeasurementsText(run, fits, figures,
+                              args.has("--cluster") ? args.text("--cluster") : "", out);
+    return kExitOk;
+}
+
+} // namespace paraplan::cli

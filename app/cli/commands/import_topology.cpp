@@ -1,0 +1,60 @@
+// paraplan-cli import-topology: 'nvidia-smi topo -m' output or an NCCL topology XML dump as a
+// cluster file.
+#include "common.h"
+
+#include "clusterio.h"
+#include "topologyimport.h"
+
+namespace paraplan::cli {
+
+Options importTopologyOptions()
+{
+    return {
+        valueOption("-o", "FILE",
+                    "The cluster file to write (without it, the JSON goes to stdout)."),
+        valueOption("--gpu", "ID",
+                    "The GPU (see 'paraplan-cli presets'), where the file does not say."),
+        valueOption("--nic", "ID",
+                    "The NIC (an interconnect preset): the file does not give its speed."),
+        valueOption("--nodes", "N", "Nodes of this kind in the cluster (default 1)."),
+        valueOption("--nodes-per-rack", "R", "Nodes behind one rack switch."),
+        valueOption("--oversubscription", "R", "Spine oversubscription, R:1 (1 = non-blocking)."),
+    };
+}
+
+int runImportTopology(const Args& args, std::ostream& out)
+{
+    TopologyImportOptions import;
+    if (args.has("--gpu"))
+        import.gpu_id = args.text("--gpu");
+    if (args.has("--nic"))
+        import.nic_id = args.text("--nic");
+    if (args.has("--nodes"))
+        import.nodes = args.integer("--nodes", 1, 1000000);
+    if (args.has("--nodes-per-rack"))
+        import.nodes_per_rack = args.integer("--nodes-per-rack", 0, 1000000);
+    if (args.has("--oversubscription")) {
+        import.spine_oversubscription = args.number("--oversubscription");
+        if (!(import.spine_oversubscription >= 1))
+            throw UsageError("--oversubscription must be a ratio of at least 1");
+    }
+    TopologyImport result;
+    std::string error;
+    if (!importTopologyFile(args.positional().front(), import, &result, &error))
+        throw UsageError(error);
+    if (!args.has("-o")) {
+        out << clusterToJsonText(result.cluster);
+        return kExitOk;
+    }
+    if (!saveClusterFile(args.text("-o"), result.cluster, &error))
+        throw UsageError(error);
+    out << "Read " << args.positional().front() << " (" << result.format << "): " << result.gpus
+        << " GPUs, " << result.nics << " NICs, " << nodeFabricName(result.cluster.node.fabric)
+        << " fabric\n";
+    for (const std::string& note : result.notes)
+        out << "  " << note << "\n";
+    out << "wrote " << args.text("-o") << " (" << result.cluster.nodes << " node(s))\n";
+    return kExitOk;
+}
+
+} // namespace paraplan::cli

@@ -1,0 +1,246 @@
+// paraplan-cli search: every valid parallel layout for a plan's model, cluster and global batch,
+// ranked.
+#include "common.h"
+
+#include "costjson.h"
+#include "search.h"
+#include "units.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+
+namespace paraplan::cli {
+
+using units::formatNumber;
+using units::formatSeconds;
+
+namespace {
+
+// --tokens-per-step: a token budget per step instead of the plan's global batch.
+void applyTokensPerStep(const Args& args, Plan* planPointer)
+{
+    if (!args.has("--tokens-per-step"))
+        return;
+    Plan& plan = *planPointer;
+    const double tokens = args.positive("--tokens-per-step");
+    const double sequences = std::round(tokens / plan.training.seq_len);
+    if (sequences < 1 || sequences > 1e9)
+        throw UsageError("--tokens-per-step " + args.text("--tokens-per-step") +
+                         " is not a whole number of sequences of " +
+                         std::to_string(plan.training.seq_len) + " tokens");
+    plan.parallel.global_batch = static_cast<int>(sequences);
+}
+
+SearchOptions searchFromArgs(const Args& args)
+{
+    SearchOptions search;
+    if (args.has("--objective") &&
+        !searchObjectiveFromName(args.text("--objective"), &search.objective))
+        throw UsageError("--objective: use step-time, time-to-train, cost or tokens-per-gpu "
+                         "(got '" +
+                         args.text("--objective") + "')");
+    if (args.has("--top"))
+        search.top = args.integer("--top", 1, 100000);
+    if (args.has("--threads"))
+        search.threads = args.integer("--threads", 1, 256);
+    if (args.has("--max-tp"))
+        search.constraints.max_tp = args.integer("--max-tp", 1, 1 << 20);
+    if (args.has("--micro-batch"))
+        search.constraints.fixed_micro_batch = args.integer("--micro-batch", 1, 1 << 20);
+    if (args.has("--max-interleave"))
+        search.max_interleave = args.integer("--max-interleave", 1, 64);
+    if (args.has("--max-micro-batch"))
+        search.max_micro_batch = args.integer("--max-micro-batch", 1, 1 << 20);
+    if (args.has("--min-headroom")) {
+        const double headroom = args.number("--min-headroom");
+        if (!(headroom >= 0 && headroom < 1))
+            throw UsageError("--min-headroom is a share of HBM in [0, 1) (got " +
+                             args.text("--min-headroom") + ")");
+        search.constraints.min_headroom = headroom;
+    }
+    search.constraints.pp_across_nodes = args.flag("--pp-across-nodes");
+    return search;
+}
+
+void printSearchJson(const Plan& plan, const SearchOptions& search, const SearchResult& result,
+                     std::ostream& out)
+{
+    QJsonObject rejected;
+    for (const auto& [rule, count] : result.rejected)
+        rejected[QString::fromStdString(rule)] = static_cast<double>(count);
+    QJsonObject constrained;
+    for (const auto& [rule, count] : result.constrained)
+        constrained[QString::fromStdString(rule)] = static_cast<double>(count);
+    auto candidates = [&](const std::vector<SearchCandidate>& list) {
+        QJsonArray array;
+        for (const SearchCandidate& c : list) {
+            QJsonObject entry{{"parallel", parallelLayoutToJson(c.layout)},
+                              {"score", c.score},
+                              {"step_time_s", c.step_time_s},
+                              {"memory_bytes", c.memory_bytes},
+                              {"tokens_per_s", c.tokens_per_s},
+                              {"mfu", c.cost.metrics.mfu}};
+            if (!c.behind.empty()) {
+                entry["behind"] = QString::fromStdString(c.behind);
+                entry["behind_s"] = c.behind_s;
+            }
+            array.append(entry);
+        }
+        return array;
+    };
+    QJsonObject given{{"parallel", parallelLayoutToJson(plan.parallel)},
+                      {"scored", result.given_ok}};
+    if (result.given_ok) {
+        given["step_time_s"] = result.given.step_time_s;
+        given["memory_bytes"] = result.given.memory_bytes;
+        given["mfu"] = result.given.cost.metrics.mfu;
+        given["rank"] = static_cast<double>(result.given_rank);
+        QJsonArray behind;
+        for (const auto& [label, seconds] : result.given_behind)
+            behind.append(
+                QJsonObject{{"component", QString::fromStdString(label)}, {"seconds", seconds}});
+        given["behind"] = behind;
+    } else {
+        given["problem"] = QString::fromStdString(result.given_problem);
+    }
+    printJson(QJsonObject{{"plan", QString::fromStdString(plan.name)},
+                          {"given", given},
+                          {"objective", searchObjectiveName(search.objective)},
+                          {"space", static_cast<double>(result.space)},
+                          {"rejected", rejected},
+                          {"did_not_fit", static_cast<double>(result.did_not_fit)},
+                          {"constrained", constrained},
+                          {"scored", static_cast<double>(result.scored)},
+                          {"seconds", result.seconds},
+                          {"top", candidates(result.top)},
+                          {"pareto", candidates(result.pareto)}},
+              out);
+}
+
+void printSearchText(const std::string& title, const Plan& plan, const SearchOptions& search,
+                     const SearchResult& result, std::ostream& out)
+{
+    out << (plan.name.empty() ? title : plan.name) << ": " << plan.model.name << " on "
+        << plan.cluster.totalGpus() << " GPUs, global batch " << plan.parallel.global_batch
+        << ", objective " << searchObjectiveName(search.objective) << "\n";
+    out << "  " << result.space << " layouts: " << result.scored << " scored, "
+        << result.did_not_fit << " over memory";
+    out << ", " << result.invalidCount() << " invalid";
+    if (result.excludedCount() > 0)
+        out << ", " << result.excludedCount() << " excluded by constraints";
+    out << " (" << formatSeconds(result.seconds) << ", "
+        << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3) << " plans/s)\n";
+    if (!result.rejected.empty()) {
+        out << "  invalid by rule:";
+        for (const auto& [rule, count] : result.rejected)
+            out << " " << rule << " " << count << ";";
+        out << "\n";
+    }
+    if (!result.constrained.empty()) {
+        out << "  excluded by constraint:";
+        for (const auto& [rule, count] : result.constrained)
+            out << " " << rule << " " << count << ";";
+        out << "\n";
+    }
+    if (result.top.empty()) {
+        out << "\n  no layout fits: try more GPUs, a smaller micro-batch or full recompute\n";
+        return;
+    }
+    out << "\n  " << std::left << std::setw(4) << "#" << std::setw(40) << "layout" << std::right
+        << std::setw(11) << "step" << std::setw(10) << "GiB/GPU" << std::setw(8) << "MFU"
+        << "  behind the best by\n";
+    for (size_t i = 0; i < result.top.size(); ++i) {
+        const SearchCandidate& c = result.top[i];
+        const ParallelLayout& p = c.layout;
+        std::string layout = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" +
+                             std::to_string(p.dp) + " cp" + std::to_string(p.cp) +
+                             (p.ep > 1 ? " ep" + std::to_string(p.ep) : "") + " z" +
+                             std::to_string(p.zero) + (p.sequence_parallel ? " sp" : "") + " " +
+                             recomputeName(p.recompute) + " v" + std::to_string(p.interleave) +
+                             " mb" + std::to_string(p.micro_batch);
+        out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(40) << layout << std::right
+            << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
+            << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
+            << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
+            << (i == 0              ? std::string("best")
+                : c.behind == "tie" ? std::string("same step time")
+                                    : c.behind + " +" + formatSeconds(c.behind_s))
+            << "\n";
+    }
+    if (result.given_ok) {
+        const SearchCandidate& g = result.given;
+        const SearchCandidate& best = result.top.front();
+        out << "\n  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
+            << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
+            << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU: rank "
+            << result.given_rank << " of " << result.scored;
+        if (g.step_time_s > best.step_time_s) {
+            out << ", " << formatSeconds(g.step_time_s - best.step_time_s) << " ("
+                << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3)
+                << "%) behind the best";
+            if (!result.given_behind.empty()) {
+                out << ":";
+                for (size_t i = 0; i < result.given_behind.size() && i < 3; ++i)
+                    out << (i ? "," : "") << " " << result.given_behind[i].first << " +"
+                        << formatSeconds(result.given_behind[i].second);
+            }
+        }
+        out << "\n";
+    } else {
+        out << "\n  This plan's layout is not scored: " << result.given_problem << "\n";
+    }
+    out << "\n  Pareto front, memory per GPU against step time (" << result.pareto.size()
+        << " plans): ";
+    for (size_t i = 0; i < result.pareto.size(); ++i)
+        out << (i ? ", " : "") << formatNumber(units::toGiB(result.pareto[i].memory_bytes), 3)
+            << " GiB " << formatSeconds(result.pareto[i].step_time_s);
+    out << "\n";
+}
+
+} // namespace
+
+Options searchOptions()
+{
+    return {
+        valueOption("--objective", "O",
+                    "What to rank by: step-time (default), time-to-train, cost or "
+                    "tokens-per-gpu."),
+        valueOption("--top", "N", "How many layouts to list (default 10)."),
+        valueOption("--threads", "K",
+                    "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
+        valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
+        flagOption("--pp-across-nodes",
+                   "Constraint: every pipeline stage of a group on a different node."),
+        valueOption("--min-headroom", "SHARE",
+                    "Constraint: leave this share of HBM free on the fullest stage, in [0, 1)."),
+        valueOption("--micro-batch", "N", "Constraint: this micro-batch size only."),
+        valueOption(
+            "--max-interleave", "V",
+            "Search interleave (virtual pipeline stages) 1 to V, V at most 64 (default 4)."),
+        valueOption("--max-micro-batch", "N",
+                    "Search micro-batch sizes 1, 2, 4, ... up to N (default 16)."),
+        valueOption("--tokens-per-step", "T",
+                    "Set the global batch to T / seq_len whole sequences instead of the plan's."),
+        jsonOption(),
+    };
+}
+
+int runSearch(const Args& args, std::ostream& out)
+{
+    Plan plan = planFromFile(args.positional().front());
+    applyTokensPerStep(args, &plan);
+    const SearchOptions search = searchFromArgs(args);
+    const SearchResult result = searchPlans(plan, search);
+    if (!result.ok)
+        throw UsageError(result.error);
+    if (args.flag("--json"))
+        printSearchJson(plan, search, result, out);
+    else
+        printSearchText(args.positional().front(), plan, search, result, out);
+    return kExitOk;
+}
+
+} // namespace paraplan::cli

@@ -1,0 +1,125 @@
+// paraplan-cli validate: the engine against published measurements, every row through the
+// plan-file path.
+#include "common.h"
+
+#include "calibration.h"
+#include "units.h"
+
+#include <QJsonArray>
+
+#include <iomanip>
+
+namespace paraplan::cli {
+
+namespace {
+
+using units::formatNumber;
+using units::formatSeconds;
+
+QJsonObject calibrationReportJson(const CalibrationReport& report)
+{
+    QJsonArray rows;
+    for (const CalibrationRow& row : report.rows)
+        rows.append(QJsonObject{{"name", QString::fromStdString(row.name)},
+                                {"model", QString::fromStdString(row.model)},
+                                {"plan", QString::fromStdString(row.plan.name)},
+                                {"gpus", row.gpus},
+                                {"assumptions", QString::fromStdString(row.assumptions)},
+                                {"measured_s", row.measured_s},
+                                {"predicted_s", row.predicted_s},
+                                {"error", row.error},
+                                {"mfu", row.mfu},
+                                {"measured_mfu", row.measured_mfu}});
+    QJsonArray memory;
+    for (const MemoryCalibrationRow& row : report.memory)
+        memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
+                                  {"what", QString::fromStdString(row.what)},
+                                  {"measured_GiB", row.measured_GiB},
+                                  {"predicted_GiB", row.predicted_GiB},
+                                  {"error", row.error}});
+    return QJsonObject{{"id", QString::fromStdString(report.id)},
+                       {"source", QString::fromStdString(report.source)},
+                       {"rows", rows},
+                       {"mean_abs_error", report.mean_abs_error},
+                       {"median_abs_error", report.median_abs_error},
+                       {"max_abs_error", report.max_abs_error},
+                       {"memory", memory},
+                       {"memory_max_abs_error", report.memory_max_abs_error}};
+}
+
+void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
+{
+    out << "Calibration set " << report.id << ": " << report.source << "\n";
+    if (!report.hardware.empty())
+        out << "Hardware: " << report.hardware << "\n";
+    out << "\n  " << std::left << std::setw(36) << "row" << std::right << std::setw(6) << "GPUs"
+        << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error"
+        << std::setw(15) << "MFU (publ.)"
+        << "\n";
+    for (const CalibrationRow& row : report.rows) {
+        std::string mfu = formatNumber(100 * row.mfu, 3) + "%";
+        if (row.measured_mfu > 0)
+            mfu += " (" + formatNumber(100 * row.measured_mfu, 3) + "%)";
+        out << "  " << std::left << std::setw(36) << row.name << std::right << std::setw(6)
+            << row.gpus << std::setw(11) << formatSeconds(row.measured_s) << std::setw(11)
+            << formatSeconds(row.predicted_s) << std::setw(9)
+            << formatNumber(100 * row.error, 2) + "%" << std::setw(15) << mfu << "\n"
+            << "      assumes: " << row.assumptions << "\n";
+    }
+    out << "\n  iteration time: mean |error| " << formatNumber(100 * report.mean_abs_error, 3)
+        << "%, median " << formatNumber(100 * report.median_abs_error, 3) << "%, max "
+        << formatNumber(100 * report.max_abs_error, 3) << "%";
+    if (report.reference_mean_pct > 0)
+        out << "  (best public analytical tool on this set: "
+            << formatNumber(report.reference_mean_pct, 3) << "% / "
+            << formatNumber(report.reference_max_pct, 3) << "%)";
+    out << "\n";
+    if (!report.memory.empty()) {
+        out << "\n  First-stage memory per GPU (GiB)\n";
+        for (const MemoryCalibrationRow& row : report.memory)
+            out << "  " << std::left << std::setw(14) << row.model << std::setw(26) << row.what
+                << std::right << std::setw(10) << formatNumber(row.measured_GiB, 4) << std::setw(10)
+                << formatNumber(row.predicted_GiB, 4) << std::setw(8)
+                << formatNumber(100 * row.error, 2) + "%"
+                << "\n";
+        out << "\n  memory: max |error| " << formatNumber(100 * report.memory_max_abs_error, 3)
+            << "%\n";
+    }
+}
+
+} // namespace
+
+Options validateOptions()
+{
+    return {jsonOption()};
+}
+
+int runValidate(const Args& args, std::ostream& out)
+{
+    std::vector<std::string> paths = args.positional();
+    if (paths.empty())
+        paths = bundledCalibrationSets();
+    std::vector<CalibrationReport> reports;
+    for (const std::string& path : paths) {
+        CalibrationReport report;
+        std::string error;
+        if (!runCalibration(path, &report, &error))
+            throw UsageError(error);
+        reports.push_back(std::move(report));
+    }
+    if (args.flag("--json")) {
+        QJsonArray sets;
+        for (const CalibrationReport& report : reports)
+            sets.append(calibrationReportJson(report));
+        printJson(QJsonObject{{"sets", sets}}, out);
+        return kExitOk;
+    }
+    for (size_t i = 0; i < reports.size(); ++i) {
+        if (i > 0)
+            out << "\n";
+        printCalibrationReport(reports[i], out);
+    }
+    return kExitOk;
+}
+
+} // namespace paraplan::cli

@@ -1,0 +1,47 @@
+// paraplan-cli walkthrough: a collective, a measured time or a plan's training step as a
+// worked derivation.
+#include "common.h"
+
+#include "stepwalkthrough.h"
+
+namespace paraplan::cli {
+namespace {
+
+int walkthroughPlan(const Args& args, std::ostream& out)
+{
+    for (const std::string& option : args.given()) {
+        if (option != "--json")
+            throw UsageError(option + " does not apply to a plan's walkthrough (only --json does)");
+    }
+    const Plan plan = planFromFile(args.positional().front());
+    const StepCost cost = evaluatePlan(plan);
+    const Derivation d = derivePlan(plan, cost);
+    out << (args.flag("--json") ? d.toJson() : d.toText());
+    return kExitOk;
+}
+
+} // namespace
+
+Options walkthroughOptions()
+{
+    Options options = collectiveOptionList(true);
+    options.push_back(jsonOption());
+    return options;
+}
+
+int runWalkthrough(const Args& args, std::ostream& out)
+{
+    if (!args.positional().empty())
+        return walkthroughPlan(args, out);
+    if (args.has("--measured-time"))
+        return measured(args, out, true);
+    CollectiveSetup setup = collectiveFromArgs(args);
+    const CollectiveResult r = setup.model->evaluate(setup.request);
+    if (!r.ok)
+        throw UsageError(r.error);
+    const Derivation derivation = deriveCollective(*setup.model, setup.request, r, setup.sources);
+    out << (args.flag("--json") ? derivation.toJson() : derivation.toText());
+    return kExitOk;
+}
+
+} // namespace paraplan::cli
