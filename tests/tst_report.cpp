@@ -1,11 +1,13 @@
 // The plan report: a PDF laid out from the same results the window shows, on A4 and Letter,
 // its text read back with pdftotext (poppler-utils) to check sections and headline figures;
 // CSV tables; the CLI's report command and the window's File > Export report.
+#include "clicommands.h"
 #include "mainwindow.h"
 #include "planevaluator.h"
 #include "planio.h"
 #include "reportwriter.h"
 #include "units.h"
+#include "widgetreport.h"
 
 #include <QDir>
 #include <QFile>
@@ -198,20 +200,21 @@ private slots:
 
     void cliReportCommand()
     {
+        cli::useWidgetReport();
         std::ostringstream out, err;
         const std::string plan = examplePath("gpt3-175b-dgx-a100.json").toStdString();
         const std::string pdf = m_dir.filePath("cli.pdf").toStdString();
-        QCOMPARE(runReportCommand({"report", plan, "-o", pdf, "--paper", "letter"}, out, err), 0);
+        QCOMPARE(cli::run({"report", plan, "-o", pdf, "--paper", "letter"}, out, err), 0);
         QVERIFY2(QString::fromStdString(out.str()).contains("pages"), err.str().c_str());
         QVERIFY(readAll(QString::fromStdString(pdf)).contains("/MediaBox [0 0 612"));
 
         std::ostringstream csvOut, csvErr;
-        QCOMPARE(runReportCommand({"report", plan, "--csv"}, csvOut, csvErr), 0);
+        QCOMPARE(cli::run({"report", plan, "--csv"}, csvOut, csvErr), 0);
         QVERIFY(QString::fromStdString(csvOut.str()).startsWith("# collectives\n"));
 
         std::ostringstream jsonOut, jsonErr;
         const std::string jsonPath = m_dir.filePath("cli.json").toStdString();
-        QCOMPARE(runReportCommand({"report", plan, "--json", "-o", jsonPath}, jsonOut, jsonErr), 0);
+        QCOMPARE(cli::run({"report", plan, "--json", "-o", jsonPath}, jsonOut, jsonErr), 0);
         const QJsonObject json =
             QJsonDocument::fromJson(readAll(QString::fromStdString(jsonPath))).object();
         QVERIFY(json["step_time_s"].toDouble() > 0);
@@ -226,13 +229,13 @@ private slots:
             {{"report"}, "report needs a plan"},
             {{"report", plan}, "needs -o"},
             {{"report", plan, "-o", pdf, "--paper", "a5"}, "--paper: use a4 or letter"},
-            {{"report", plan, "--bogus"}, "unknown or incomplete option '--bogus'"},
+            {{"report", plan, "--bogus"}, "unknown option '--bogus'"},
             {{"report", plan, "--json", "--csv"}, "choose one of --json and --csv"},
             {{"report", "/nonexistent/plan.json", "-o", pdf}, "/nonexistent/plan.json"},
         };
         for (const Case& c : bad) {
             std::ostringstream o, e;
-            QCOMPARE(runReportCommand(c.args, o, e), 2);
+            QCOMPARE(cli::run(c.args, o, e), 2);
             QVERIFY2(QString::fromStdString(e.str()).contains(c.message), e.str().c_str());
         }
     }

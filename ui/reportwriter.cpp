@@ -672,54 +672,6 @@ bool writePlanFileReport(const std::string& planPath, const QString& output, Rep
     return true;
 }
 
-int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
-{
-    auto usage = [&](const std::string& message) {
-        err << "error: " << message << "\n";
-        return 2;
-    };
-    if (args.size() < 2 || args[1].rfind("-", 0) == 0)
-        return usage("report needs a plan: paraplan-cli report PLAN.json -o plan.pdf "
-                     "[--paper a4|letter] [--json | --csv]");
-    QString output;
-    QPageSize::PageSizeId paper = QPageSize::A4;
-    bool csv = false;
-    bool json = false;
-    for (size_t i = 2; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "-o" && i + 1 < args.size())
-            output = QString::fromStdString(args[++i]);
-        else if (a == "--paper" && i + 1 < args.size()) {
-            const std::string value = args[++i];
-            if (value == "a4")
-                paper = QPageSize::A4;
-            else if (value == "letter")
-                paper = QPageSize::Letter;
-            else
-                return usage("--paper: use a4 or letter (got '" + value + "')");
-        } else if (a == "--csv")
-            csv = true;
-        else if (a == "--json")
-            json = true;
-        else
-            return usage("unknown or incomplete option '" + a + "' (see 'paraplan-cli help')");
-    }
-    if (csv && json)
-        return usage("choose one of --json and --csv");
-    if (!csv && !json && output.isEmpty())
-        return usage("report needs -o FILE.pdf (or --json / --csv for its data)");
-    ReportOptions options;
-    options.paper = paper;
-    std::string error;
-    if (!writePlanFileReport(args[1], output,
-                             csv    ? ReportData::TablesCsv
-                             : json ? ReportData::StepJson
-                                    : ReportData::Pdf,
-                             options, out, &error))
-        return usage(error);
-    return 0;
-}
-
 } // namespace paraplan::ui
 
 #include "reportwriter.moc"

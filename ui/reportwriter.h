@@ -52,9 +52,4 @@ enum class ReportData
 bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
                          const ReportOptions& options, std::ostream& out, std::string* error);
 
-/// Deprecated: the old `report` argument parser, kept only while tests/tst_report.cpp calls it.
-/// paraplan-cli's report command declares and parses its options in
-/// app/cli/commands/report.cpp; call paraplan::cli::run({"report", ...}) instead.
-int runReportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-
 } // namespace paraplan::ui
