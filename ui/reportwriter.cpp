@@ -233,16 +233,11 @@ QStringList provenanceRow(const QString& what, const Sourced& figure, const QStr
             originName(figure.origin), QString::fromStdString(figure.source)};
 }
 
-void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
-                 const QList<QPicture>& plots, const std::vector<ComparedPlan>& comparison,
-                 const QPicture& comparisonPicture)
+void titleBlock(Builder& b, const PlanResults& r)
 {
     const Plan& plan = r.plan;
-    const StepCost& cost = r.cost;
-    const StepMetrics& mt = cost.metrics;
     const ParallelLayout& p = plan.parallel;
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-
     b.html(QString("<p style='font-size:20pt; color:#0b3c5d'><b>%1</b></p>")
                .arg(QString::fromStdString(plan.name.empty() ? "Plan report" : plan.name)
                         .toHtmlEscaped()));
@@ -274,6 +269,128 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
             .arg(dtypeName(plan.training.dtype))
             .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm"))
             .arg(PARAPLAN_VERSION));
+}
+
+void assumptionsAndProvenance(Builder& b, const Plan& plan)
+{
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    b.heading("Assumptions and provenance");
+    QList<QStringList> rows;
+    rows.append({"Model " + QString::fromStdString(plan.model.name), "", "preset or import",
+                 QString::fromStdString(plan.model.source)});
+    if (gpu) {
+        rows.append({"GPU " + QString::fromStdString(gpu->name),
+                     QString("%1 TFLOP/s %2")
+                         .arg(gpu->peakTflops(plan.training.dtype))
+                         .arg(dtypeName(plan.training.dtype)),
+                     "preset", QString::fromStdString(gpu->source)});
+        rows.append(provenanceRow("GPU HBM achievable fraction", gpu->hbm_achievable_fraction));
+    }
+    const NodeSpec& n = plan.cluster.node;
+    rows.append({"Cluster " + QString::fromStdString(plan.cluster.name), "", "preset or file",
+                 QString::fromStdString(plan.cluster.source)});
+    if (!plan.cluster.is_torus) {
+        if (n.fabric != NodeFabric::PCIe)
+            rows.append(
+                provenanceRow("NVLink per link, per direction", n.nvlink_link_GBps, " GB/s"));
+        rows.append(provenanceRow("PCIe per GPU, per direction", n.pcie_GBps, " GB/s"));
+        rows.append(provenanceRow("NIC per port, per direction", n.nic_GBps, " GB/s"));
+        rows.append(provenanceRow("NVLink ring efficiency", n.nvlink_ring_efficiency));
+        if (n.in_switch_reduction)
+            rows.append(provenanceRow("NVLS efficiency", n.nvls_efficiency));
+        rows.append(provenanceRow("PCIe efficiency", n.pcie_efficiency));
+        rows.append(provenanceRow("NIC efficiency", n.nic_efficiency));
+        rows.append(provenanceRow("Spine oversubscription",
+                                  plan.cluster.network.spine_oversubscription, ":1"));
+    } else {
+        rows.append(
+            provenanceRow("ICI per link, per direction", plan.cluster.torus.link_GBps, " GB/s"));
+        rows.append(provenanceRow("ICI efficiency", plan.cluster.torus.efficiency));
+        rows.append(provenanceRow("ICI hop latency", plan.cluster.torus.hop_latency_us, " us"));
+    }
+    const EngineFigures& f = plan.figures;
+    rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
+    rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
+    const AttentionKernel attention = resolvedAttention(plan);
+    if (attention != AttentionKernel::Unfused) {
+        rows.append(provenanceRow(
+            QString("Attention forward share of peak (%1)").arg(attentionKernelName(attention)),
+            attentionFigure(plan, false)));
+        rows.append(provenanceRow(
+            QString("Attention backward share of peak (%1)").arg(attentionKernelName(attention)),
+            attentionFigure(plan, true)));
+    }
+    rows.append(provenanceRow("NCCL SM share while overlapping", f.comm_sm_share));
+    rows.append(provenanceRow("GPU speed spread (slowest sets the pace)", f.gpu_spread));
+    rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
+    rows.append(
+        provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
+    rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
+    for (const PlanMeasurement& m : plan.measured)
+        rows.append({QString::fromStdString(m.figure) + " (measured)",
+                     QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),
+                     "measurement", QString::fromStdString(m.run + "; " + m.why)});
+    b.table({"Figure", "Value", "Origin", "Source"}, rows);
+    b.paragraph(
+        "<b>What the model does not cover.</b> Jitter between ranks beyond a fixed spread of "
+        "GPU speeds, sustained power and thermal limits of a full node beyond the kernels' "
+        "published figures, expert load imbalance (routing is taken as balanced), failures "
+        "and restarts, data loading and checkpoints, CPU launch overhead, memory "
+        "fragmentation and the CUDA/NCCL runtime's own memory, gradient compression, "
+        "offloading, and clusters whose nodes differ.");
+}
+
+void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
+                       const QPicture& comparisonPicture)
+{
+    if (!comparison.empty()) {
+        b.heading("Comparison");
+        b.paragraph(QString("%1 plans pinned for comparison on the same model, cluster and "
+                            "global batch, each evaluated by the same engine.")
+                        .arg(comparison.size()));
+        QStringList header = {"Figure"};
+        for (const ComparedPlan& p : comparison)
+            header << p.label + "\n" + layoutLabel(p.layout);
+        auto row = [&](const QString& name, auto value) {
+            QStringList cells = {name};
+            for (const ComparedPlan& p : comparison)
+                cells << value(p.cost);
+            return cells;
+        };
+        const QList<QStringList> rows = {
+            row("Step time", [](const StepCost& c) { return seconds(c.step_time_s); }),
+            row("Tokens/s", [](const StepCost& c) { return grouped(c.metrics.tokens_per_s); }),
+            row("MFU",
+                [](const StepCost& c) {
+                    return QString("%1%").arg(100 * c.metrics.mfu, 0, 'f', 1);
+                }),
+            row("Memory, fullest stage (GiB)",
+                [](const StepCost& c) { return gib(c.max_stage_total_bytes); }),
+            row("Memory per stage (GiB)", [](const StepCost& c) { return stageMemory(c); }),
+            row("Pipeline bubble", [](const StepCost& c) { return seconds(c.breakdown.bubble_s); }),
+            row("Exposed communication",
+                [](const StepCost& c) {
+                    const StepBreakdown& x = c.breakdown;
+                    return seconds(x.exposedCommunication());
+                }),
+            row("Recompute", [](const StepCost& c) { return seconds(c.breakdown.recompute_s); })};
+        QList<int> right;
+        for (int i = 1; i < header.size(); ++i)
+            right << i;
+        b.table(header, rows, right);
+        b.picture(comparisonPicture, 0.95);
+    }
+}
+
+void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
+                 const QList<QPicture>& plots, const std::vector<ComparedPlan>& comparison,
+                 const QPicture& comparisonPicture)
+{
+    const Plan& plan = r.plan;
+    const StepCost& cost = r.cost;
+    const StepMetrics& mt = cost.metrics;
+
+    titleBlock(b, r);
 
     b.heading("Headline figures");
     QList<QStringList> headline = {
@@ -346,110 +463,12 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     for (int i = 2; i < plots.size(); ++i)
         b.picture(plots[i], 0.85);
 
-    if (!comparison.empty()) {
-        b.heading("Comparison");
-        b.paragraph(QString("%1 plans pinned for comparison on the same model, cluster and "
-                            "global batch, each evaluated by the same engine.")
-                        .arg(comparison.size()));
-        QStringList header = {"Figure"};
-        for (const ComparedPlan& p : comparison)
-            header << p.label + "\n" + layoutLabel(p.layout);
-        auto row = [&](const QString& name, auto value) {
-            QStringList cells = {name};
-            for (const ComparedPlan& p : comparison)
-                cells << value(p.cost);
-            return cells;
-        };
-        const QList<QStringList> rows = {
-            row("Step time", [](const StepCost& c) { return seconds(c.step_time_s); }),
-            row("Tokens/s", [](const StepCost& c) { return grouped(c.metrics.tokens_per_s); }),
-            row("MFU",
-                [](const StepCost& c) {
-                    return QString("%1%").arg(100 * c.metrics.mfu, 0, 'f', 1);
-                }),
-            row("Memory, fullest stage (GiB)",
-                [](const StepCost& c) { return gib(c.max_stage_total_bytes); }),
-            row("Memory per stage (GiB)", [](const StepCost& c) { return stageMemory(c); }),
-            row("Pipeline bubble", [](const StepCost& c) { return seconds(c.breakdown.bubble_s); }),
-            row("Exposed communication",
-                [](const StepCost& c) {
-                    const StepBreakdown& x = c.breakdown;
-                    return seconds(x.exposedCommunication());
-                }),
-            row("Recompute", [](const StepCost& c) { return seconds(c.breakdown.recompute_s); })};
-        QList<int> right;
-        for (int i = 1; i < header.size(); ++i)
-            right << i;
-        b.table(header, rows, right);
-        b.picture(comparisonPicture, 0.95);
-    }
+    comparisonSection(b, comparison, comparisonPicture);
 
     b.heading("Worked derivation");
     b.paragraph(derivationHtml(derivePlan(plan, cost), false, true));
 
-    b.heading("Assumptions and provenance");
-    QList<QStringList> rows;
-    rows.append({"Model " + QString::fromStdString(plan.model.name), "", "preset or import",
-                 QString::fromStdString(plan.model.source)});
-    if (gpu) {
-        rows.append({"GPU " + QString::fromStdString(gpu->name),
-                     QString("%1 TFLOP/s %2")
-                         .arg(gpu->peakTflops(plan.training.dtype))
-                         .arg(dtypeName(plan.training.dtype)),
-                     "preset", QString::fromStdString(gpu->source)});
-        rows.append(provenanceRow("GPU HBM achievable fraction", gpu->hbm_achievable_fraction));
-    }
-    const NodeSpec& n = plan.cluster.node;
-    rows.append({"Cluster " + QString::fromStdString(plan.cluster.name), "", "preset or file",
-                 QString::fromStdString(plan.cluster.source)});
-    if (!plan.cluster.is_torus) {
-        if (n.fabric != NodeFabric::PCIe)
-            rows.append(
-                provenanceRow("NVLink per link, per direction", n.nvlink_link_GBps, " GB/s"));
-        rows.append(provenanceRow("PCIe per GPU, per direction", n.pcie_GBps, " GB/s"));
-        rows.append(provenanceRow("NIC per port, per direction", n.nic_GBps, " GB/s"));
-        rows.append(provenanceRow("NVLink ring efficiency", n.nvlink_ring_efficiency));
-        if (n.in_switch_reduction)
-            rows.append(provenanceRow("NVLS efficiency", n.nvls_efficiency));
-        rows.append(provenanceRow("PCIe efficiency", n.pcie_efficiency));
-        rows.append(provenanceRow("NIC efficiency", n.nic_efficiency));
-        rows.append(provenanceRow("Spine oversubscription",
-                                  plan.cluster.network.spine_oversubscription, ":1"));
-    } else {
-        rows.append(
-            provenanceRow("ICI per link, per direction", plan.cluster.torus.link_GBps, " GB/s"));
-        rows.append(provenanceRow("ICI efficiency", plan.cluster.torus.efficiency));
-        rows.append(provenanceRow("ICI hop latency", plan.cluster.torus.hop_latency_us, " us"));
-    }
-    const EngineFigures& f = plan.figures;
-    rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
-    rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
-    const AttentionKernel attention = resolvedAttention(plan);
-    if (attention != AttentionKernel::Unfused) {
-        rows.append(provenanceRow(
-            QString("Attention forward share of peak (%1)").arg(attentionKernelName(attention)),
-            attentionFigure(plan, false)));
-        rows.append(provenanceRow(
-            QString("Attention backward share of peak (%1)").arg(attentionKernelName(attention)),
-            attentionFigure(plan, true)));
-    }
-    rows.append(provenanceRow("NCCL SM share while overlapping", f.comm_sm_share));
-    rows.append(provenanceRow("GPU speed spread (slowest sets the pace)", f.gpu_spread));
-    rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
-    rows.append(
-        provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
-    rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
-    for (const PlanMeasurement& m : plan.measured)
-        rows.append({QString::fromStdString(m.figure) + " (measured)",
-                     QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),
-                     "measurement", QString::fromStdString(m.run + "; " + m.why)});
-    b.table({"Figure", "Value", "Origin", "Source"}, rows);
-    b.paragraph(
-        "<b>What the model does not cover.</b> Communication that overlaps GEMMs inside a "
-        "layer (TP overlap), stragglers and jitter between ranks, expert load imbalance "
-        "(routing is taken as balanced), failures and restarts, data loading and checkpoints, "
-        "CPU launch overhead, memory fragmentation and the CUDA/NCCL runtime's own memory, "
-        "gradient compression, offloading, and clusters whose nodes differ.");
+    assumptionsAndProvenance(b, plan);
 }
 
 } // namespace
