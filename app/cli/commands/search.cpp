@@ -106,18 +106,21 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
     } else {
         given["problem"] = QString::fromStdString(result.given_problem);
     }
-    printJson(QJsonObject{{"plan", QString::fromStdString(plan.name)},
-                          {"given", given},
-                          {"objective", searchObjectiveName(search.objective)},
-                          {"space", static_cast<double>(result.space)},
-                          {"rejected", rejected},
-                          {"did_not_fit", static_cast<double>(result.did_not_fit)},
-                          {"constrained", constrained},
-                          {"scored", static_cast<double>(result.scored)},
-                          {"seconds", result.seconds},
-                          {"top", candidates(result.top)},
-                          {"pareto", candidates(result.pareto)}},
-              out);
+    printJson(
+        QJsonObject{{"plan", QString::fromStdString(plan.name)},
+                    {"given", given},
+                    {"objective", searchObjectiveName(search.objective)},
+                    {"stack", trainingStackName(fsdpStyleStack(plan) ? TrainingStack::PyTorch
+                                                                     : TrainingStack::Megatron)},
+                    {"space", static_cast<double>(result.space)},
+                    {"rejected", rejected},
+                    {"did_not_fit", static_cast<double>(result.did_not_fit)},
+                    {"constrained", constrained},
+                    {"scored", static_cast<double>(result.scored)},
+                    {"seconds", result.seconds},
+                    {"top", candidates(result.top)},
+                    {"pareto", candidates(result.pareto)}},
+        out);
 }
 
 void printSearchText(const std::string& title, const Plan& plan, const SearchOptions& search,
@@ -125,7 +128,9 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
 {
     out << (plan.name.empty() ? title : plan.name) << ": " << plan.model.name << " on "
         << plan.cluster.totalGpus() << " GPUs, global batch " << plan.parallel.global_batch
-        << ", objective " << searchObjectiveName(search.objective) << "\n";
+        << ", objective " << searchObjectiveName(search.objective) << ", every layout on the "
+        << (fsdpStyleStack(plan) ? "PyTorch FSDP" : "Megatron-Core") << " stack"
+        << (plan.training.stack == TrainingStack::Auto ? " (auto, from this plan)" : "") << "\n";
     out << "  " << result.space << " layouts: " << result.scored << " scored, "
         << result.did_not_fit << " over memory";
     out << ", " << result.invalidCount() << " invalid";
