@@ -42,267 +42,280 @@ class ClusterParser
 {
 public:
     ClusterParser(const HardwareCatalog& catalog, Origin origin, std::string label,
-                  std::vector<std::string>* errors)
-        : m_catalog(catalog), m_origin(origin), m_label(std::move(label)), m_reader(errors)
-    {
-    }
-
-    void apply(const QJsonObject& root, ClusterSpec* cluster)
-    {
-        m_reader.checkKeys(root, "",
-                           {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
-                            "source", "preset", "schema", "nodes_per_rack",
-                            "spine_oversubscription"});
-        std::string id;
-        if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
-            cluster->preset = id;
-        m_reader.string(root, "name", "", &cluster->name);
-        m_reader.string(root, "source", "", &cluster->source);
-        if (m_reader.string(root, "gpu", "", &cluster->gpu_id) && !m_catalog.gpu(cluster->gpu_id))
-            m_reader.error("gpu", "unknown GPU '" + cluster->gpu_id + "'");
-        m_reader.integer(root, "nodes", "", &cluster->nodes);
-        if (root.contains("node"))
-            applyNode(object(root, "node"), &cluster->node);
-        if (root.contains("network"))
-            applyNetwork(object(root, "network"), &cluster->network);
-        // The preset knobs may also stand at the top level, beside "nodes".
-        applyNetwork(root, &cluster->network, false);
-        if (root.contains("torus")) {
-            cluster->is_torus = true;
-            applyTorus(object(root, "torus"), &cluster->torus);
-        }
-        if (root.contains("what_if"))
-            applyWhatIf(object(root, "what_if"), &cluster->what_if);
-    }
+                  std::vector<std::string>* errors);
+    void apply(const QJsonObject& root, ClusterSpec* cluster);
 
 private:
-    QJsonObject object(const QJsonObject& parent, const char* key)
-    {
-        const QJsonValue value = parent.value(QLatin1String(key));
-        if (!value.isObject()) {
-            m_reader.error(key, "must be an object");
-            return {};
-        }
-        return value.toObject();
-    }
-
-    Sourced fromLink(const InterconnectSpec& spec) const
-    {
-        return {spec.per_direction_GBps, Origin::Preset, spec.name + " (" + spec.source + ")"};
-    }
-
+    QJsonObject object(const QJsonObject& parent, const char* key);
+    Sourced fromLink(const InterconnectSpec& spec) const;
     // "nvlink": "nvlink4" picks a catalog link; "nvlink_GBps": 20 overrides its rate.
     void link(const QJsonObject& node, const char* key, const char* override_key,
-              const std::string& path, std::string* id, Sourced* rate)
-    {
-        if (m_reader.string(node, key, path, id)) {
-            const InterconnectSpec* spec = m_catalog.interconnect(*id);
-            if (!spec)
-                m_reader.error(json::join(path, key), "unknown interconnect '" + *id + "'");
-            else
-                *rate = fromLink(*spec);
-        }
-        double value = 0;
-        if (m_reader.number(node, override_key, path, &value)) {
-            if (!(value > 0))
-                m_reader.error(json::join(path, override_key), "must be a positive bandwidth");
-            *rate = {value, m_origin, m_label + ", " + override_key};
-        }
-    }
-
+              const std::string& path, std::string* id, Sourced* rate);
     // An efficiency is {"value": v, "source": "...", "origin": "assumption"} or a bare number.
-    void fraction(const QJsonObject& node, const char* key, const std::string& path, Sourced* out)
-    {
-        const QJsonValue value = node.value(QLatin1String(key));
-        if (value.isUndefined())
-            return;
-        const std::string where = json::join(path, key);
-        if (value.isDouble()) {
-            *out = {value.toDouble(), m_origin == Origin::Preset ? Origin::Preset : m_origin,
-                    m_label + ", " + key};
-            return;
-        }
-        if (!value.isObject()) {
-            m_reader.error(where, "must be a number or {\"value\", \"source\"}");
-            return;
-        }
-        const QJsonObject entry = value.toObject();
-        m_reader.checkKeys(entry, where, {"value", "source", "origin"});
-        Sourced figure{0, m_origin, m_label};
-        m_reader.number(entry, "value", where, &figure.value, true);
-        m_reader.string(entry, "source", where, &figure.source);
-        std::string origin;
-        if (m_reader.string(entry, "origin", where, &origin)) {
-            if (origin == "assumption")
-                figure.origin = Origin::Assumption;
-            else if (origin == "measurement")
-                figure.origin = Origin::Measurement;
-            else if (origin != "preset" && origin != "user entry")
-                m_reader.error(json::join(where, "origin"), "unknown origin '" + origin + "'");
-        }
-        *out = figure;
-    }
-
-    void applyNode(const QJsonObject& node, NodeSpec* spec)
-    {
-        const std::string path = "node";
-        m_reader.checkKeys(node, path,
-                           {"gpus",
-                            "fabric",
-                            "nvlink",
-                            "nvlink_GBps",
-                            "nvswitch",
-                            "switch_links_per_gpu",
-                            "nvlink_pairs",
-                            "pcie",
-                            "pcie_GBps",
-                            "host_link",
-                            "host_link_GBps",
-                            "gpus_per_host_link",
-                            "pcie_p2p",
-                            "nic",
-                            "nic_GBps",
-                            "nics",
-                            "nics_origin",
-                            "nvlink_ring_efficiency",
-                            "nvls_efficiency",
-                            "pcie_efficiency",
-                            "nic_efficiency"});
-        m_reader.integer(node, "gpus", path, &spec->gpus);
-        m_reader.choice(node, "fabric", path, "fabric",
-                        {{"nvswitch", NodeFabric::NVSwitch},
-                         {"nvlink-mesh", NodeFabric::NVLinkMesh},
-                         {"pcie", NodeFabric::PCIe}},
-                        &spec->fabric);
-        link(node, "nvlink", "nvlink_GBps", path, &spec->nvlink_id, &spec->nvlink_link_GBps);
-        if (m_reader.string(node, "nvswitch", path, &spec->nvswitch_id)) {
-            const InterconnectSpec* nvswitch = m_catalog.interconnect(spec->nvswitch_id);
-            if (!nvswitch || nvswitch->kind != LinkKind::NVSwitch)
-                m_reader.error("node.nvswitch", "unknown NVSwitch '" + spec->nvswitch_id + "'");
-            else
-                spec->in_switch_reduction = nvswitch->in_switch_reduction;
-        }
-        if (node.contains("switch_links_per_gpu")) {
-            spec->switch_links_per_gpu.clear();
-            const QJsonValue value = node.value("switch_links_per_gpu");
-            for (const QJsonValue& links : value.toArray()) {
-                if (!links.isDouble() || links.toDouble() < 1)
-                    m_reader.error("node.switch_links_per_gpu", "each entry must be a link count");
-                else
-                    spec->switch_links_per_gpu.push_back(links.toInt());
-            }
-            if (!value.isArray())
-                m_reader.error("node.switch_links_per_gpu", "must be an array of link counts");
-        }
-        if (node.contains("nvlink_pairs")) {
-            spec->nvlink_pairs.clear();
-            for (const QJsonValue& value : node.value("nvlink_pairs").toArray()) {
-                const QJsonObject pair = value.toObject();
-                const QJsonArray gpus = pair.value("gpus").toArray();
-                if (gpus.size() != 2 || !pair.value("links").isDouble()) {
-                    m_reader.error("node.nvlink_pairs",
-                                   "each pair is {\"gpus\": [a, b], \"links\": n}");
-                    continue;
-                }
-                spec->nvlink_pairs.push_back(
-                    {gpus.at(0).toInt(-1), gpus.at(1).toInt(-1), pair.value("links").toInt()});
-            }
-        }
-        link(node, "pcie", "pcie_GBps", path, &spec->pcie_id, &spec->pcie_GBps);
-        if (!spec->pcie_id.empty() && node.contains("pcie")) {
-            if (const InterconnectSpec* pcie = m_catalog.interconnect(spec->pcie_id)) {
-                if (pcie->achievable_fraction > 0)
-                    spec->pcie_efficiency = {pcie->achievable_fraction, Origin::Preset,
-                                             pcie->achievable_source};
-            }
-        }
-        link(node, "host_link", "host_link_GBps", path, &spec->host_link_id, &spec->host_link_GBps);
-        m_reader.integer(node, "gpus_per_host_link", path, &spec->gpus_per_host_link);
-        m_reader.boolean(node, "pcie_p2p", path, &spec->pcie_p2p);
-        link(node, "nic", "nic_GBps", path, &spec->nic_id, &spec->nic_GBps);
-        if (!spec->nic_id.empty() && node.contains("nic")) {
-            if (const InterconnectSpec* nic = m_catalog.interconnect(spec->nic_id)) {
-                if (nic->achievable_fraction > 0)
-                    spec->nic_efficiency = {nic->achievable_fraction, Origin::Preset,
-                                            nic->achievable_source};
-            }
-        }
-        if (m_reader.integer(node, "nics", path, &spec->nics))
-            spec->nics_count_source = {static_cast<double>(spec->nics), m_origin, m_label};
-        std::string nicsOrigin;
-        if (m_reader.string(node, "nics_origin", path, &nicsOrigin))
-            spec->nics_count_source = {static_cast<double>(spec->nics), Origin::Assumption,
-                                       nicsOrigin};
-        fraction(node, "nvlink_ring_efficiency", path, &spec->nvlink_ring_efficiency);
-        fraction(node, "nvls_efficiency", path, &spec->nvls_efficiency);
-        fraction(node, "pcie_efficiency", path, &spec->pcie_efficiency);
-        fraction(node, "nic_efficiency", path, &spec->nic_efficiency);
-    }
-
-    void applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys = true)
-    {
-        if (checkKeys)
-            m_reader.checkKeys(network, "network",
-                               {"nodes_per_rack", "spine_oversubscription", "sharp"});
-        m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack);
-        double ratio = 0;
-        if (m_reader.number(network, "spine_oversubscription", "network", &ratio))
-            spec->spine_oversubscription = {ratio, m_origin, m_label};
-        m_reader.boolean(network, "sharp", "network", &spec->sharp);
-    }
-
-    void applyTorus(const QJsonObject& torus, TorusSpec* spec)
-    {
-        const std::string path = "torus";
-        m_reader.checkKeys(torus, path,
-                           {"dims", "wrap", "ici", "link_GBps", "hop_latency_us", "efficiency"});
-        const QJsonValue dims = torus.value("dims");
-        if (dims.isString() && dims.toString() == "auto") {
-            spec->dims_auto = true;
-        } else if (dims.isArray() && dims.toArray().size() == 3) {
-            spec->dims_auto = false;
-            for (int axis = 0; axis < 3; ++axis)
-                spec->dims[axis] = dims.toArray().at(axis).toInt(0);
-        } else if (!dims.isUndefined()) {
-            m_reader.error("torus.dims", "must be \"auto\" or [x, y, z]");
-        }
-        const QJsonValue wrap = torus.value("wrap");
-        if (wrap.isString() && wrap.toString() == "auto") {
-            spec->wrap_auto = true;
-        } else if (wrap.isArray() && wrap.toArray().size() == 3) {
-            spec->wrap_auto = false;
-            for (int axis = 0; axis < 3; ++axis)
-                spec->wrap[axis] = wrap.toArray().at(axis).toBool();
-        } else if (!wrap.isUndefined()) {
-            m_reader.error("torus.wrap", "must be \"auto\" or [bool, bool, bool]");
-        }
-        link(torus, "ici", "link_GBps", path, &spec->ici_id, &spec->link_GBps);
-        fraction(torus, "hop_latency_us", path, &spec->hop_latency_us);
-        fraction(torus, "efficiency", path, &spec->efficiency);
-    }
-
-    void applyWhatIf(const QJsonObject& whatIf, FailureWhatIf* spec)
-    {
-        m_reader.checkKeys(whatIf, "what_if",
-                           {"nvswitch_chips_out", "nvlink_factor", "pcie_factor", "nic_factor",
-                            "spine_factor", "ici_factor"});
-        if (whatIf.contains("nvswitch_chips_out")) {
-            spec->nvswitch_chips_out.clear();
-            for (const QJsonValue& chip : whatIf.value("nvswitch_chips_out").toArray())
-                spec->nvswitch_chips_out.push_back(chip.toInt(-1));
-        }
-        m_reader.number(whatIf, "nvlink_factor", "what_if", &spec->nvlink_factor);
-        m_reader.number(whatIf, "pcie_factor", "what_if", &spec->pcie_factor);
-        m_reader.number(whatIf, "nic_factor", "what_if", &spec->nic_factor);
-        m_reader.number(whatIf, "spine_factor", "what_if", &spec->spine_factor);
-        m_reader.number(whatIf, "ici_factor", "what_if", &spec->ici_factor);
-    }
+    void fraction(const QJsonObject& node, const char* key, const std::string& path, Sourced* out);
+    void applyNode(const QJsonObject& node, NodeSpec* spec);
+    void applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys = true);
+    void applyTorus(const QJsonObject& torus, TorusSpec* spec);
+    void applyWhatIf(const QJsonObject& whatIf, FailureWhatIf* spec);
 
     const HardwareCatalog& m_catalog;
     Origin m_origin;
     std::string m_label;
     json::Reader m_reader;
 };
+
+ClusterParser::ClusterParser(const HardwareCatalog& catalog, Origin origin, std::string label,
+                             std::vector<std::string>* errors)
+    : m_catalog(catalog), m_origin(origin), m_label(std::move(label)), m_reader(errors)
+{
+}
+
+void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
+{
+    m_reader.checkKeys(root, "",
+                       {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
+                        "source", "preset", "schema", "nodes_per_rack", "spine_oversubscription"});
+    std::string id;
+    if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
+        cluster->preset = id;
+    m_reader.string(root, "name", "", &cluster->name);
+    m_reader.string(root, "source", "", &cluster->source);
+    if (m_reader.string(root, "gpu", "", &cluster->gpu_id) && !m_catalog.gpu(cluster->gpu_id))
+        m_reader.error("gpu", "unknown GPU '" + cluster->gpu_id + "'");
+    m_reader.integer(root, "nodes", "", &cluster->nodes);
+    if (root.contains("node"))
+        applyNode(object(root, "node"), &cluster->node);
+    if (root.contains("network"))
+        applyNetwork(object(root, "network"), &cluster->network);
+    // The preset knobs may also stand at the top level, beside "nodes".
+    applyNetwork(root, &cluster->network, false);
+    if (root.contains("torus")) {
+        cluster->is_torus = true;
+        applyTorus(object(root, "torus"), &cluster->torus);
+    }
+    if (root.contains("what_if"))
+        applyWhatIf(object(root, "what_if"), &cluster->what_if);
+}
+
+QJsonObject ClusterParser::object(const QJsonObject& parent, const char* key)
+{
+    const QJsonValue value = parent.value(QLatin1String(key));
+    if (!value.isObject()) {
+        m_reader.error(key, "must be an object");
+        return {};
+    }
+    return value.toObject();
+}
+
+Sourced ClusterParser::fromLink(const InterconnectSpec& spec) const
+{
+    return {spec.per_direction_GBps, Origin::Preset, spec.name + " (" + spec.source + ")"};
+}
+
+void ClusterParser::link(const QJsonObject& node, const char* key, const char* override_key,
+                         const std::string& path, std::string* id, Sourced* rate)
+{
+    if (m_reader.string(node, key, path, id)) {
+        const InterconnectSpec* spec = m_catalog.interconnect(*id);
+        if (!spec)
+            m_reader.error(json::join(path, key), "unknown interconnect '" + *id + "'");
+        else
+            *rate = fromLink(*spec);
+    }
+    double value = 0;
+    if (m_reader.number(node, override_key, path, &value)) {
+        if (!(value > 0))
+            m_reader.error(json::join(path, override_key), "must be a positive bandwidth");
+        *rate = {value, m_origin, m_label + ", " + override_key};
+    }
+}
+
+void ClusterParser::fraction(const QJsonObject& node, const char* key, const std::string& path,
+                             Sourced* out)
+{
+    const QJsonValue value = node.value(QLatin1String(key));
+    if (value.isUndefined())
+        return;
+    const std::string where = json::join(path, key);
+    if (value.isDouble()) {
+        *out = {value.toDouble(), m_origin == Origin::Preset ? Origin::Preset : m_origin,
+                m_label + ", " + key};
+        return;
+    }
+    if (!value.isObject()) {
+        m_reader.error(where, "must be a number or {\"value\", \"source\"}");
+        return;
+    }
+    const QJsonObject entry = value.toObject();
+    m_reader.checkKeys(entry, where, {"value", "source", "origin"});
+    Sourced figure{0, m_origin, m_label};
+    m_reader.number(entry, "value", where, &figure.value, true);
+    m_reader.string(entry, "source", where, &figure.source);
+    std::string origin;
+    if (m_reader.string(entry, "origin", where, &origin)) {
+        if (origin == "assumption")
+            figure.origin = Origin::Assumption;
+        else if (origin == "measurement")
+            figure.origin = Origin::Measurement;
+        else if (origin != "preset" && origin != "user entry")
+            m_reader.error(json::join(where, "origin"), "unknown origin '" + origin + "'");
+    }
+    *out = figure;
+}
+
+void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
+{
+    const std::string path = "node";
+    m_reader.checkKeys(node, path,
+                       {"gpus",
+                        "fabric",
+                        "nvlink",
+                        "nvlink_GBps",
+                        "nvswitch",
+                        "switch_links_per_gpu",
+                        "nvlink_pairs",
+                        "pcie",
+                        "pcie_GBps",
+                        "host_link",
+                        "host_link_GBps",
+                        "gpus_per_host_link",
+                        "pcie_p2p",
+                        "nic",
+                        "nic_GBps",
+                        "nics",
+                        "nics_origin",
+                        "nvlink_ring_efficiency",
+                        "nvls_efficiency",
+                        "pcie_efficiency",
+                        "nic_efficiency"});
+    m_reader.integer(node, "gpus", path, &spec->gpus);
+    m_reader.choice(node, "fabric", path, "fabric",
+                    {{"nvswitch", NodeFabric::NVSwitch},
+                     {"nvlink-mesh", NodeFabric::NVLinkMesh},
+                     {"pcie", NodeFabric::PCIe}},
+                    &spec->fabric);
+    link(node, "nvlink", "nvlink_GBps", path, &spec->nvlink_id, &spec->nvlink_link_GBps);
+    if (m_reader.string(node, "nvswitch", path, &spec->nvswitch_id)) {
+        const InterconnectSpec* nvswitch = m_catalog.interconnect(spec->nvswitch_id);
+        if (!nvswitch || nvswitch->kind != LinkKind::NVSwitch)
+            m_reader.error("node.nvswitch", "unknown NVSwitch '" + spec->nvswitch_id + "'");
+        else
+            spec->in_switch_reduction = nvswitch->in_switch_reduction;
+    }
+    if (node.contains("switch_links_per_gpu")) {
+        spec->switch_links_per_gpu.clear();
+        const QJsonValue value = node.value("switch_links_per_gpu");
+        for (const QJsonValue& links : value.toArray()) {
+            if (!links.isDouble() || links.toDouble() < 1)
+                m_reader.error("node.switch_links_per_gpu", "each entry must be a link count");
+            else
+                spec->switch_links_per_gpu.push_back(links.toInt());
+        }
+        if (!value.isArray())
+            m_reader.error("node.switch_links_per_gpu", "must be an array of link counts");
+    }
+    if (node.contains("nvlink_pairs")) {
+        spec->nvlink_pairs.clear();
+        for (const QJsonValue& value : node.value("nvlink_pairs").toArray()) {
+            const QJsonObject pair = value.toObject();
+            const QJsonArray gpus = pair.value("gpus").toArray();
+            if (gpus.size() != 2 || !pair.value("links").isDouble()) {
+                m_reader.error("node.nvlink_pairs",
+                               "each pair is {\"gpus\": [a, b], \"links\": n}");
+                continue;
+            }
+            spec->nvlink_pairs.push_back(
+                {gpus.at(0).toInt(-1), gpus.at(1).toInt(-1), pair.value("links").toInt()});
+        }
+    }
+    link(node, "pcie", "pcie_GBps", path, &spec->pcie_id, &spec->pcie_GBps);
+    if (!spec->pcie_id.empty() && node.contains("pcie")) {
+        if (const InterconnectSpec* pcie = m_catalog.interconnect(spec->pcie_id)) {
+            if (pcie->achievable_fraction > 0)
+                spec->pcie_efficiency = {pcie->achievable_fraction, Origin::Preset,
+                                         pcie->achievable_source};
+        }
+    }
+    link(node, "host_link", "host_link_GBps", path, &spec->host_link_id, &spec->host_link_GBps);
+    m_reader.integer(node, "gpus_per_host_link", path, &spec->gpus_per_host_link);
+    m_reader.boolean(node, "pcie_p2p", path, &spec->pcie_p2p);
+    link(node, "nic", "nic_GBps", path, &spec->nic_id, &spec->nic_GBps);
+    if (!spec->nic_id.empty() && node.contains("nic")) {
+        if (const InterconnectSpec* nic = m_catalog.interconnect(spec->nic_id)) {
+            if (nic->achievable_fraction > 0)
+                spec->nic_efficiency = {nic->achievable_fraction, Origin::Preset,
+                                        nic->achievable_source};
+        }
+    }
+    if (m_reader.integer(node, "nics", path, &spec->nics))
+        spec->nics_count_source = {static_cast<double>(spec->nics), m_origin, m_label};
+    std::string nicsOrigin;
+    if (m_reader.string(node, "nics_origin", path, &nicsOrigin))
+        spec->nics_count_source = {static_cast<double>(spec->nics), Origin::Assumption, nicsOrigin};
+    fraction(node, "nvlink_ring_efficiency", path, &spec->nvlink_ring_efficiency);
+    fraction(node, "nvls_efficiency", path, &spec->nvls_efficiency);
+    fraction(node, "pcie_efficiency", path, &spec->pcie_efficiency);
+    fraction(node, "nic_efficiency", path, &spec->nic_efficiency);
+}
+
+void ClusterParser::applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys)
+{
+    if (checkKeys)
+        m_reader.checkKeys(network, "network",
+                           {"nodes_per_rack", "spine_oversubscription", "sharp"});
+    m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack);
+    double ratio = 0;
+    if (m_reader.number(network, "spine_oversubscription", "network", &ratio))
+        spec->spine_oversubscription = {ratio, m_origin, m_label};
+    m_reader.boolean(network, "sharp", "network", &spec->sharp);
+}
+
+void ClusterParser::applyTorus(const QJsonObject& torus, TorusSpec* spec)
+{
+    const std::string path = "torus";
+    m_reader.checkKeys(torus, path,
+                       {"dims", "wrap", "ici", "link_GBps", "hop_latency_us", "efficiency"});
+    const QJsonValue dims = torus.value("dims");
+    if (dims.isString() && dims.toString() == "auto") {
+        spec->dims_auto = true;
+    } else if (dims.isArray() && dims.toArray().size() == 3) {
+        spec->dims_auto = false;
+        for (int axis = 0; axis < 3; ++axis)
+            spec->dims[axis] = dims.toArray().at(axis).toInt(0);
+    } else if (!dims.isUndefined()) {
+        m_reader.error("torus.dims", "must be \"auto\" or [x, y, z]");
+    }
+    const QJsonValue wrap = torus.value("wrap");
+    if (wrap.isString() && wrap.toString() == "auto") {
+        spec->wrap_auto = true;
+    } else if (wrap.isArray() && wrap.toArray().size() == 3) {
+        spec->wrap_auto = false;
+        for (int axis = 0; axis < 3; ++axis)
+            spec->wrap[axis] = wrap.toArray().at(axis).toBool();
+    } else if (!wrap.isUndefined()) {
+        m_reader.error("torus.wrap", "must be \"auto\" or [bool, bool, bool]");
+    }
+    link(torus, "ici", "link_GBps", path, &spec->ici_id, &spec->link_GBps);
+    fraction(torus, "hop_latency_us", path, &spec->hop_latency_us);
+    fraction(torus, "efficiency", path, &spec->efficiency);
+}
+
+void ClusterParser::applyWhatIf(const QJsonObject& whatIf, FailureWhatIf* spec)
+{
+    m_reader.checkKeys(whatIf, "what_if",
+                       {"nvswitch_chips_out", "nvlink_factor", "pcie_factor", "nic_factor",
+                        "spine_factor", "ici_factor"});
+    if (whatIf.contains("nvswitch_chips_out")) {
+        spec->nvswitch_chips_out.clear();
+        for (const QJsonValue& chip : whatIf.value("nvswitch_chips_out").toArray())
+            spec->nvswitch_chips_out.push_back(chip.toInt(-1));
+    }
+    m_reader.number(whatIf, "nvlink_factor", "what_if", &spec->nvlink_factor);
+    m_reader.number(whatIf, "pcie_factor", "what_if", &spec->pcie_factor);
+    m_reader.number(whatIf, "nic_factor", "what_if", &spec->nic_factor);
+    m_reader.number(whatIf, "spine_factor", "what_if", &spec->spine_factor);
+    m_reader.number(whatIf, "ici_factor", "what_if", &spec->ici_factor);
+}
 
 // Fills the figures the file did not state with documented defaults.
 void fillDefaults(ClusterSpec* cluster)

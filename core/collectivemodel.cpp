@@ -12,27 +12,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// NCCL's latency model (src/graph/tuning.cc, v2.30), in microseconds, indexed LL, LL128,
-// Simple. Quoted in shared/reference/collectives-and-measurement.md section 4.
-constexpr double kBaseRingUs[3] = {6.6, 14.0, 8.4};
-constexpr double kBaseTreeUs[3] = {6.8, 14.0, 8.4};
-constexpr double kHopNVLinkRingUs[3] = {0.6, 1.9, 3.4};
-constexpr double kHopNVLinkTreeUs[3] = {0.6, 1.25, 4.0};
-constexpr double kHopPCIeUs[3] = {1.0, 2.5, 5.7};
-constexpr double kHopNetRingUs[3] = {2.7, 4.0, 14.0};
-constexpr double kHopNetTreeUs[3] = {5.0, 8.5, 14.0};
-constexpr double kNvlsLatencyUs = 25.0;
-// Share of the link each protocol reaches: LL ~50%, LL128 ~92%, Simple ~100% (same source).
-constexpr double kProtocolFraction[3] = {0.5, 0.92, 1.0};
-
-int ceilLog2(int value)
-{
-    int bits = 0;
-    while ((1 << bits) < value)
-        ++bits;
-    return bits;
-}
-
 } // namespace
 
 const char* collectiveOpName(CollectiveOp op)
@@ -271,30 +250,60 @@ CollectiveModel::CollectiveModel(const ClusterSpec& cluster) : m_cluster(cluster
 // GPU's PCIe link and every shared host link has a capacity; a ring edge uses the resources on
 // its path; a ring runs at the smallest capacity/uses on it. Rings are added greedily on what
 // capacity is left.
-void CollectiveModel::computeIntraTable()
+namespace {
+
+struct IntraResources
 {
-    const NodeSpec& node = m_cluster.node;
-    const FailureWhatIf& whatIf = m_cluster.what_if;
-    const int gpus = node.gpus;
+    IntraResources(const NodeSpec& node, const FailureWhatIf& whatIf);
+    /// The resources one ring edge u->v uses, into `out` (4 at most); returns how many.
+    int edgeResources(int u, int v, int* out) const;
+    /// Bandwidth of one ring order under `residual`, and its limiting resource; leaves the
+    /// order's uses of each resource in `uses`.
+    double ringRate(const std::vector<int>& order, const std::vector<double>& residual,
+                    int* limiting);
+    /// Up to four rings over `members`, added greedily; their total and the first one's
+    /// limiting tier.
+    double bestRings(const std::vector<int>& members, Tier* firstTier);
+
+    int gpus = 0;
+    int perHost = 1;
+    int hosts = 0;
+    bool pcieP2P = false;
+    // Resource layout: [nvlink u->v] gpus*gpus, [pcie up] gpus, [pcie down] gpus,
+    // [host up] hosts, [host down] hosts.
+    int nvlBase = 0;
+    int upBase = 0;
+    int downBase = 0;
+    int hostUpBase = 0;
+    int hostDownBase = 0;
+    int resources = 0;
+    std::vector<double> capacity;
+    std::vector<Tier> kind;
+    std::vector<int> uses;
+};
+
+IntraResources::IntraResources(const NodeSpec& node, const FailureWhatIf& whatIf)
+{
+    gpus = node.gpus;
+    pcieP2P = node.pcie_p2p;
     const double nvlink_Bps = units::bytesPerSecondFromGBps(node.nvlink_link_GBps.value) *
                               node.nvlink_ring_efficiency.value * whatIf.nvlink_factor;
     const double pcie_Bps = units::bytesPerSecondFromGBps(node.pcie_GBps.value) *
                             node.pcie_efficiency.value * whatIf.pcie_factor;
     const double host_Bps = units::bytesPerSecondFromGBps(node.host_link_GBps.value) *
                             node.pcie_efficiency.value * whatIf.pcie_factor;
-    const int perHost = std::max(1, node.gpus_per_host_link);
-    const int hosts = (gpus + perHost - 1) / perHost;
+    perHost = std::max(1, node.gpus_per_host_link);
+    hosts = (gpus + perHost - 1) / perHost;
 
-    // Resource layout: [nvlink u->v] gpus*gpus, [pcie up] gpus, [pcie down] gpus,
-    // [host up] hosts, [host down] hosts.
-    const int nvlBase = 0;
-    const int upBase = gpus * gpus;
-    const int downBase = upBase + gpus;
-    const int hostUpBase = downBase + gpus;
-    const int hostDownBase = hostUpBase + hosts;
-    const int resources = hostDownBase + hosts;
-    std::vector<double> capacity(static_cast<size_t>(resources), 0.0);
-    std::vector<Tier> kind(static_cast<size_t>(resources), Tier::PCIe);
+    nvlBase = 0;
+    upBase = gpus * gpus;
+    downBase = upBase + gpus;
+    hostUpBase = downBase + gpus;
+    hostDownBase = hostUpBase + hosts;
+    resources = hostDownBase + hosts;
+    capacity.assign(static_cast<size_t>(resources), 0.0);
+    kind.assign(static_cast<size_t>(resources), Tier::PCIe);
+    uses.assign(static_cast<size_t>(resources), 0);
     for (const NVLinkPair& pair : node.nvlink_pairs) {
         capacity[static_cast<size_t>(nvlBase + pair.gpu_a * gpus + pair.gpu_b)] +=
             pair.links * nvlink_Bps;
@@ -313,51 +322,90 @@ void CollectiveModel::computeIntraTable()
         kind[static_cast<size_t>(hostUpBase + h)] = Tier::HostLink;
         kind[static_cast<size_t>(hostDownBase + h)] = Tier::HostLink;
     }
+}
 
-    // The resources one ring edge u->v uses.
-    auto edgeResources = [&](int u, int v, int* out) {
-        int count = 0;
-        if (capacity[static_cast<size_t>(nvlBase + u * gpus + v)] > 0) {
-            out[count++] = nvlBase + u * gpus + v;
-            return count;
-        }
-        out[count++] = upBase + u;
-        out[count++] = downBase + v;
-        const int hu = u / perHost;
-        const int hv = v / perHost;
-        if (hu != hv || !node.pcie_p2p) {
-            out[count++] = hostUpBase + hu;
-            out[count++] = hostDownBase + hv;
-        }
+int IntraResources::edgeResources(int u, int v, int* out) const
+{
+    int count = 0;
+    if (capacity[static_cast<size_t>(nvlBase + u * gpus + v)] > 0) {
+        out[count++] = nvlBase + u * gpus + v;
         return count;
-    };
+    }
+    out[count++] = upBase + u;
+    out[count++] = downBase + v;
+    const int hu = u / perHost;
+    const int hv = v / perHost;
+    if (hu != hv || !pcieP2P) {
+        out[count++] = hostUpBase + hu;
+        out[count++] = hostDownBase + hv;
+    }
+    return count;
+}
 
-    std::vector<int> uses(static_cast<size_t>(resources), 0);
-    // Bandwidth of one ring order under `residual`, and its limiting resource.
-    auto ringRate = [&](const std::vector<int>& order, const std::vector<double>& residual,
-                        int* limiting) {
-        std::fill(uses.begin(), uses.end(), 0);
-        int path[4];
-        const int size = static_cast<int>(order.size());
-        for (int i = 0; i < size; ++i) {
-            const int count = edgeResources(order[static_cast<size_t>(i)],
-                                            order[static_cast<size_t>((i + 1) % size)], path);
-            for (int p = 0; p < count; ++p)
-                ++uses[static_cast<size_t>(path[p])];
+double IntraResources::ringRate(const std::vector<int>& order, const std::vector<double>& residual,
+                                int* limiting)
+{
+    std::fill(uses.begin(), uses.end(), 0);
+    int path[4];
+    const int size = static_cast<int>(order.size());
+    for (int i = 0; i < size; ++i) {
+        const int count = edgeResources(order[static_cast<size_t>(i)],
+                                        order[static_cast<size_t>((i + 1) % size)], path);
+        for (int p = 0; p < count; ++p)
+            ++uses[static_cast<size_t>(path[p])];
+    }
+    double rate = kInf;
+    for (int r = 0; r < resources; ++r) {
+        if (uses[static_cast<size_t>(r)] == 0)
+            continue;
+        const double share = residual[static_cast<size_t>(r)] / uses[static_cast<size_t>(r)];
+        if (share < rate) {
+            rate = share;
+            *limiting = r;
         }
-        double rate = kInf;
-        for (int r = 0; r < resources; ++r) {
-            if (uses[static_cast<size_t>(r)] == 0)
-                continue;
-            const double share = residual[static_cast<size_t>(r)] / uses[static_cast<size_t>(r)];
-            if (share < rate) {
-                rate = share;
-                *limiting = r;
+    }
+    return rate;
+}
+
+double IntraResources::bestRings(const std::vector<int>& members, Tier* firstTier)
+{
+    std::vector<double> residual = capacity;
+    double total = 0;
+    for (int ring = 0; ring < 4; ++ring) {
+        double best = 0;
+        int bestLimit = 0;
+        std::vector<int> bestOrder;
+        std::vector<int> order = members;
+        // Exhaustive over orders that start at the first member, up to 8 GPUs; larger
+        // meshes use the index order only.
+        const bool exhaustive = members.size() <= 8;
+        do {
+            int limit = 0;
+            const double rate = ringRate(order, residual, &limit);
+            if (rate > best) {
+                best = rate;
+                bestLimit = limit;
+                bestOrder = order;
             }
-        }
-        return rate;
-    };
+        } while (exhaustive && std::next_permutation(order.begin() + 1, order.end()));
+        if (best <= 0 || (total > 0 && best < 1e-6 * total))
+            break;
+        if (ring == 0)
+            *firstTier = kind[static_cast<size_t>(bestLimit)];
+        total += best;
+        ringRate(bestOrder, residual, &bestLimit);
+        for (int r = 0; r < resources; ++r)
+            residual[static_cast<size_t>(r)] -= best * uses[static_cast<size_t>(r)];
+    }
+    return total;
+}
 
+} // namespace
+
+void CollectiveModel::computeIntraTable()
+{
+    IntraResources resources(m_cluster.node, m_cluster.what_if);
+    const int gpus = m_cluster.node.gpus;
     const size_t maskCount = size_t(1) << gpus;
     m_intra_Bps.assign(maskCount, 0.0f);
     m_intra_tier.assign(maskCount, static_cast<unsigned char>(Tier::PCIe));
@@ -369,35 +417,8 @@ void CollectiveModel::computeIntraTable()
         }
         if (members.size() < 2)
             continue;
-        std::vector<double> residual = capacity;
-        double total = 0;
         Tier firstTier = Tier::PCIe;
-        for (int ring = 0; ring < 4; ++ring) {
-            double best = 0;
-            int bestLimit = 0;
-            std::vector<int> bestOrder;
-            std::vector<int> order = members;
-            // Exhaustive over orders that start at the first member, up to 8 GPUs; larger
-            // meshes use the index order only.
-            const bool exhaustive = members.size() <= 8;
-            do {
-                int limit = 0;
-                const double rate = ringRate(order, residual, &limit);
-                if (rate > best) {
-                    best = rate;
-                    bestLimit = limit;
-                    bestOrder = order;
-                }
-            } while (exhaustive && std::next_permutation(order.begin() + 1, order.end()));
-            if (best <= 0 || (total > 0 && best < 1e-6 * total))
-                break;
-            if (ring == 0)
-                firstTier = kind[static_cast<size_t>(bestLimit)];
-            total += best;
-            ringRate(bestOrder, residual, &bestLimit);
-            for (int r = 0; r < resources; ++r)
-                residual[static_cast<size_t>(r)] -= best * uses[static_cast<size_t>(r)];
-        }
+        const double total = resources.bestRings(members, &firstTier);
         m_intra_Bps[mask] = static_cast<float>(total);
         m_intra_tier[mask] = static_cast<unsigned char>(firstTier);
     }
@@ -566,328 +587,6 @@ bool CollectiveModel::applies(const CollectiveRequest& request, const Placement&
         return true;
     }
     return false;
-}
-
-CollectiveResult CollectiveModel::evaluateAlgorithm(const CollectiveRequest& request,
-                                                    const Placement& p, Algorithm algorithm) const
-{
-    CollectiveResult r;
-    r.ok = true;
-    r.op = request.op;
-    r.algorithm = algorithm;
-    r.bytes = request.bytes;
-    r.ranks = request.ranks;
-    r.gpus_per_node_in_group = p.g;
-    r.nodes_spanned = p.k;
-    r.racks_spanned = p.racks;
-    r.torus_group_dims = p.torus_dims;
-
-    const double S = request.bytes;
-    const int n = request.ranks;
-    const CollectiveOp op = request.op;
-    const bool allReduce = op == CollectiveOp::AllReduce;
-
-    // Bandwidths of the tiers the group crosses (per rank, per direction).
-    Tier intraTier = Tier::Link;
-    double intra = p.g > 1 ? intraRingBps(p.mask, &intraTier) : kInf;
-    double pipe = kInf; // the node's network share for this group
-    Tier netTier = Tier::Network;
-    if (!m_flat && !m_cluster.is_torus && p.k > 1) {
-        pipe = p.g_min * m_figures.nic_share_per_gpu_Bps;
-        if (p.racks > 1 && m_figures.spine_ratio > 1.0) {
-            pipe /= m_figures.spine_ratio;
-            netTier = Tier::Spine;
-        }
-    }
-
-    // Per-protocol latency tables for the tiers crossed.
-    const bool pcieIntra =
-        !m_flat && !m_cluster.is_torus && (intraTier == Tier::PCIe || intraTier == Tier::HostLink);
-    const double* hopIntraRing = pcieIntra ? kHopPCIeUs : kHopNVLinkRingUs;
-    const double* hopIntraTree = pcieIntra ? kHopPCIeUs : kHopNVLinkTreeUs;
-    const bool protocols = !m_flat && !m_cluster.is_torus;
-
-    auto addPhase = [&](const char* what, const char* formula, Tier tier, int ranks, double wire,
-                        double bw) {
-        CollectivePhase& phase = r.phases[static_cast<size_t>(r.phase_count++)];
-        phase.what = what;
-        phase.formula = formula;
-        phase.tier = tier;
-        phase.ranks = ranks;
-        phase.wire_bytes_per_rank = wire;
-        phase.bandwidth_Bps = bw;
-        phase.time_s = wire / bw;
-    };
-
-    int intraHops = 0;
-    int interHops = 0;
-    const double* baseTable = kBaseRingUs;
-    const double* interTable = kHopNetRingUs;
-    const double* intraTable = hopIntraRing;
-    bool simpleOnly = false;
-    double fixedLatency_s = 0; // NVLS
-
-    switch (algorithm) {
-    case Algorithm::Ring: {
-        const double wire = ringWireBytesPerRank(op, S, n);
-        const char* ringFormula = allReduce ? "2(n-1)/n × S"
-                                  : (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce)
-                                      ? "S (pipelined along the ring)"
-                                      : "(n-1)/n × S";
-        const int steps = allReduce ? 2 * (n - 1) : n - 1;
-        if (m_cluster.is_torus) {
-            // Two rings, one each way, when the block has a Hamiltonian cycle over neighbour
-            // links: one axis with wrap-around (3+ chips), or a 2D/3D block with an even side.
-            // Otherwise the ring folds back over a line and each link carries both directions.
-            int axesUsed = 0;
-            int lastAxis = 0;
-            for (int axis = 0; axis < 3; ++axis) {
-                if (p.torus_dims[axis] > 1) {
-                    ++axesUsed;
-                    lastAxis = axis;
-                }
-            }
-            const bool cycle =
-                axesUsed == 1 ? (p.torus_wrap[lastAxis] && n >= 3) : (axesUsed > 1 && n % 2 == 0);
-            const double bw = m_figures.torus_link_Bps * (cycle ? 2.0 : 1.0);
-            addPhase("ring", ringFormula, Tier::ICI, n, wire, bw);
-            intraHops = steps;
-        } else {
-            const bool networkSlower = pipe < intra;
-            addPhase("ring", ringFormula,
-                     m_flat ? Tier::Link : (networkSlower ? netTier : intraTier), n, wire,
-                     m_flat ? m_figures.flat_Bps : std::min(intra, pipe));
-            interHops = p.k > 1 ? static_cast<int>(std::lround(double(steps) * p.k / n)) : 0;
-            intraHops = steps - interHops;
-        }
-        break;
-    }
-    case Algorithm::Tree: {
-        const double bw = std::min(intra, pipe);
-        addPhase("double binary tree: reduce up, broadcast down", "2 × S",
-                 pipe < intra ? netTier : intraTier, n, 2 * S, m_flat ? m_figures.flat_Bps : bw);
-        baseTable = kBaseTreeUs;
-        interTable = kHopNetTreeUs;
-        intraTable = hopIntraTree;
-        if (m_flat) {
-            intraHops = 2 * ceilLog2(n);
-        } else {
-            intraHops = 2 * (p.g - 1);
-            interHops = 2 * ceilLog2(p.k);
-        }
-        break;
-    }
-    case Algorithm::Hierarchical: {
-        const int g = p.g;
-        const int k = p.k;
-        const double perGpuNet = pipe / g;
-        if (allReduce) {
-            addPhase("intra-node reduce-scatter", "(g-1)/g × S", intraTier, g, (g - 1.0) / g * S,
-                     intra);
-            addPhase("inter-node all-reduce of each GPU's shard", "2(k-1)/k × S/g", netTier, k,
-                     2.0 * (k - 1) / k * (S / g), perGpuNet);
-            addPhase("intra-node all-gather", "(g-1)/g × S", intraTier, g, (g - 1.0) / g * S,
-                     intra);
-            intraHops = 2 * (g - 1);
-            interHops = 2 * (k - 1);
-        } else {
-            const bool scatter = op == CollectiveOp::ReduceScatter;
-            addPhase(scatter ? "intra-node reduce-scatter" : "inter-node all-gather of shards",
-                     scatter ? "(g-1)/g × S" : "(k-1)/k × S/g", scatter ? intraTier : netTier,
-                     scatter ? g : k, scatter ? (g - 1.0) / g * S : (k - 1.0) / k * (S / g),
-                     scatter ? intra : perGpuNet);
-            addPhase(scatter ? "inter-node reduce-scatter of each GPU's shard"
-                             : "intra-node all-gather",
-                     scatter ? "(k-1)/k × S/g" : "(g-1)/g × S", scatter ? netTier : intraTier,
-                     scatter ? k : g, scatter ? (k - 1.0) / k * (S / g) : (g - 1.0) / g * S,
-                     scatter ? perGpuNet : intra);
-            intraHops = g - 1;
-            interHops = k - 1;
-        }
-        break;
-    }
-    case Algorithm::Torus: {
-        // The buffer is split into one part per axis in use; each part runs rings along the
-        // axes in a rotated order (x,y,z / y,z,x / z,x,y), so every axis's links carry traffic
-        // at once. Each axis's time is the bytes it carries over its links' rate; the slowest
-        // axis sets the bandwidth term.
-        const auto& dims = p.torus_dims;
-        const double factor = allReduce ? 2.0 : 1.0;
-        int axes[3];
-        int used = 0;
-        for (int axis = 0; axis < 3; ++axis) {
-            if (dims[axis] > 1)
-                axes[used++] = axis;
-        }
-        static const char* kAxisNames[3] = {"x-axis links", "y-axis links", "z-axis links"};
-        static const char* kAxisFormula[3] = {
-            "sum over parts of factor (dx-1)/dx × the part's shard on the x axis",
-            "sum over parts of factor (dy-1)/dy × the part's shard on the y axis",
-            "sum over parts of factor (dz-1)/dz × the part's shard on the z axis"};
-        for (int u = 0; u < used; ++u) {
-            const int axis = axes[u];
-            double bytesOnAxis = 0;
-            for (int part = 0; part < used; ++part) {
-                double shard = S / used;
-                for (int step = 0; step < used; ++step) {
-                    const int a = axes[(part + step) % used];
-                    if (a == axis) {
-                        bytesOnAxis += factor * (dims[a] - 1.0) / dims[a] * shard;
-                        break;
-                    }
-                    shard /= dims[a];
-                }
-            }
-            const double bw = m_figures.torus_link_Bps * (p.torus_wrap[axis] ? 2.0 : 1.0);
-            addPhase(kAxisNames[axis], kAxisFormula[axis], Tier::ICI, dims[axis], bytesOnAxis, bw);
-            intraHops += static_cast<int>(factor) * (dims[axis] - 1);
-        }
-        r.phases_concurrent = true;
-        if (r.phase_count == 0)
-            addPhase("single chip", "0", Tier::ICI, 1, 0, m_figures.torus_link_Bps);
-        break;
-    }
-    case Algorithm::InSwitch: {
-        simpleOnly = true;
-        if (m_has_nvls && p.g > 1) {
-            addPhase("NVLS all-reduce inside the switch",
-                     "S (each GPU sends S to the switch and receives S)", Tier::NVSwitch, p.g, S,
-                     m_figures.nvls_Bps);
-            fixedLatency_s = units::secondsFromUs(kNvlsLatencyUs);
-        } else if (p.g > 1) {
-            addPhase("intra-node ring all-reduce", "2(g-1)/g × S", intraTier, p.g,
-                     2.0 * (p.g - 1) / p.g * S, intra);
-            intraHops = 2 * (p.g - 1);
-        }
-        if (p.k > 1) {
-            const bool sharp = m_cluster.network.sharp;
-            addPhase(sharp ? "SHARP all-reduce in the network switches" : "inter-node all-reduce",
-                     sharp ? "S" : "2(k-1)/k × S", netTier, p.k,
-                     sharp ? S : 2.0 * (p.k - 1) / p.k * S, pipe);
-            interHops = sharp ? 2 * ceilLog2(p.k) : 2 * (p.k - 1);
-        }
-        break;
-    }
-    case Algorithm::Direct: {
-        if (op == CollectiveOp::SendRecv) {
-            double bw = m_figures.flat_Bps;
-            Tier tier = Tier::Link;
-            if (m_cluster.is_torus) {
-                bw = m_figures.torus_link_Bps;
-                tier = Tier::ICI;
-                intraHops = 1;
-            } else if (!m_flat) {
-                if (p.k == 1) {
-                    bw = intra;
-                    tier = intraTier;
-                    intraHops = 1;
-                } else {
-                    bw = pipe;
-                    tier = netTier;
-                    interHops = 1;
-                }
-            } else {
-                intraHops = 1;
-            }
-            addPhase("point-to-point send", "S", tier, 2, S, bw);
-        } else if (m_cluster.is_torus) {
-            // All-to-all on a torus is limited by the bisection across its longest axis.
-            const auto& dims = p.torus_dims;
-            int longest = 0;
-            for (int axis = 1; axis < 3; ++axis) {
-                if (dims[axis] > dims[longest])
-                    longest = axis;
-            }
-            const double crossing = n * S / 4.0; // bytes per direction across the cut
-            const double cutLinks = double(n) / dims[longest] * (p.torus_wrap[longest] ? 2 : 1);
-            addPhase("all-to-all across the torus bisection",
-                     "(n-1)/n × S, at the bisection's share (n S/4 per direction across the cut)",
-                     Tier::ICI, n, (n - 1.0) / n * S,
-                     (n - 1.0) / n * S / (crossing / (cutLinks * m_figures.torus_link_Bps)));
-            intraHops = dims[longest] / 2;
-        } else {
-            // Intra-node and inter-node parts run at once; the slower one sets the time.
-            const int g = p.g;
-            const double intraWire = (g - 1.0) / n * S;
-            const double interWire = (n - g) / double(n) * S;
-            if (m_flat || p.k == 1) {
-                addPhase("pairwise exchange", "(n-1)/n × S", m_flat ? Tier::Link : intraTier, n,
-                         (n - 1.0) / n * S, m_flat ? m_figures.flat_Bps : intra);
-                intraHops = 1;
-            } else {
-                const double perGpuNet = pipe / p.g_min;
-                const double intraTime = g > 1 ? intraWire / intra : 0;
-                const double interTime = interWire / perGpuNet;
-                const bool netSlower = interTime >= intraTime;
-                addPhase(netSlower ? "pairwise exchange, inter-node part (intra-node part "
-                                     "overlaps)"
-                                   : "pairwise exchange, intra-node part (inter-node part "
-                                     "overlaps)",
-                         netSlower ? "(n-g)/n × S" : "(g-1)/n × S", netSlower ? netTier : intraTier,
-                         n, netSlower ? interWire : intraWire, netSlower ? perGpuNet : intra);
-                intraHops = g > 1 ? 1 : 0;
-                interHops = 1;
-            }
-        }
-        break;
-    }
-    case Algorithm::Auto:
-        break;
-    }
-
-    // Bytes and the bandwidth term.
-    double bandwidthTime = 0;
-    double wire = 0;
-    int slowest = 0;
-    for (int i = 0; i < r.phase_count; ++i) {
-        const double phaseTime = r.phases[static_cast<size_t>(i)].time_s;
-        bandwidthTime =
-            r.phases_concurrent ? std::max(bandwidthTime, phaseTime) : bandwidthTime + phaseTime;
-        wire += r.phases[static_cast<size_t>(i)].wire_bytes_per_rank;
-        if (r.phases[static_cast<size_t>(i)].time_s > r.phases[static_cast<size_t>(slowest)].time_s)
-            slowest = i;
-    }
-    r.wire_bytes_per_rank = wire;
-    r.bottleneck = r.phases[static_cast<size_t>(slowest)].tier;
-    r.bottleneck_Bps = r.phases[static_cast<size_t>(slowest)].bandwidth_Bps;
-    r.intra_hops = intraHops;
-    r.inter_hops = interHops;
-
-    // Latency term and protocol.
-    if (!protocols) {
-        const double hop = m_flat ? m_figures.flat_hop_s
-                                  : units::secondsFromUs(m_cluster.torus.hop_latency_us.value);
-        r.protocol = Protocol::Simple;
-        r.intra_hop_s = hop;
-        r.latency_s = (intraHops + interHops) * hop;
-        r.bandwidth_time_s = bandwidthTime;
-    } else {
-        double best = kInf;
-        for (int proto = simpleOnly ? 2 : 0; proto < 3; ++proto) {
-            const double hopIntra = units::secondsFromUs(intraTable[proto]);
-            const double hopInter = units::secondsFromUs(interTable[proto]);
-            const double base = fixedLatency_s > 0 ? 0 : units::secondsFromUs(baseTable[proto]);
-            const double latency =
-                fixedLatency_s + base + intraHops * hopIntra + interHops * hopInter;
-            const double bwTime = bandwidthTime / kProtocolFraction[proto];
-            if (latency + bwTime < best) {
-                best = latency + bwTime;
-                r.protocol = static_cast<Protocol>(proto);
-                r.latency_base_s = fixedLatency_s > 0 ? fixedLatency_s : base;
-                r.intra_hop_s = hopIntra;
-                r.inter_hop_s = hopInter;
-                r.latency_s = latency;
-                r.bandwidth_time_s = bwTime;
-                r.protocol_bandwidth_fraction = kProtocolFraction[proto];
-            }
-        }
-    }
-    r.time_s = r.latency_s + r.bandwidth_time_s;
-    r.regime = r.latency_s > r.bandwidth_time_s ? Regime::LatencyBound : Regime::BandwidthBound;
-    const MeasuredBandwidth bw = bandwidthFromMeasuredTime(op, S, n, r.time_s);
-    r.algbw_Bps = bw.algbw_Bps;
-    r.busbw_Bps = bw.busbw_Bps;
-    return r;
 }
 
 std::vector<CollectiveResult> CollectiveModel::candidates(const CollectiveRequest& request) const

@@ -214,6 +214,9 @@ private:
         std::array<bool, 3> torus_wrap{false, false, false};
     };
     bool place(const CollectiveRequest& request, Placement* placement, std::string* error) const;
+    /// One evaluation of one algorithm: the tiers the group crosses and the result being
+    /// built, with a method per algorithm (collectivealgorithms.cpp).
+    struct AlgorithmEvaluation;
     CollectiveResult evaluateAlgorithm(const CollectiveRequest& request, const Placement& placement,
                                        Algorithm algorithm) const;
     bool applies(const CollectiveRequest& request, const Placement& placement, Algorithm algorithm,

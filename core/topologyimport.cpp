@@ -219,48 +219,53 @@ QString stripAnsi(QString text)
     return text.remove(ansi);
 }
 
-} // namespace
-
-bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOptions& options,
-                             TopologyImport* result, std::string* error)
+// The matrix of `nvidia-smi topo -m`: its header row, the GPU and NIC columns, and the cell of
+// each GPU pair.
+struct SmiMatrix
 {
-    TopologyImport r;
-    r.format = "nvidia-smi topo -m";
-    const QStringList lines = stripAnsi(QString::fromStdString(text)).split('\n');
     int header = -1;
+    std::vector<int> gpuColumn;
+    std::vector<int> nicColumn;
+    std::vector<std::vector<QString>> cell;
+};
+
+bool findSmiColumns(const QStringList& lines, SmiMatrix* m, std::string* error)
+{
     for (int i = 0; i < lines.size(); ++i) {
         // The header's first cell is empty; the GPU0 row's is "GPU0".
         const QStringList cells = lines[i].split('\t');
         if (cells.size() > 1 && cells[0].trimmed().isEmpty() && cells[1].trimmed() == "GPU0") {
-            header = i;
+            m->header = i;
             break;
         }
     }
-    if (header < 0) {
+    if (m->header < 0) {
         *error = "not nvidia-smi topo -m output: no header row with GPU0";
         return false;
     }
     // Columns: tab-separated; a header cell per GPU, then NIC columns (NIC# or mlx5_#), then
     // the affinity columns.
-    const QStringList head = lines[header].split('\t');
-    std::vector<int> gpuColumn;
-    std::vector<int> nicColumn;
+    const QStringList head = lines[m->header].split('\t');
     for (int col = 0; col < head.size(); ++col) {
         const QString name = head[col].trimmed();
         if (QRegularExpression("^GPU\\d+$").match(name).hasMatch())
-            gpuColumn.push_back(col);
+            m->gpuColumn.push_back(col);
         else if (QRegularExpression("^(NIC\\d+|mlx\\d+_\\d+|mlx5_\\d+)$").match(name).hasMatch())
-            nicColumn.push_back(col);
+            m->nicColumn.push_back(col);
     }
-    const int gpus = static_cast<int>(gpuColumn.size());
-    if (gpus == 0) {
+    if (m->gpuColumn.empty()) {
         *error = "no GPU columns in the header (is the output tab-separated?)";
         return false;
     }
-    std::vector<std::vector<QString>> cell(static_cast<size_t>(gpus),
-                                           std::vector<QString>(static_cast<size_t>(gpus)));
+    return true;
+}
+
+bool readSmiRows(const QStringList& lines, SmiMatrix* m, std::string* error)
+{
+    const int gpus = static_cast<int>(m->gpuColumn.size());
+    m->cell.assign(static_cast<size_t>(gpus), std::vector<QString>(static_cast<size_t>(gpus)));
     int rowsSeen = 0;
-    for (int i = header + 1; i < lines.size(); ++i) {
+    for (int i = m->header + 1; i < lines.size(); ++i) {
         const QStringList cells = lines[i].split('\t');
         const QString name = cells.value(0).trimmed();
         const auto match = QRegularExpression("^GPU(\\d+)$").match(name);
@@ -272,13 +277,13 @@ bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOption
             return false;
         }
         for (int g = 0; g < gpus; ++g) {
-            const int col = gpuColumn[static_cast<size_t>(g)];
+            const int col = m->gpuColumn[static_cast<size_t>(g)];
             if (col >= cells.size()) {
                 *error = "row " + name.toStdString() + " is truncated: it stops before GPU" +
                          std::to_string(g);
                 return false;
             }
-            cell[static_cast<size_t>(row)][static_cast<size_t>(g)] = cells[col].trimmed();
+            m->cell[static_cast<size_t>(row)][static_cast<size_t>(g)] = cells[col].trimmed();
         }
         ++rowsSeen;
     }
@@ -287,16 +292,22 @@ bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOption
                  std::to_string(gpus) + " GPU columns (truncated output?)";
         return false;
     }
-    std::vector<std::vector<int>> nv(static_cast<size_t>(gpus),
-                                     std::vector<int>(static_cast<size_t>(gpus), 0));
+    return true;
+}
+
+// NV# cells: the NVLink count of each GPU pair.
+bool smiNvlinkCounts(const SmiMatrix& m, std::vector<std::vector<int>>* nv, std::string* error)
+{
+    const int gpus = static_cast<int>(m.gpuColumn.size());
+    nv->assign(static_cast<size_t>(gpus), std::vector<int>(static_cast<size_t>(gpus), 0));
     static const QRegularExpression nvCell("^NV(\\d+)$");
     static const QSet<QString> known = {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "NV", "SOC"};
     for (int i = 0; i < gpus; ++i) {
         for (int j = 0; j < gpus; ++j) {
-            const QString& value = cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
-            const auto m = nvCell.match(value);
-            if (m.hasMatch())
-                nv[static_cast<size_t>(i)][static_cast<size_t>(j)] = m.captured(1).toInt();
+            const QString& value = m.cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
+            const auto match = nvCell.match(value);
+            if (match.hasMatch())
+                (*nv)[static_cast<size_t>(i)][static_cast<size_t>(j)] = match.captured(1).toInt();
             else if (!known.contains(value)) {
                 *error = "unknown cell '" + value.toStdString() + "' at GPU" + std::to_string(i) +
                          "/GPU" + std::to_string(j) +
@@ -305,17 +316,20 @@ bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOption
             }
         }
     }
-    r.gpus = gpus;
-    r.nics = static_cast<int>(nicColumn.size());
-    nvswitchOrMesh(nv, "nvidia-smi topo -m", &r);
-    // PCIe sharing: GPUs joined by PIX (one bridge) or PXB (several bridges, no host bridge)
-    // sit under one switch and share its uplink.
-    NodeSpec& node = r.cluster.node;
+    return true;
+}
+
+// PCIe sharing: GPUs joined by PIX (one bridge) or PXB (several bridges, no host bridge)
+// sit under one switch and share its uplink.
+void smiPcieSharing(const SmiMatrix& m, TopologyImport* r)
+{
+    const int gpus = static_cast<int>(m.gpuColumn.size());
+    NodeSpec& node = r->cluster.node;
     std::vector<int> group(static_cast<size_t>(gpus));
     std::iota(group.begin(), group.end(), 0);
     for (int i = 0; i < gpus; ++i) {
         for (int j = 0; j < gpus; ++j) {
-            const QString& value = cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
+            const QString& value = m.cell[static_cast<size_t>(i)][static_cast<size_t>(j)];
             if (value == "PIX" || value == "PXB") {
                 const int a = group[static_cast<size_t>(i)];
                 const int b = group[static_cast<size_t>(j)];
@@ -336,116 +350,134 @@ bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOption
     node.gpus_per_host_link = perSwitch;
     node.pcie_p2p = perSwitch > 1;
     if (node.fabric != NodeFabric::NVSwitch)
-        r.notes.push_back("PCIe: " + std::to_string(perSwitch) +
-                          " GPU(s) per PCIe switch (PIX/PXB between them), the rest through the "
-                          "host bridges (PHB/NODE/SYS)");
-    r.notes.push_back(std::to_string(r.nics) + " NIC column(s)");
-    // A switched fabric's link count tells the NVLink generation, not the exact part.
-    std::string guess;
-    std::string why;
-    if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 18) {
-        guess = "h100-sxm5-80gb";
-        why = "NV18 on every pair: an H100 or H200 NVSwitch system, H100 SXM5 80GB assumed; "
-              "give --gpu to choose";
-    } else if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 12) {
-        guess = "a100-sxm4-80gb";
-        why = "NV12 on every pair: an A100 NVSwitch system, the 80 GB part assumed; give --gpu "
-              "to choose";
-    }
-    if (!finishImport(options, guess, why, 0, 0, r.nics, &r, error))
-        return false;
-    *result = std::move(r);
-    return true;
+        r->notes.push_back("PCIe: " + std::to_string(perSwitch) +
+                           " GPU(s) per PCIe switch (PIX/PXB between them), the rest through the "
+                           "host bridges (PHB/NODE/SYS)");
 }
 
-bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions& options,
-                           TopologyImport* result, std::string* error)
+// A switched fabric's link count tells the NVLink generation, not the exact part.
+void smiGpuGuess(const NodeSpec& node, std::string* guess, std::string* why)
 {
-    TopologyImport r;
-    r.format = "NCCL topology XML";
-    QXmlStreamReader xml(QString::fromStdString(text));
-    struct Pci
-    {
-        QString busid;
-        QString cls;
-        QString speed;
-        bool hasGpu = false;
-        bool hasNic = false;
-        QString parentSwitch;
-    };
-    struct Gpu
-    {
-        QString busid;
-        int sm = 0;
-        QString parentSwitch;
-        std::vector<std::tuple<QString, int, QString>> nvlinks; // target, count, tclass
-    };
-    std::vector<Pci> stack;
-    std::vector<Gpu> gpus;
+    if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 18) {
+        *guess = "h100-sxm5-80gb";
+        *why = "NV18 on every pair: an H100 or H200 NVSwitch system, H100 SXM5 80GB assumed; "
+               "give --gpu to choose";
+    } else if (node.fabric == NodeFabric::NVSwitch && node.nvlinkLinksPerGpu() == 12) {
+        *guess = "a100-sxm4-80gb";
+        *why = "NV12 on every pair: an A100 NVSwitch system, the 80 GB part assumed; give --gpu "
+               "to choose";
+    }
+}
+
+// What an NCCL topology XML says, as read.
+struct NcclPci
+{
+    QString busid;
+    QString cls;
+    QString speed;
+    bool hasGpu = false;
+    bool hasNic = false;
+    QString parentSwitch;
+};
+
+struct NcclGpu
+{
+    QString busid;
+    int sm = 0;
+    QString parentSwitch;
+    std::vector<std::tuple<QString, int, QString>> nvlinks; // target, count, tclass
+};
+
+struct NcclTopology
+{
+    std::vector<NcclPci> stack;
+    std::vector<NcclGpu> gpus;
     std::vector<double> netGBps;
     int bareGpus = 0;
     int bareNics = 0;
     int pcieGeneration = 0;
     bool sawSystem = false;
-    auto lowerHex = [](QString value) { return value.trimmed().toLower(); };
+};
+
+QString lowerHex(QString value)
+{
+    return value.trimmed().toLower();
+}
+
+bool readNcclGpu(const QXmlStreamReader& xml, NcclTopology* t, std::string* error)
+{
+    if (t->stack.empty()) {
+        *error =
+            "a <gpu> outside any <pci> element (line " + std::to_string(xml.lineNumber()) + ")";
+        return false;
+    }
+    t->stack.back().hasGpu = true;
+    NcclGpu gpu;
+    gpu.busid = t->stack.back().busid;
+    gpu.parentSwitch = t->stack.back().parentSwitch;
+    gpu.sm = xml.attributes().value("sm").toInt();
+    if (const QString speed = t->stack.back().speed; speed.startsWith("32"))
+        t->pcieGeneration = std::max(t->pcieGeneration, 5);
+    else if (speed.startsWith("16"))
+        t->pcieGeneration = std::max(t->pcieGeneration, 4);
+    else if (speed.startsWith("8"))
+        t->pcieGeneration = std::max(t->pcieGeneration, 3);
+    t->gpus.push_back(gpu);
+    return true;
+}
+
+bool readNcclStartElement(const QXmlStreamReader& xml, NcclTopology* t, std::string* error)
+{
+    const QString name = xml.name().toString();
+    const QXmlStreamAttributes a = xml.attributes();
+    if (name == "system")
+        t->sawSystem = true;
+    else if (name == "pci") {
+        NcclPci pci;
+        pci.busid = lowerHex(a.value("busid").toString());
+        pci.cls = lowerHex(a.value("class").toString());
+        pci.speed = a.value("link_speed").toString();
+        if (!t->stack.empty())
+            pci.parentSwitch = t->stack.back().cls == "0x060400" ? t->stack.back().busid
+                                                                 : t->stack.back().parentSwitch;
+        t->stack.push_back(pci);
+    } else if (name == "gpu") {
+        return readNcclGpu(xml, t, error);
+    } else if (name == "nvlink") {
+        if (t->gpus.empty() || t->stack.empty() || !t->stack.back().hasGpu) {
+            *error = "an <nvlink> outside a <gpu> element (line " +
+                     std::to_string(xml.lineNumber()) + ")";
+            return false;
+        }
+        t->gpus.back().nvlinks.emplace_back(lowerHex(a.value("target").toString()),
+                                            a.value("count").toInt(),
+                                            lowerHex(a.value("tclass").toString()));
+    } else if (name == "nic") {
+        if (!t->stack.empty())
+            t->stack.back().hasNic = true;
+    } else if (name == "net") {
+        t->netGBps.push_back(a.value("speed").toDouble() / 8000.0); // Mb/s -> GB/s
+    }
+    return true;
+}
+
+bool readNcclXml(const std::string& text, NcclTopology* t, std::string* error)
+{
+    QXmlStreamReader xml(QString::fromStdString(text));
     while (!xml.atEnd()) {
         xml.readNext();
         if (xml.isStartElement()) {
-            const QString name = xml.name().toString();
-            const QXmlStreamAttributes a = xml.attributes();
-            if (name == "system")
-                sawSystem = true;
-            else if (name == "pci") {
-                Pci pci;
-                pci.busid = lowerHex(a.value("busid").toString());
-                pci.cls = lowerHex(a.value("class").toString());
-                pci.speed = a.value("link_speed").toString();
-                if (!stack.empty())
-                    pci.parentSwitch = stack.back().cls == "0x060400" ? stack.back().busid
-                                                                      : stack.back().parentSwitch;
-                stack.push_back(pci);
-            } else if (name == "gpu") {
-                if (stack.empty()) {
-                    *error = "a <gpu> outside any <pci> element (line " +
-                             std::to_string(xml.lineNumber()) + ")";
-                    return false;
-                }
-                stack.back().hasGpu = true;
-                Gpu gpu;
-                gpu.busid = stack.back().busid;
-                gpu.parentSwitch = stack.back().parentSwitch;
-                gpu.sm = a.value("sm").toInt();
-                if (const QString speed = stack.back().speed; speed.startsWith("32"))
-                    pcieGeneration = std::max(pcieGeneration, 5);
-                else if (speed.startsWith("16"))
-                    pcieGeneration = std::max(pcieGeneration, 4);
-                else if (speed.startsWith("8"))
-                    pcieGeneration = std::max(pcieGeneration, 3);
-                gpus.push_back(gpu);
-            } else if (name == "nvlink") {
-                if (gpus.empty() || stack.empty() || !stack.back().hasGpu) {
-                    *error = "an <nvlink> outside a <gpu> element (line " +
-                             std::to_string(xml.lineNumber()) + ")";
-                    return false;
-                }
-                gpus.back().nvlinks.emplace_back(lowerHex(a.value("target").toString()),
-                                                 a.value("count").toInt(),
-                                                 lowerHex(a.value("tclass").toString()));
-            } else if (name == "nic") {
-                if (!stack.empty())
-                    stack.back().hasNic = true;
-            } else if (name == "net") {
-                netGBps.push_back(a.value("speed").toDouble() / 8000.0); // Mb/s -> GB/s
-            }
+            if (!readNcclStartElement(xml, t, error))
+                return false;
         } else if (xml.isEndElement() && xml.name() == QLatin1String("pci")) {
-            if (!stack.empty()) {
-                const Pci& pci = stack.back();
+            if (!t->stack.empty()) {
+                const NcclPci& pci = t->stack.back();
                 // Cloud dumps leave GPUs (3D controllers) and NICs as bare pci leaves.
                 if (!pci.hasGpu && (pci.cls == "0x030200" || pci.cls == "0x030000"))
-                    ++bareGpus;
+                    ++t->bareGpus;
                 if (!pci.hasNic && (pci.cls == "0x020000" || pci.cls == "0x020700"))
-                    ++bareNics;
-                stack.pop_back();
+                    ++t->bareNics;
+                t->stack.pop_back();
             }
         }
     }
@@ -454,17 +486,21 @@ bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions&
                  xml.errorString().toStdString();
         return false;
     }
-    if (!sawSystem) {
+    if (!t->sawSystem) {
         *error = "not an NCCL topology file: no <system> element";
         return false;
     }
-    if (gpus.empty() && bareGpus == 0) {
+    if (t->gpus.empty() && t->bareGpus == 0) {
         *error = "the topology lists no GPU";
         return false;
     }
-    // Bare GPU leaves carry no NVLink information: they are PCIe-connected as far as we know.
-    const int count = static_cast<int>(gpus.size()) + bareGpus;
-    r.gpus = count;
+    return true;
+}
+
+// NVLinks: to NVSwitch targets (a switched fabric) or to other GPUs (a mesh).
+void ncclNvlinks(const NcclTopology& t, int count, TopologyImport* r)
+{
+    const std::vector<NcclGpu>& gpus = t.gpus;
     std::map<QString, int> gpuIndex;
     for (size_t i = 0; i < gpus.size(); ++i)
         gpuIndex[gpus[i].busid] = static_cast<int>(i);
@@ -483,62 +519,115 @@ bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions&
             }
         }
     }
-    NodeSpec& node = r.cluster.node;
+    NodeSpec& node = r->cluster.node;
     node.gpus = count;
-    if (switched) {
-        node.fabric = NodeFabric::NVSwitch;
-        node.switch_links_per_gpu.clear();
-        std::string split;
-        for (const auto& [target, links] : switchLinks) {
-            node.switch_links_per_gpu.push_back(links);
-            split += (split.empty() ? "" : "+") + std::to_string(links);
-        }
-        const int total =
-            std::accumulate(node.switch_links_per_gpu.begin(), node.switch_links_per_gpu.end(), 0);
-        node.nvswitch_id = switchLinks.size() == 6   ? "nvswitch-gen2"
-                           : switchLinks.size() == 2 ? "nvswitch-gen4"
-                                                     : "nvswitch-gen3";
-        node.in_switch_reduction = node.nvswitch_id != "nvswitch-gen2";
-        r.notes.push_back("NCCL topology: each GPU has NVLinks to " +
-                          std::to_string(switchLinks.size()) + " NVSwitch targets (" + split +
-                          " = " + std::to_string(total) + " links)");
-    } else {
-        nvswitchOrMesh(nv, "NCCL topology", &r);
+    if (!switched) {
+        nvswitchOrMesh(nv, "NCCL topology", r);
+        return;
     }
-    if (bareGpus > 0)
-        r.notes.push_back(std::to_string(bareGpus) +
-                          " GPU(s) appear only as bare PCI devices (a partial cloud dump): no "
-                          "NVLink is assumed for them");
-    // PCIe sharing: GPUs under the same PCIe switch.
+    node.fabric = NodeFabric::NVSwitch;
+    node.switch_links_per_gpu.clear();
+    std::string split;
+    for (const auto& [target, links] : switchLinks) {
+        node.switch_links_per_gpu.push_back(links);
+        split += (split.empty() ? "" : "+") + std::to_string(links);
+    }
+    const int total =
+        std::accumulate(node.switch_links_per_gpu.begin(), node.switch_links_per_gpu.end(), 0);
+    node.nvswitch_id = switchLinks.size() == 6   ? "nvswitch-gen2"
+                       : switchLinks.size() == 2 ? "nvswitch-gen4"
+                                                 : "nvswitch-gen3";
+    node.in_switch_reduction = node.nvswitch_id != "nvswitch-gen2";
+    r->notes.push_back("NCCL topology: each GPU has NVLinks to " +
+                       std::to_string(switchLinks.size()) + " NVSwitch targets (" + split + " = " +
+                       std::to_string(total) + " links)");
+}
+
+// PCIe sharing: GPUs under the same PCIe switch.
+void ncclPcieSharing(const NcclTopology& t, int count, NodeSpec* node)
+{
     std::map<QString, int> perSwitch;
-    for (const Gpu& gpu : gpus)
+    for (const NcclGpu& gpu : t.gpus)
         ++perSwitch[gpu.parentSwitch];
-    int shared = gpus.empty() ? 1 : perSwitch.begin()->second;
+    int shared = t.gpus.empty() ? 1 : perSwitch.begin()->second;
     for (const auto& [id, size] : perSwitch)
         shared = std::min(shared, size);
     if (shared < 1 || count % shared != 0)
         shared = 1;
-    node.gpus_per_host_link = shared;
-    node.pcie_p2p = shared > 1;
-    r.nics = static_cast<int>(netGBps.size()) + bareNics;
-    const double nicGBps = netGBps.empty() ? 0 : *std::max_element(netGBps.begin(), netGBps.end());
-    // The GPU from its compute capability.
+    node->gpus_per_host_link = shared;
+    node->pcie_p2p = shared > 1;
+}
+
+// The GPU from its compute capability.
+void ncclGpuGuess(const NcclTopology& t, std::string* guess, std::string* why)
+{
     int sm = 0;
-    for (const Gpu& gpu : gpus)
+    for (const NcclGpu& gpu : t.gpus)
         sm = std::max(sm, gpu.sm);
+    if (sm >= 100) {
+        *guess = "b200-hgx";
+        *why = "sm " + std::to_string(sm) + ": Blackwell";
+    } else if (sm >= 90) {
+        *guess = "h100-sxm5-80gb";
+        *why = "sm 90: H100 or H200, H100 SXM5 80GB assumed; give --gpu h200-sxm-141gb for H200";
+    } else if (sm >= 80) {
+        *guess = "a100-sxm4-80gb";
+        *why = "sm 80: A100, the 80 GB SXM part assumed; give --gpu for another";
+    }
+}
+
+} // namespace
+
+bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOptions& options,
+                             TopologyImport* result, std::string* error)
+{
+    TopologyImport r;
+    r.format = "nvidia-smi topo -m";
+    const QStringList lines = stripAnsi(QString::fromStdString(text)).split('\n');
+    SmiMatrix matrix;
+    if (!findSmiColumns(lines, &matrix, error) || !readSmiRows(lines, &matrix, error))
+        return false;
+    std::vector<std::vector<int>> nv;
+    if (!smiNvlinkCounts(matrix, &nv, error))
+        return false;
+    r.gpus = static_cast<int>(matrix.gpuColumn.size());
+    r.nics = static_cast<int>(matrix.nicColumn.size());
+    nvswitchOrMesh(nv, "nvidia-smi topo -m", &r);
+    smiPcieSharing(matrix, &r);
+    r.notes.push_back(std::to_string(r.nics) + " NIC column(s)");
     std::string guess;
     std::string why;
-    if (sm >= 100) {
-        guess = "b200-hgx";
-        why = "sm " + std::to_string(sm) + ": Blackwell";
-    } else if (sm >= 90) {
-        guess = "h100-sxm5-80gb";
-        why = "sm 90: H100 or H200, H100 SXM5 80GB assumed; give --gpu h200-sxm-141gb for H200";
-    } else if (sm >= 80) {
-        guess = "a100-sxm4-80gb";
-        why = "sm 80: A100, the 80 GB SXM part assumed; give --gpu for another";
-    }
-    if (!finishImport(options, guess, why, pcieGeneration, nicGBps, r.nics, &r, error))
+    smiGpuGuess(r.cluster.node, &guess, &why);
+    if (!finishImport(options, guess, why, 0, 0, r.nics, &r, error))
+        return false;
+    *result = std::move(r);
+    return true;
+}
+
+bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions& options,
+                           TopologyImport* result, std::string* error)
+{
+    TopologyImport r;
+    r.format = "NCCL topology XML";
+    NcclTopology t;
+    if (!readNcclXml(text, &t, error))
+        return false;
+    // Bare GPU leaves carry no NVLink information: they are PCIe-connected as far as we know.
+    const int count = static_cast<int>(t.gpus.size()) + t.bareGpus;
+    r.gpus = count;
+    ncclNvlinks(t, count, &r);
+    if (t.bareGpus > 0)
+        r.notes.push_back(std::to_string(t.bareGpus) +
+                          " GPU(s) appear only as bare PCI devices (a partial cloud dump): no "
+                          "NVLink is assumed for them");
+    ncclPcieSharing(t, count, &r.cluster.node);
+    r.nics = static_cast<int>(t.netGBps.size()) + t.bareNics;
+    const double nicGBps =
+        t.netGBps.empty() ? 0 : *std::max_element(t.netGBps.begin(), t.netGBps.end());
+    std::string guess;
+    std::string why;
+    ncclGpuGuess(t, &guess, &why);
+    if (!finishImport(options, guess, why, t.pcieGeneration, nicGBps, r.nics, &r, error))
         return false;
     *result = std::move(r);
     return true;
