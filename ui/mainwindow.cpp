@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "summary.h"
+
 #include "clusterio.h"
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
@@ -365,37 +367,21 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
 {
     m_search->setResults(r);
     const StepCost& cost = r->cost;
-    const StepMetrics& mt = cost.metrics;
     auto link = [](const QString& anchor, const QString& text) {
         return QString("<a href='%1' style='text-decoration:none; color:#0b3c5d'>%2</a>")
             .arg(anchor, text);
     };
-    QString headline =
-        QString("<table cellspacing='10'><tr>"
-                "<td>step time<br><span style='font-size:13pt'><b>%1</b></span></td>"
-                "<td>tokens/s<br><span style='font-size:13pt'><b>%2</b></span></td>"
-                "<td>MFU / HFU<br><span style='font-size:13pt'><b>%3</b></span></td>"
-                "<td>memory (%6)<br><span style='font-size:13pt;color:%4'><b>%5</b>"
-                "</span></td>")
-            .arg(link("step-time", QString::fromStdString(units::formatSeconds(cost.step_time_s))))
-            .arg(link("tokens-per-second",
-                      QString::fromStdString(units::formatNumber(mt.tokens_per_s, 4))))
-            .arg(link(
-                "mfu",
-                QString("%1% / %2%").arg(100 * mt.mfu, 0, 'f', 1).arg(100 * mt.hfu, 0, 'f', 1)))
-            .arg(cost.fits ? "#1a7f37" : "#c0392b")
-            .arg(link("memory-of-stage-0-per-gpu",
-                      QString("%1 / %2 GiB")
-                          .arg(units::toGiB(cost.max_stage_total_bytes), 0, 'f', 1)
-                          .arg(units::toGiB(cost.hbm_bytes), 0, 'f', 0)))
-            .arg(cost.fits ? tr("fits") : tr("<b style='color:#c0392b'>does not fit</b>"));
-    if (mt.time_to_train_s > 0)
-        headline += QString("<td>time to train<br><span style='font-size:13pt'><b>%1 days</b>"
-                            "</span></td>")
-                        .arg(mt.time_to_train_s / 86400, 0, 'f', 1);
-    if (mt.cost_usd > 0)
-        headline += QString("<td>cost<br><span style='font-size:13pt'><b>$%1M</b></span></td>")
-                        .arg(mt.cost_usd / 1e6, 0, 'f', 2);
+    QString headline = "<table cellspacing='10'><tr>";
+    for (const HeadlineFigure& figure : headlineFigures(r->plan, cost)) {
+        const QString value = QString::fromStdString(figure.value);
+        const QString colour =
+            figure.key == "memory" ? (figure.warning ? "#c0392b" : "#1a7f37") : QString("#0b3c5d");
+        headline +=
+            QString("<td>%1<br><span style='font-size:13pt;color:%2'><b>%3</b></span></td>")
+                .arg(QString::fromStdString(figure.label).toHtmlEscaped(), colour,
+                     figure.anchor.empty() ? value
+                                           : link(QString::fromStdString(figure.anchor), value));
+    }
     headline += "</tr></table>";
     m_headline->setText(headline);
 

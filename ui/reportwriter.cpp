@@ -1,5 +1,7 @@
 #include "reportwriter.h"
 
+#include "summary.h"
+
 #include "clusterio.h"
 #include "clusterview.h"
 #include "costjson.h"
@@ -350,7 +352,7 @@ void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
                         .arg(comparison.size()));
         QStringList header = {"Figure"};
         for (const ComparedPlan& p : comparison)
-            header << p.label + "\n" + layoutLabel(p.layout);
+            header << p.label + "\n" + layoutText(p.layout);
         auto row = [&](const QString& name, auto value) {
             QStringList cells = {name};
             for (const ComparedPlan& p : comparison)
@@ -388,30 +390,15 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
 {
     const Plan& plan = r.plan;
     const StepCost& cost = r.cost;
-    const StepMetrics& mt = cost.metrics;
 
     titleBlock(b, r);
 
     b.heading("Headline figures");
-    QList<QStringList> headline = {
-        {"Step time", seconds(cost.step_time_s)},
-        {"Throughput", QString("%1 tokens/s").arg(grouped(mt.tokens_per_s))},
-        {"MFU / HFU",
-         QString("%1% / %2%").arg(100 * mt.mfu, 0, 'f', 1).arg(100 * mt.hfu, 0, 'f', 1)},
-        {"Memory, fullest stage", QString("%1 of %2 GiB (%3 GiB headroom)%4")
-                                      .arg(gib(cost.max_stage_total_bytes))
-                                      .arg(gib(cost.hbm_bytes))
-                                      .arg(gib(cost.hbm_bytes - cost.max_stage_total_bytes))
-                                      .arg(cost.fits ? "" : ": DOES NOT FIT")}};
-    if (mt.time_to_train_s > 0) {
-        headline.append({"Time to train", QString("%1 days for %2 B tokens (%3 GPU-hours)")
-                                              .arg(mt.time_to_train_s / 86400, 0, 'f', 1)
-                                              .arg(grouped(plan.training.train_tokens / 1e9))
-                                              .arg(grouped(mt.gpu_hours))});
-        if (mt.cost_usd > 0)
-            headline.append({"Cost", QString("$%1 at $%2 per GPU-hour")
-                                         .arg(grouped(mt.cost_usd))
-                                         .arg(plan.training.gpu_hour_usd, 0, 'f', 2)});
+    QList<QStringList> headline;
+    for (const HeadlineFigure& figure : headlineFigures(plan, cost)) {
+        QString label = QString::fromStdString(figure.label);
+        label[0] = label[0].toUpper();
+        headline.append({label, QString::fromStdString(figure.detail)});
     }
     b.table({"Figure", "Value"}, headline);
     for (const std::string& warning : cost.warnings)
@@ -541,7 +528,7 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
         QStringList labels;
         std::vector<StepBreakdown> breakdowns;
         for (const ComparedPlan& p : options.comparison) {
-            labels << p.label + "\n" + layoutLabel(p.layout);
+            labels << p.label + "\n" + layoutText(p.layout);
             breakdowns.push_back(p.cost.breakdown);
         }
         compare.setPlans(labels, breakdowns);

@@ -1,5 +1,7 @@
 #include "searchpanel.h"
 
+#include "summary.h"
+
 #include "plots.h"
 #include "units.h"
 
@@ -26,19 +28,9 @@
 
 namespace paraplan::ui {
 
-QString layoutLabel(const ParallelLayout& p)
+QString layoutText(const ParallelLayout& p)
 {
-    QString text = QString("tp%1 pp%2 dp%3 cp%4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
-    if (p.ep > 1)
-        text += QString(" ep%1").arg(p.ep);
-    text += QString(" z%1").arg(p.zero);
-    if (p.sequence_parallel)
-        text += " sp";
-    text += QString(" %1 v%2 mb%3")
-                .arg(recomputeName(p.recompute))
-                .arg(p.interleave)
-                .arg(p.micro_batch);
-    return text;
+    return QString::fromStdString(paraplan::layoutLabel(p));
 }
 
 QString stageMemory(const StepCost& cost)
@@ -89,7 +81,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
         case Rank:
             return index.row();
         case Layout:
-            return layoutLabel(c->layout);
+            return layoutText(c->layout);
         case StepTime:
             return c->step_time_s;
         case Memory:
@@ -114,7 +106,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
     case Rank:
         return index.row() + 1;
     case Layout:
-        return layoutLabel(c->layout);
+        return layoutText(c->layout);
     case StepTime:
         return QString::fromStdString(units::formatSeconds(c->step_time_s));
     case Memory:
@@ -316,7 +308,7 @@ void SearchPanel::connectControls()
     auto chosen = [this](const QModelIndex& index) {
         const SearchCandidate* c = m_model->candidate(m_sorted->mapToSource(index).row());
         if (c)
-            emit layoutChosen(c->layout, layoutLabel(c->layout));
+            emit layoutChosen(c->layout, layoutText(c->layout));
     };
     connect(m_table, &QTableView::doubleClicked, this, chosen);
     connect(m_use, &QPushButton::clicked, this, [this, chosen] {
@@ -562,7 +554,7 @@ void SearchPanel::refreshComparison()
         const StepBreakdown& b = p.cost.breakdown;
         const double exposed = b.exposedCommunication();
         const QStringList values = {
-            layoutLabel(p.layout),
+            layoutText(p.layout),
             QString::fromStdString(units::formatSeconds(p.cost.step_time_s)),
             QString::number(p.cost.metrics.tokens_per_s, 'f', 0),
             QString("%1%").arg(100 * p.cost.metrics.mfu, 0, 'f', 1),

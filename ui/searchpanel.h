@@ -70,7 +70,7 @@ private:
 /// Memory per GPU of each pipeline stage, "43.2 / 36.1 / 30.1 / 25.9" (GiB).
 QString stageMemory(const StepCost& cost);
 /// Short text for a layout: "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1".
-QString layoutLabel(const ParallelLayout& layout);
+QString layoutText(const ParallelLayout& layout); ///< layoutLabel() as a QString
 
 /// "Find the best plan": objective and constraints, run and cancel (the search runs on a
 /// worker thread), ranked results, the Pareto front, and 2-4 pinned plans side by side.

@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include "costjson.h"
+#include "summary.h"
 #include "units.h"
 
 #include <iomanip>
@@ -26,7 +27,6 @@ int runEvaluate(const Args& args, std::ostream& out)
         return kExitOk;
     }
     const ParallelLayout& p = plan.parallel;
-    const StepMetrics& mt = cost.metrics;
     out << (plan.name.empty() ? args.positional().front() : plan.name) << "\n"
         << "  " << plan.model.name << " on " << plan.cluster.name << ", "
         << plan.cluster.totalGpus() << " GPUs\n"
@@ -38,18 +38,8 @@ int runEvaluate(const Args& args, std::ostream& out)
     auto row = [&](const char* label, const std::string& value) {
         out << "  " << std::left << std::setw(24) << label << value << "\n";
     };
-    row("step time", formatSeconds(cost.step_time_s));
-    row("tokens/s", formatNumber(mt.tokens_per_s, 4));
-    row("MFU / HFU", formatNumber(100 * mt.mfu) + "% / " + formatNumber(100 * mt.hfu) + "%");
-    if (mt.time_to_train_s > 0) {
-        row("time to train", formatNumber(mt.time_to_train_s / 86400) + " days (" +
-                                 formatNumber(mt.gpu_hours, 4) + " GPU-hours)");
-        if (mt.cost_usd > 0)
-            row("cost", "$" + formatNumber(mt.cost_usd, 4));
-    }
-    row("memory (fullest stage)", formatNumber(units::toGiB(cost.max_stage_total_bytes)) +
-                                      " GiB of " + formatNumber(units::toGiB(cost.hbm_bytes)) +
-                                      " GiB" + (cost.fits ? " (fits)" : " (DOES NOT FIT)"));
+    for (const HeadlineFigure& figure : headlineFigures(plan, cost))
+        row(figure.label.c_str(), figure.detail);
     out << "\n  Step-time breakdown\n";
     const StepBreakdown& b = cost.breakdown;
     auto part = [&](const char* label, double seconds) {

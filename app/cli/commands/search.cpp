@@ -4,6 +4,7 @@
 
 #include "costjson.h"
 #include "search.h"
+#include "summary.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -159,13 +160,7 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         << "  behind the best by\n";
     for (size_t i = 0; i < result.top.size(); ++i) {
         const SearchCandidate& c = result.top[i];
-        const ParallelLayout& p = c.layout;
-        std::string layout = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" +
-                             std::to_string(p.dp) + " cp" + std::to_string(p.cp) +
-                             (p.ep > 1 ? " ep" + std::to_string(p.ep) : "") + " z" +
-                             std::to_string(p.zero) + (p.sequence_parallel ? " sp" : "") + " " +
-                             recomputeName(p.recompute) + " v" + std::to_string(p.interleave) +
-                             " mb" + std::to_string(p.micro_batch);
+        const std::string layout = layoutLabel(c.layout);
         out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(40) << layout << std::right
             << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
             << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)

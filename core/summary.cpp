@@ -1,0 +1,72 @@
+#include "summary.h"
+
+#include "units.h"
+
+#include <QLocale>
+#include <QString>
+
+namespace paraplan {
+
+std::string groupedNumber(double value)
+{
+    return QLocale(QLocale::English).toString(value, 'f', 0).toStdString();
+}
+
+std::string formatDays(double seconds)
+{
+    return QString::number(seconds / 86400, 'f', 1).toStdString() + " days";
+}
+
+std::string layoutLabel(const ParallelLayout& p)
+{
+    std::string text = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" +
+                       std::to_string(p.dp) + " cp" + std::to_string(p.cp);
+    if (p.ep > 1)
+        text += " ep" + std::to_string(p.ep);
+    text += " z" + std::to_string(p.zero);
+    if (p.sequence_parallel)
+        text += " sp";
+    text += std::string(" ") + recomputeName(p.recompute) + " v" + std::to_string(p.interleave) +
+            " mb" + std::to_string(p.micro_batch);
+    return text;
+}
+
+std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& cost)
+{
+    const StepMetrics& mt = cost.metrics;
+    auto fixed = [](double value, int decimals) {
+        return QString::number(value, 'f', decimals).toStdString();
+    };
+    const std::string stepTime = units::formatSeconds(cost.step_time_s);
+    const std::string mfu = fixed(100 * mt.mfu, 1) + "% / " + fixed(100 * mt.hfu, 1) + "%";
+    std::vector<HeadlineFigure> figures = {
+        {"step_time", "step time", stepTime, stepTime, "step-time", false},
+        {"tokens_per_s", "tokens/s", groupedNumber(mt.tokens_per_s),
+         groupedNumber(mt.tokens_per_s) + " tokens/s (" + groupedNumber(mt.tokens_per_step) +
+             " tokens per step)",
+         "tokens-per-second", false},
+        {"mfu", "MFU / HFU", mfu, mfu, "mfu", false},
+        {"memory", cost.fits ? "memory (fits)" : "memory (does not fit)",
+         fixed(units::toGiB(cost.max_stage_total_bytes), 1) + " / " +
+             fixed(units::toGiB(cost.hbm_bytes), 0) + " GiB",
+         fixed(units::toGiB(cost.max_stage_total_bytes), 2) + " of " +
+             fixed(units::toGiB(cost.hbm_bytes), 2) + " GiB on the fullest stage (" +
+             fixed(units::toGiB(cost.hbm_bytes - cost.max_stage_total_bytes), 2) +
+             " GiB headroom)" + (cost.fits ? "" : ": DOES NOT FIT"),
+         "memory-of-stage-0-per-gpu", !cost.fits}};
+    if (mt.time_to_train_s > 0) {
+        figures.push_back({"time_to_train", "time to train", formatDays(mt.time_to_train_s),
+                           formatDays(mt.time_to_train_s) + " for " +
+                               groupedNumber(plan.training.train_tokens / 1e9) + " B tokens (" +
+                               groupedNumber(mt.gpu_hours) + " GPU-hours)",
+                           "", false});
+        if (mt.cost_usd > 0)
+            figures.push_back({"cost", "cost", "$" + fixed(mt.cost_usd / 1e6, 2) + "M",
+                               "$" + groupedNumber(mt.cost_usd) + " at $" +
+                                   fixed(plan.training.gpu_hour_usd, 2) + " per GPU-hour",
+                               "", false});
+    }
+    return figures;
+}
+
+} // namespace paraplan

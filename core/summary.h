@@ -1,0 +1,33 @@
+#pragma once
+
+#include "plan.h"
+#include "stepmodel.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// One headline figure of a plan, formatted once: the window, the PDF report and the CLI
+/// render these strings.
+struct HeadlineFigure
+{
+    std::string key;      ///< "step_time", "tokens_per_s", "mfu", "memory", "time_to_train", "cost"
+    std::string label;    ///< "step time"
+    std::string value;    ///< short: "27.7 s", "146,855", "57.6% / 57.6%", "43.2 / 80 GiB"
+    std::string detail;   ///< long: the value with what it rests on
+    std::string anchor;   ///< the derivation step it comes from ("" when none)
+    bool warning = false; ///< the figure says something is wrong (the plan does not fit)
+};
+
+/// The headline of an evaluated plan, in display order.
+std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& cost);
+
+/// "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1": a layout in one line (search, comparisons).
+std::string layoutLabel(const ParallelLayout& layout);
+/// A count with thousands separators, whatever the machine's locale: "146,855".
+std::string groupedNumber(double value);
+/// A long duration in days: "1146.5 days".
+std::string formatDays(double seconds);
+
+} // namespace paraplan
