@@ -1,5 +1,5 @@
 // The four bandwidth-cliff plots: TP degree, message size, data-parallel scaling and the
-// what-ifs. The series come from core/analysis (PlanAnalysis); these only draw them.
+// what-ifs. The series come from core/engine/analysis (PlanAnalysis); these only draw them.
 
 #include "plots.h"
 

@@ -19,7 +19,7 @@ struct PlanResults
 {
     Plan plan;
     StepCost cost;
-    PlanAnalysis analysis; ///< the bandwidth-cliff series (core/analysis)
+    PlanAnalysis analysis; ///< the bandwidth-cliff series (core/engine/analysis.h)
     double step_time_s() const { return cost.step_time_s; }
 };
 

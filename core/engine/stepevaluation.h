@@ -17,7 +17,7 @@ using layercost::Context;
 using TierBusy = std::array<double, 8>;
 
 // One evaluation of a plan: the context, the per-layer collectives and the stages it builds
-// up, phase by phase (core/stepmodel.cpp: compute, stages, pipeline, metrics; core/stepcomm.cpp:
+// up, phase by phase (stepmodel.cpp: compute, stages, pipeline, metrics; stepcomm.cpp:
 // collectives, data-parallel sync, shared links).
 struct Evaluation
 {

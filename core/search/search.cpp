@@ -68,7 +68,7 @@ struct Tally
     std::map<std::string, long long> rejected;
     std::map<std::string, long long> constrained;
     long long did_not_fit = 0;
-    std::vector<Record> records;
+    std::vector<Record> records{};
 };
 
 } // namespace
@@ -193,7 +193,7 @@ struct SearchRun
     const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
     const StepEngine engine{base.cluster};
     const long long gpus = base.cluster.totalGpus();
-    std::vector<Record> records;
+    std::vector<Record> records{};
 
     void score();
     void rank();

@@ -7,7 +7,7 @@ namespace paraplan::layercost {
 
 // The per-layer cost of a plan on one GPU: GEMMs, attention and element-wise work, forward,
 // backward and recompute; activation memory and parameters per layer. The engine's inner
-// part (core/stepmodel.cpp), not an API of its own.
+// part (core/engine/stepmodel.cpp), not an API of its own.
 
 // Everything the per-layer cost needs, resolved once per evaluation.
 struct Context
