@@ -215,7 +215,8 @@ private slots:
         QCOMPARE(run.code, 0);
         ClusterSpec cluster;
         std::string error;
-        QVERIFY2(loadCluster(path.toStdString(), {}, &cluster, &error), error.c_str());
+        QVERIFY2(loadCluster(path.toStdString(), {}, &cluster, &error, HardwareCatalog::bundled()),
+                 error.c_str());
         QCOMPARE(cluster.nodes, 16);
         const CliRun again = runCli({"collective", "--op", "all_reduce", "--bytes", "1GB",
                                      "--ranks", "128", "--cluster", path, "--json"});

@@ -22,7 +22,7 @@ ClusterSpec preset(const char* id, int nodes = 0, int perRack = -1, double ratio
         options.spine_oversubscription = ratio;
     ClusterSpec cluster;
     std::string error;
-    if (!clusterFromPreset(id, options, &cluster, &error))
+    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
         qFatal("preset %s: %s", id, error.c_str());
     return cluster;
 }

@@ -103,7 +103,9 @@ private slots:
         QFETCH(QString, id);
         ClusterSpec cluster;
         std::string error;
-        QVERIFY2(clusterFromPreset(id.toStdString(), {}, &cluster, &error), error.c_str());
+        QVERIFY2(
+            clusterFromPreset(id.toStdString(), {}, &cluster, &error, HardwareCatalog::bundled()),
+            error.c_str());
         QVERIFY(validateCluster(cluster, HardwareCatalog::bundled()).empty());
         QVERIFY(!cluster.source.empty());
         QVERIFY(cluster.totalGpus() >= 8);
@@ -125,7 +127,8 @@ private slots:
         options.spine_oversubscription = 2;
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h100", options, &cluster, &error));
+        QVERIFY(
+            clusterFromPreset("dgx-h100", options, &cluster, &error, HardwareCatalog::bundled()));
         QCOMPARE(cluster.nodes, 64);
         QCOMPARE(cluster.totalGpus(), 512LL);
         QCOMPARE(cluster.network.nodes_per_rack, 16);
@@ -166,12 +169,14 @@ private slots:
         options.nodes = 128; // 4x4x8
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(clusterFromPreset("tpu-v4-pod", options, &cluster, &error));
+        QVERIFY(
+            clusterFromPreset("tpu-v4-pod", options, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(cluster.is_torus);
         QCOMPARE(cluster.torus.dims, (std::array<int, 3>{4, 4, 8}));
         QCOMPARE(cluster.torus.wrap, (std::array<bool, 3>{true, true, true}));
         options.nodes = 32; // 2x4x4: the 2-long axis has no wrap-around
-        QVERIFY(clusterFromPreset("tpu-v4-pod", options, &cluster, &error));
+        QVERIFY(
+            clusterFromPreset("tpu-v4-pod", options, &cluster, &error, HardwareCatalog::bundled()));
         QCOMPARE(cluster.torus.dims, (std::array<int, 3>{2, 4, 4}));
         QCOMPARE(cluster.torus.wrap, (std::array<bool, 3>{false, true, true}));
     }
@@ -183,13 +188,14 @@ private slots:
         options.spine_oversubscription = 4;
         ClusterSpec original;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-a100", options, &original, &error));
+        QVERIFY(
+            clusterFromPreset("dgx-a100", options, &original, &error, HardwareCatalog::bundled()));
         original.what_if.nvswitch_chips_out = {2};
         QTemporaryDir dir;
         const std::string path = dir.filePath("cluster.json").toStdString();
         QVERIFY2(saveClusterFile(path, original, &error), error.c_str());
         ClusterSpec loaded;
-        QVERIFY2(loadCluster(path, {}, &loaded, &error), error.c_str());
+        QVERIFY2(loadCluster(path, {}, &loaded, &error, HardwareCatalog::bundled()), error.c_str());
         QCOMPARE(loaded.nodes, 16);
         QCOMPARE(loaded.gpu_id, original.gpu_id);
         QCOMPARE(loaded.network.spine_oversubscription.value, 4.0);
@@ -209,7 +215,7 @@ private slots:
         ClusterSpec cluster;
         QVERIFY(clusterFromJsonText(
             R"({"preset": "dgx-h100", "nodes": 32, "node": {"nics": 2, "nic_GBps": 40}})", "test",
-            {}, &cluster, &errors));
+            {}, &cluster, &errors, HardwareCatalog::bundled()));
         QCOMPARE(cluster.node.nics, 2);
         QCOMPARE(cluster.node.nic_GBps.value, 40.0);
         QCOMPARE(cluster.node.nic_GBps.origin, Origin::UserEntry);
@@ -268,7 +274,8 @@ private slots:
         QFETCH(QString, messagePart);
         std::vector<std::string> errors;
         ClusterSpec cluster;
-        QVERIFY(!clusterFromJsonText(text.toStdString(), "test", {}, &cluster, &errors));
+        QVERIFY(!clusterFromJsonText(text.toStdString(), "test", {}, &cluster, &errors,
+                                     HardwareCatalog::bundled()));
         QVERIFY(!errors.empty());
         bool found = false;
         for (const std::string& error : errors)
@@ -280,7 +287,8 @@ private slots:
     {
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(!loadCluster("/nonexistent/cluster.json", {}, &cluster, &error));
+        QVERIFY(!loadCluster("/nonexistent/cluster.json", {}, &cluster, &error,
+                             HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("neither a cluster preset"));
     }
 };

@@ -226,7 +226,7 @@ private slots:
         QVERIFY(planFromJsonText(R"({"model": {"preset": "llama2-13b"},
             "cluster": {"preset": "dgx-h100", "nodes": 4},
             "parallel": {"tp": 8, "pp": 1, "dp": 4, "micro_batch": 1, "global_batch": 32}})",
-                                 "", &plan, &errors));
+                                 "", &plan, &errors, HardwareCatalog::bundled()));
         MeasurementRun run;
         std::string error;
         QVERIFY(loadMeasurements(fixture("all_reduce_4nodes.log"), &run, &error));
@@ -236,13 +236,14 @@ private slots:
         QCOMPARE(plan.cluster.node.nic_efficiency.origin, Origin::Measurement);
         // Saved and read back: measured in the cluster, the assumed value remembered.
         Plan loaded;
-        QVERIFY2(planFromJsonText(planToJsonText(plan), "", &loaded, &errors),
+        QVERIFY2(planFromJsonText(planToJsonText(plan, HardwareCatalog::bundled()), "", &loaded,
+                                  &errors, HardwareCatalog::bundled()),
                  errors.empty() ? "" : errors.front().c_str());
         QCOMPARE(loaded.measured.size(), size_t(1));
         QCOMPARE(loaded.cluster.node.nic_efficiency.value, figures.front().value);
         QCOMPARE(loaded.cluster.node.nic_efficiency.origin, Origin::Measurement);
         QVERIFY(QString::fromStdString(loaded.cluster.node.nic_efficiency.source).contains("n1"));
-        QVERIFY(revertMeasurementOfPlan("nic_efficiency", &loaded));
+        QVERIFY(revertMeasurementOfPlan("nic_efficiency", &loaded, HardwareCatalog::bundled()));
         QCOMPARE(loaded.cluster.node.nic_efficiency.value, 0.94);
         QVERIFY(loaded.measured.empty());
         // A bad entry is named.
@@ -250,7 +251,7 @@ private slots:
             "cluster": {"preset": "dgx-h100", "nodes": 4},
             "parallel": {"tp": 8, "dp": 4, "micro_batch": 1, "global_batch": 32},
             "measured": [{"figure": "warp_speed", "value": 1, "assumed": 1}]})",
-                                  "", &plan, &errors));
+                                  "", &plan, &errors, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(errors.back()).contains("unknown figure"));
     }
 
@@ -260,7 +261,8 @@ private slots:
         options.nodes = 4;
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h100", options, &cluster, &error));
+        QVERIFY(
+            clusterFromPreset("dgx-h100", options, &cluster, &error, HardwareCatalog::bundled()));
         MeasurementRun intra;
         QVERIFY(loadMeasurements(fixture("all_reduce_8xh200.log"), &intra, &error));
         std::vector<MeasuredFigure> figures = proposeMeasuredFigures(intra, fitRun(intra), cluster);

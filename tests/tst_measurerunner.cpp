@@ -134,7 +134,8 @@ private slots:
         ClusterOptions options;
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h200", options, &cluster, &error));
+        QVERIFY(
+            clusterFromPreset("dgx-h200", options, &cluster, &error, HardwareCatalog::bundled()));
         panel.setCluster(cluster);
         QSignalSpy available(&panel, &MeasurePanel::runAvailable);
         QSignalSpy apply(&panel, &MeasurePanel::applyRequested);

@@ -54,22 +54,24 @@ private slots:
         QVERIFY(planFromJsonText(R"({"model": {"preset": "llama3-8b"},
             "cluster": {"preset": "dgx-h100", "nodes": 4, "nodes_per_rack": 2},
             "parallel": {"dp": 32, "micro_batch": 1, "global_batch": 32}})",
-                                 {}, &plan, &errors));
-        TopologyGraph graph = graphForPlan(plan);
+                                 {}, &plan, &errors, HardwareCatalog::bundled()));
+        TopologyGraph graph = graphForPlan(plan, HardwareCatalog::bundled());
         graph.nodes[1].x += 123;
         graph.nodes[2].name = "spare";
         graph.racks[1].name = "row B";
         // Swap one node of each rack: the racks still hold two nodes each.
         std::swap(graph.nodes[1].rack, graph.nodes[2].rack);
         graph.nodes[3].switch_in_service[0] = false;
-        QVERIFY(drawingDescribes(graph, plan.cluster) == false); // a chip out changes it
+        QVERIFY(drawingDescribes(graph, plan.cluster, HardwareCatalog::bundled()) ==
+                false); // a chip out changes it
         ClusterSpec drawn;
         std::string error;
-        QVERIFY(clusterFromGraph(graph, &drawn, &error));
+        QVERIFY(clusterFromGraph(graph, &drawn, &error, HardwareCatalog::bundled()));
         plan.cluster = drawn;
         plan.drawing = std::make_shared<const TopologyGraph>(graph);
         Plan again;
-        QVERIFY(planFromJsonText(planToJsonText(plan), {}, &again, &errors));
+        QVERIFY(planFromJsonText(planToJsonText(plan, HardwareCatalog::bundled()), {}, &again,
+                                 &errors, HardwareCatalog::bundled()));
         QVERIFY(again.drawing);
         QCOMPARE(again.drawing->nodes[1].x, graph.nodes[1].x);
         QCOMPARE(again.drawing->nodes[2].name, std::string("spare"));
@@ -78,12 +80,15 @@ private slots:
         QCOMPARE(again.cluster.what_if.nvswitch_chips_out, plan.cluster.what_if.nvswitch_chips_out);
         // A drawing of some other cluster is refused, naming the problem.
         QJsonObject root =
-            QJsonDocument::fromJson(QByteArray::fromStdString(planToJsonText(plan))).object();
+            QJsonDocument::fromJson(
+                QByteArray::fromStdString(planToJsonText(plan, HardwareCatalog::bundled())))
+                .object();
         QJsonObject cluster = root["cluster"].toObject();
         cluster["nodes"] = 6;
         root["cluster"] = cluster;
         errors.clear();
-        QVERIFY(!planFromJsonText(QJsonDocument(root).toJson().toStdString(), {}, &again, &errors));
+        QVERIFY(!planFromJsonText(QJsonDocument(root).toJson().toStdString(), {}, &again, &errors,
+                                  HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(errors.front()).startsWith("drawing"));
     }
 
@@ -101,9 +106,9 @@ private slots:
         QFETCH(QString, path);
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY2(loadPlan(path.toStdString(), &plan, &errors),
+        QVERIFY2(loadPlan(path.toStdString(), &plan, &errors, HardwareCatalog::bundled()),
                  errors.empty() ? "" : errors.front().c_str());
-        const StepCost cost = StepEngine(plan.cluster).evaluate(plan);
+        const StepCost cost = StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
         QVERIFY2(cost.ok, cost.issues.empty() ? "" : cost.issues.front().message.c_str());
         QVERIFY(cost.fits);
         QVERIFY(cost.metrics.mfu > 0.2 && cost.metrics.mfu < 0.8);
@@ -113,7 +118,7 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY2(planFromJsonText(kValidPlan, "", &plan, &errors),
+        QVERIFY2(planFromJsonText(kValidPlan, "", &plan, &errors, HardwareCatalog::bundled()),
                  errors.empty() ? "" : errors.front().c_str());
         QCOMPARE(plan.parallel.tp, 2);
         QCOMPARE(plan.parallel.interleave, 2);
@@ -132,15 +137,16 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(planFromJsonText(kValidPlan, "", &plan, &errors));
+        QVERIFY(planFromJsonText(kValidPlan, "", &plan, &errors, HardwareCatalog::bundled()));
         QTemporaryDir dir;
         const std::string path = dir.filePath("plan.json").toStdString();
         std::string error;
-        QVERIFY2(savePlan(path, plan, &error), error.c_str());
+        QVERIFY2(savePlan(path, plan, &error, HardwareCatalog::bundled()), error.c_str());
         Plan loaded;
-        QVERIFY2(loadPlan(path, &loaded, &errors), errors.empty() ? "" : errors.front().c_str());
-        const StepCost a = StepEngine(plan.cluster).evaluate(plan);
-        const StepCost b = StepEngine(loaded.cluster).evaluate(loaded);
+        QVERIFY2(loadPlan(path, &loaded, &errors, HardwareCatalog::bundled()),
+                 errors.empty() ? "" : errors.front().c_str());
+        const StepCost a = StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
+        const StepCost b = StepEngine(loaded.cluster, HardwareCatalog::bundled()).evaluate(loaded);
         QVERIFY(a.ok && b.ok);
         QCOMPARE(b.step_time_s, a.step_time_s);
         QCOMPARE(b.max_stage_total_bytes, a.max_stage_total_bytes);
@@ -151,9 +157,9 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(planFromJsonText(kValidPlan, "", &plan, &errors));
+        QVERIFY(planFromJsonText(kValidPlan, "", &plan, &errors, HardwareCatalog::bundled()));
         std::string error;
-        QVERIFY(!savePlan("/nonexistent-dir/plan.json", plan, &error));
+        QVERIFY(!savePlan("/nonexistent-dir/plan.json", plan, &error, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("cannot write"));
     }
 
@@ -216,10 +222,11 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY2(loadPlan(test::dataPath("plans/llama-hf.json").toStdString(), &plan, &errors),
+        QVERIFY2(loadPlan(test::dataPath("plans/llama-hf.json").toStdString(), &plan, &errors,
+                          HardwareCatalog::bundled()),
                  errors.empty() ? "" : errors.front().c_str());
         QCOMPARE(plan.model.hidden, 4096);
-        QVERIFY(StepEngine(plan.cluster).evaluate(plan).ok);
+        QVERIFY(StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan).ok);
     }
 
     void badPlanFiles_data()
@@ -291,7 +298,8 @@ private slots:
         QFETCH(QString, messagePart);
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(!planFromJsonText(text.toStdString(), "", &plan, &errors));
+        QVERIFY(
+            !planFromJsonText(text.toStdString(), "", &plan, &errors, HardwareCatalog::bundled()));
         QVERIFY2(anyContains(errors, messagePart),
                  errors.empty() ? "no error" : errors.front().c_str());
     }
@@ -327,12 +335,13 @@ private slots:
                     std::vector<std::string> errors;
                     ++variants;
                     if (!planFromJsonText(QJsonDocument(variant).toJson().toStdString(), "", &plan,
-                                          &errors)) {
+                                          &errors, HardwareCatalog::bundled())) {
                         QVERIFY(!errors.empty());
                         ++rejected;
                         continue;
                     }
-                    const StepCost cost = StepEngine(plan.cluster).evaluate(plan);
+                    const StepCost cost =
+                        StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
                     if (!cost.ok) {
                         QVERIFY(!cost.issues.empty());
                         ++rejected;

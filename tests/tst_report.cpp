@@ -39,7 +39,7 @@ std::shared_ptr<const PlanResults> evaluateExample(const char* name)
 {
     Plan plan;
     std::vector<std::string> errors;
-    if (!loadPlan(examplePath(name).toStdString(), &plan, &errors))
+    if (!loadPlan(examplePath(name).toStdString(), &plan, &errors, HardwareCatalog::bundled()))
         qFatal("cannot load %s: %s", name, errors.front().c_str());
     PlanEvaluator evaluator;
     evaluator.evaluate(plan);

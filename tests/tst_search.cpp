@@ -26,7 +26,7 @@ Plan smallPlan(const char* model = "llama3-8b")
         qFatal("%s", error.c_str());
     ClusterOptions options;
     options.nodes = 2;
-    if (!clusterFromPreset("dgx-h100", options, &p.cluster, &error))
+    if (!clusterFromPreset("dgx-h100", options, &p.cluster, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
     p.parallel.global_batch = 64;
     p.training.seq_len = 4096;
@@ -51,7 +51,7 @@ Brute bruteForce(const Plan& base, SearchObjective objective)
 {
     Brute b;
     const int n = static_cast<int>(base.cluster.totalGpus());
-    const StepEngine engine(base.cluster);
+    const StepEngine engine(base.cluster, HardwareCatalog::bundled());
     for (int tp = 1; tp <= n; ++tp)
         for (int pp = 1; pp <= n; ++pp)
             for (int cp = 1; cp <= n; ++cp) {
@@ -123,7 +123,7 @@ private slots:
         const Brute brute = bruteForce(base, o);
         SearchOptions options;
         options.objective = o;
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY2(result.ok, result.error.c_str());
         QCOMPARE(result.space, brute.space);
         QCOMPARE(result.scored, brute.scored);
@@ -142,13 +142,13 @@ private slots:
     void randomValidPlansNeverBeatTheBest()
     {
         const Plan base = smallPlan();
-        const SearchResult result = searchPlans(base, {});
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), {});
         const Brute brute = bruteForce(base, SearchObjective::StepTime);
         QVERIFY(brute.valid.size() > 50);
         // Valid plans drawn at random, evaluated afresh: none is faster than the best.
         std::mt19937 random(20261129);
         std::uniform_int_distribution<size_t> pick(0, brute.valid.size() - 1);
-        const StepEngine engine(base.cluster);
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         int checked = 0;
         for (int i = 0; i < 500; ++i) {
             Plan plan = base;
@@ -168,8 +168,8 @@ private slots:
         one.top = 25;
         SearchOptions several = one;
         several.threads = 3;
-        const SearchResult a = searchPlans(base, one);
-        const SearchResult b = searchPlans(base, several);
+        const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), one);
+        const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), several);
         QCOMPARE(a.rejected, b.rejected);
         QCOMPARE(a.did_not_fit, b.did_not_fit);
         QCOMPARE(a.scored, b.scored);
@@ -195,7 +195,7 @@ private slots:
         options.constraints.pp_across_nodes = true;
         options.constraints.min_headroom = 0.3;
         options.constraints.fixed_micro_batch = 1;
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY(result.ok);
         QVERIFY(!result.top.empty());
         for (const SearchCandidate& c : result.top) {
@@ -218,11 +218,11 @@ private slots:
         base.training.train_tokens = 0;
         SearchOptions options;
         options.objective = SearchObjective::TimeToTrain;
-        SearchResult result = searchPlans(base, options);
+        SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY(!result.ok);
         QVERIFY(QString::fromStdString(result.error).contains("train_tokens"));
         options.objective = SearchObjective::Cost;
-        result = searchPlans(base, options);
+        result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY(!result.ok);
         QVERIFY(QString::fromStdString(result.error).contains("gpu_hour_usd"));
     }
@@ -230,7 +230,7 @@ private slots:
     void paretoFrontIsNonDominated()
     {
         const Plan base = smallPlan();
-        const SearchResult result = searchPlans(base, {});
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), {});
         QVERIFY(result.pareto.size() >= 2);
         for (size_t i = 1; i < result.pareto.size(); ++i) {
             QVERIFY(result.pareto[i].memory_bytes > result.pareto[i - 1].memory_bytes);
@@ -238,7 +238,7 @@ private slots:
         }
         // No scored plan is at once smaller and faster than a member of the front.
         const Brute brute = bruteForce(base, SearchObjective::StepTime);
-        const StepEngine engine(base.cluster);
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         for (const auto& [layout, score] : brute.valid) {
             Plan plan = base;
             plan.parallel = layout;
@@ -256,7 +256,7 @@ private slots:
         const Plan base = smallPlan();
         SearchOptions options;
         options.top = 40;
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         const StepBreakdown& best = result.top.front().cost.breakdown;
         int explained = 0;
         for (size_t i = 1; i < result.top.size(); ++i) {
@@ -286,7 +286,7 @@ private slots:
         const Plan base = smallPlan("mixtral-8x7b");
         SearchOptions options;
         options.top = 200;
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY2(result.ok, result.error.c_str());
         QCOMPARE(sum(result.rejected) + result.did_not_fit + sum(result.constrained) +
                      result.scored,
@@ -302,7 +302,8 @@ private slots:
     void cancelStops()
     {
         std::atomic<bool> cancel{true};
-        const SearchResult result = searchPlans(smallPlan(), {}, &cancel);
+        const SearchResult result =
+            searchPlans(smallPlan(), HardwareCatalog::bundled(), {}, &cancel);
         QVERIFY(result.cancelled);
         QVERIFY(result.scored < result.space);
     }

@@ -107,7 +107,7 @@ private slots:
         QVERIFY(panel);
         PlanSession* session = window.session();
         QCOMPARE(window.topologyEditor()->document()->undoStack(), session->undoStack());
-        const std::string start = planToJsonText(session->plan());
+        const std::string start = planToJsonText(session->plan(), HardwareCatalog::bundled());
         const int startIndex = session->undoStack()->index();
 
         auto* recompute = window.inputPanel()->findChild<QComboBox*>("recompute");
@@ -131,7 +131,7 @@ private slots:
         figure.run = "test run";
         emit window.measurePanel()->applyRequested({figure});
         QCOMPARE(session->plan().measured.size(), size_t(1));
-        const std::string end = planToJsonText(session->plan());
+        const std::string end = planToJsonText(session->plan(), HardwareCatalog::bundled());
         const int edits = session->undoStack()->index() - startIndex;
         QCOMPARE(edits, 4);
 
@@ -148,13 +148,13 @@ private slots:
         window.findChild<QTabWidget*>()->setCurrentWidget(window.topologyEditor()); // same history
         for (int i = 0; i < edits; ++i)
             undo->trigger();
-        QCOMPARE(planToJsonText(session->plan()), start);
+        QCOMPARE(planToJsonText(session->plan(), HardwareCatalog::bundled()), start);
         QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes);
         QVERIFY(evaluated.wait(5000));
         window.findChild<QTabWidget*>()->setCurrentIndex(0);
         for (int i = 0; i < edits; ++i)
             redo->trigger();
-        QCOMPARE(planToJsonText(session->plan()), end);
+        QCOMPARE(planToJsonText(session->plan(), HardwareCatalog::bundled()), end);
         QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes + 1);
     }
 

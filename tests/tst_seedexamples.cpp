@@ -101,7 +101,7 @@ ClusterSpec cluster(const std::string& json)
 {
     std::vector<std::string> errors;
     ClusterSpec spec;
-    if (!clusterFromJsonText(json, "test", {}, &spec, &errors))
+    if (!clusterFromJsonText(json, "test", {}, &spec, &errors, HardwareCatalog::bundled()))
         qFatal("%s", errors.front().c_str());
     return spec;
 }
@@ -176,7 +176,7 @@ private slots:
         // 11.1.2: a rack of 32 DGX nodes is 256 GPUs.
         ClusterSpec dgx;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h100", {}, &dgx, &error));
+        QVERIFY(clusterFromPreset("dgx-h100", {}, &dgx, &error, HardwareCatalog::bundled()));
         QCOMPARE(dgx.network.nodes_per_rack * dgx.node.gpus, 256);
     }
 
@@ -202,7 +202,7 @@ private slots:
         // allreduce bandwidth can fall 20-30%."
         ClusterSpec dgx;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h100", {}, &dgx, &error));
+        QVERIFY(clusterFromPreset("dgx-h100", {}, &dgx, &error, HardwareCatalog::bundled()));
         const double healthy = allReduce(CollectiveModel(dgx), 8e9, 8).busbw_Bps;
         double sum = 0;
         for (int chip = 0; chip < 4; ++chip) {
@@ -246,7 +246,7 @@ private slots:
             options.spine_oversubscription = ratio;
             ClusterSpec spec;
             std::string error;
-            clusterFromPreset("dgx-h100", options, &spec, &error);
+            clusterFromPreset("dgx-h100", options, &spec, &error, HardwareCatalog::bundled());
             return allReduce(CollectiveModel(spec), 14e9, 64, 8).bandwidth_time_s;
         };
         const double flat = crossRackTime(1);
@@ -297,7 +297,7 @@ private slots:
         chips.nodes = 1024;
         ClusterSpec pod;
         std::string error;
-        QVERIFY(clusterFromPreset("tpu-v4-pod", chips, &pod, &error));
+        QVERIFY(clusterFromPreset("tpu-v4-pod", chips, &pod, &error, HardwareCatalog::bundled()));
         const CollectiveResult torus = allReduce(CollectiveModel(pod), 14e9, 1024);
         const CollectiveResult gpu = allReduce(
             CollectiveModel(cluster(R"({"preset": "dgx-h100", "nodes": 32, "node": {"nics": 2}})")),

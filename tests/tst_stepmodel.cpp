@@ -23,7 +23,7 @@ Plan makePlan(const char* model, const char* cluster, int nodes, ParallelLayout 
         qFatal("%s", error.c_str());
     ClusterOptions options;
     options.nodes = nodes;
-    if (!clusterFromPreset(cluster, options, &plan.cluster, &error))
+    if (!clusterFromPreset(cluster, options, &plan.cluster, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
     plan.parallel = layout;
     plan.training.seq_len = seq;
@@ -46,7 +46,7 @@ ParallelLayout layout(int tp, int pp, int dp, int micro, int global)
 
 StepCost evaluate(const Plan& plan)
 {
-    return StepEngine(plan.cluster).evaluate(plan);
+    return StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
 }
 
 bool hasRule(const StepCost& cost, const QString& rule)
@@ -69,7 +69,7 @@ private slots:
     {
         CalibrationReport report;
         std::string error;
-        QVERIFY2(runCalibration({}, &report, &error), error.c_str());
+        QVERIFY2(runCalibration({}, &report, &error, HardwareCatalog::bundled()), error.c_str());
         QCOMPARE(report.rows.size(), size_t(8));
         for (const CalibrationRow& row : report.rows)
             qInfo("%-14s %-9s measured %7.2f s predicted %7.2f s error %+5.1f%%", row.model.c_str(),
@@ -399,7 +399,7 @@ private slots:
         QFETCH(QString, rule);
         // A valid plan (llama2-70b, 32 H100s), broken in exactly one way per row.
         Plan plan = makePlan("llama2-70b", "dgx-h100", 4, layout(8, 2, 2, 1, 32), 4096);
-        QVERIFY(validatePlan(plan).empty());
+        QVERIFY(validatePlan(plan, HardwareCatalog::bundled()).empty());
         if (rule == "gpu-count")
             plan.parallel.dp = 3;
         else if (rule == "tp-heads")

@@ -30,7 +30,7 @@ ClusterSpec preset(const char* id, int nodes, int perRack = -1, double ratio = 0
         options.spine_oversubscription = ratio;
     ClusterSpec cluster;
     std::string error;
-    if (!clusterFromPreset(id, options, &cluster, &error))
+    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
     return cluster;
 }
@@ -62,7 +62,7 @@ private slots:
         const TopologyGraph graph = graphFromCluster(cluster);
         ClusterSpec back;
         std::string error;
-        QVERIFY2(clusterFromGraph(graph, &back, &error), error.c_str());
+        QVERIFY2(clusterFromGraph(graph, &back, &error, HardwareCatalog::bundled()), error.c_str());
         QCOMPARE(QString::fromStdString(clusterToJsonText(back)),
                  QString::fromStdString(clusterToJsonText(cluster)));
         if (!cluster.is_torus) {
@@ -75,23 +75,23 @@ private slots:
     {
         TopologyGraph fat;
         std::string error;
-        QVERIFY(generateFatTree("dgx-h100", 64, 32, 2, &fat, &error));
+        QVERIFY(generateFatTree("dgx-h100", 64, 32, 2, &fat, &error, HardwareCatalog::bundled()));
         QCOMPARE(fat.racks.size(), size_t(2));
         QCOMPARE(fat.nodes.size(), size_t(64));
         QCOMPARE(fat.gpuCount(), 512LL);
         ClusterSpec cluster;
-        QVERIFY(clusterFromGraph(fat, &cluster, &error));
+        QVERIFY(clusterFromGraph(fat, &cluster, &error, HardwareCatalog::bundled()));
         QCOMPARE(cluster.network.nodes_per_rack, 32);
         QCOMPARE(cluster.network.spine_oversubscription.value, 2.0);
         TopologyGraph torus;
-        QVERIFY(generateTorus(4, 4, 8, &torus, &error));
-        QVERIFY(clusterFromGraph(torus, &cluster, &error));
+        QVERIFY(generateTorus(4, 4, 8, &torus, &error, HardwareCatalog::bundled()));
+        QVERIFY(clusterFromGraph(torus, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(cluster.is_torus);
         QCOMPARE(cluster.totalGpus(), 128LL);
         QCOMPARE(cluster.torus.dims, (std::array<int, 3>{4, 4, 8}));
-        QVERIFY(!generateFatTree("dgx-h100", 0, 32, 2, &fat, &error));
-        QVERIFY(!generateFatTree("dgx-h100", 8, 4, 0.5, &fat, &error));
-        QVERIFY(!generateTorus(0, 4, 4, &torus, &error));
+        QVERIFY(!generateFatTree("dgx-h100", 0, 32, 2, &fat, &error, HardwareCatalog::bundled()));
+        QVERIFY(!generateFatTree("dgx-h100", 8, 4, 0.5, &fat, &error, HardwareCatalog::bundled()));
+        QVERIFY(!generateTorus(0, 4, 4, &torus, &error, HardwareCatalog::bundled()));
     }
 
     void unlikeNodesAndUnevenRacksAreNamed()
@@ -100,11 +100,11 @@ private slots:
         graph.nodes[3].spec.gpus = 4;
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(!clusterFromGraph(graph, &cluster, &error));
+        QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("identical nodes"));
         graph = graphFromCluster(preset("dgx-h100", 12, 4));
         graph.nodes[0].rack = graph.racks[1].id; // 3 + 5 + 4
-        QVERIFY(!clusterFromGraph(graph, &cluster, &error));
+        QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("racks hold different numbers"));
     }
 
@@ -116,7 +116,7 @@ private slots:
         graph.racks[1].uplink_factor = 0.25;
         ClusterSpec cluster;
         std::string error;
-        QVERIFY(clusterFromGraph(graph, &cluster, &error));
+        QVERIFY(clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
         QCOMPARE(cluster.what_if.nvswitch_chips_out, std::vector<int>{1});
         QCOMPARE(cluster.what_if.nic_factor, 0.5);
         QCOMPARE(cluster.what_if.spine_factor, 0.25);
@@ -290,7 +290,8 @@ private slots:
         Plan plan = examplePlan();
         std::string message;
         ClusterSpec cluster;
-        QVERIFY(clusterFromGraph(editor.document()->graph(), &cluster, &message));
+        QVERIFY(clusterFromGraph(editor.document()->graph(), &cluster, &message,
+                                 HardwareCatalog::bundled()));
         plan.cluster = cluster;
         plan.parallel.tp = 8;
         plan.parallel.pp = 4;

@@ -90,7 +90,9 @@ private slots:
         options.gpu_id = gpu.toStdString();
         TopologyImport result;
         std::string error;
-        QVERIFY2(importTopologyFile(fixture(file), options, &result, &error), error.c_str());
+        QVERIFY2(
+            importTopologyFile(fixture(file), options, &result, &error, HardwareCatalog::bundled()),
+            error.c_str());
         const NodeSpec& node = result.cluster.node;
         QCOMPARE(QString(nodeFabricName(node.fabric)), fabric);
         QCOMPARE(node.gpus, gpus);
@@ -113,10 +115,11 @@ private slots:
         // An imported DGX H100 has the NVLink bandwidth of the dgx-h100 preset.
         TopologyImport imported;
         std::string error;
-        QVERIFY(importTopologyFile(fixture("dgx-h100.nccl.xml"), {}, &imported, &error));
+        QVERIFY(importTopologyFile(fixture("dgx-h100.nccl.xml"), {}, &imported, &error,
+                                   HardwareCatalog::bundled()));
         QCOMPARE(imported.cluster.node.switch_links_per_gpu, (std::vector<int>{5, 5, 4, 4}));
         ClusterSpec preset;
-        QVERIFY(clusterFromPreset("dgx-h100", {}, &preset, &error));
+        QVERIFY(clusterFromPreset("dgx-h100", {}, &preset, &error, HardwareCatalog::bundled()));
         QCOMPARE(busbw(imported.cluster, 8), busbw(preset, 8));
         QCOMPARE(imported.cluster.gpu_id, std::string("h100-sxm5-80gb"));
         // The mesh: TP = 2 on a bridged pair runs at NVLink speed (12 x 25 x 0.767 = 230 GB/s),
@@ -124,13 +127,15 @@ private slots:
         TopologyImportOptions options;
         options.gpu_id = "a100-pcie-80gb";
         TopologyImport mesh;
-        QVERIFY(importTopologyFile(fixture("nvlink-mesh.topo.txt"), options, &mesh, &error));
+        QVERIFY(importTopologyFile(fixture("nvlink-mesh.topo.txt"), options, &mesh, &error,
+                                   HardwareCatalog::bundled()));
         QVERIFY(qAbs(busbw(mesh.cluster, 2) / 230.1e9 - 1) < 0.01);
         QVERIFY(qAbs(busbw(mesh.cluster, 4) / 48e9 - 1) < 0.01);
         // A PCIe box: two GPUs per switch share its uplink.
         options.gpu_id = "h100-pcie-80gb";
         TopologyImport box;
-        QVERIFY(importTopologyFile(fixture("pcie-box.topo.txt"), options, &box, &error));
+        QVERIFY(importTopologyFile(fixture("pcie-box.topo.txt"), options, &box, &error,
+                                   HardwareCatalog::bundled()));
         QVERIFY(busbw(box.cluster, 8) < busbw(box.cluster, 2));
     }
 
@@ -138,7 +143,8 @@ private slots:
     {
         TopologyImport result;
         std::string error;
-        QVERIFY(importTopologyFile(fixture("dgx-h100.topo.txt"), {}, &result, &error));
+        QVERIFY(importTopologyFile(fixture("dgx-h100.topo.txt"), {}, &result, &error,
+                                   HardwareCatalog::bundled()));
         bool nv18 = false;
         for (const std::string& note : result.notes)
             nv18 |= QString::fromStdString(note).contains("NV18");
@@ -151,17 +157,20 @@ private slots:
         std::string error;
         TopologyImport result;
         // A PCIe box does not say which GPU it holds.
-        QVERIFY(!importTopologyFile(fixture("pcie-box.topo.txt"), {}, &result, &error));
+        QVERIFY(!importTopologyFile(fixture("pcie-box.topo.txt"), {}, &result, &error,
+                                    HardwareCatalog::bundled()));
         QVERIFY2(QString::fromStdString(error).contains("--gpu"), error.c_str());
         // nvidia-smi does not say the NIC speed, needed for several nodes.
         TopologyImportOptions options;
         options.nodes = 16;
-        QVERIFY(!importTopologyFile(fixture("dgx-h100.topo.txt"), options, &result, &error));
+        QVERIFY(!importTopologyFile(fixture("dgx-h100.topo.txt"), options, &result, &error,
+                                    HardwareCatalog::bundled()));
         QVERIFY2(QString::fromStdString(error).contains("--nic"), error.c_str());
         options.nic_id = "ib-ndr";
         options.nodes_per_rack = 8;
         options.spine_oversubscription = 2;
-        QVERIFY2(importTopologyFile(fixture("dgx-h100.topo.txt"), options, &result, &error),
+        QVERIFY2(importTopologyFile(fixture("dgx-h100.topo.txt"), options, &result, &error,
+                                    HardwareCatalog::bundled()),
                  error.c_str());
         QCOMPARE(result.cluster.nodes, 16);
         QCOMPARE(result.cluster.network.spine_oversubscription.value, 2.0);
@@ -208,9 +217,11 @@ private slots:
         TopologyImport result;
         std::string error;
         const std::string input = text.toStdString();
-        const bool ok = input.find('<') == 0
-                            ? importNcclTopologyXml(input, options, &result, &error)
-                            : importNvidiaSmiTopology(input, options, &result, &error);
+        const bool ok =
+            input.find('<') == 0
+                ? importNcclTopologyXml(input, options, &result, &error, HardwareCatalog::bundled())
+                : importNvidiaSmiTopology(input, options, &result, &error,
+                                          HardwareCatalog::bundled());
         QVERIFY(!ok);
         QVERIFY2(QString::fromStdString(error).contains(messagePart), error.c_str());
     }
@@ -227,8 +238,10 @@ private slots:
                 std::string error;
                 const std::string prefix = text.substr(0, cut);
                 const bool ok = text[0] == '<'
-                                    ? importNcclTopologyXml(prefix, {}, &result, &error)
-                                    : importNvidiaSmiTopology(prefix, {}, &result, &error);
+                                    ? importNcclTopologyXml(prefix, {}, &result, &error,
+                                                            HardwareCatalog::bundled())
+                                    : importNvidiaSmiTopology(prefix, {}, &result, &error,
+                                                              HardwareCatalog::bundled());
                 QVERIFY(ok || !error.empty());
             }
         }

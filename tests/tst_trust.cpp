@@ -31,7 +31,7 @@ Plan makePlan(const char* model, const char* cluster, int nodes, int seq = 4096,
     options.nodes = nodes;
     options.spine_oversubscription = spine;
     options.nodes_per_rack = perRack;
-    if (!clusterFromPreset(cluster, options, &plan.cluster, &error))
+    if (!clusterFromPreset(cluster, options, &plan.cluster, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
     plan.training.seq_len = seq;
     plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
@@ -53,14 +53,14 @@ ParallelLayout layout(int tp, int pp, int dp, int micro, int global, int zero = 
 
 StepCost evaluate(const Plan& plan)
 {
-    return StepEngine(plan.cluster).evaluate(plan);
+    return StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
 }
 
 Plan planFromText(const std::string& text)
 {
     Plan plan;
     std::vector<std::string> errors;
-    if (!planFromJsonText(text, {}, &plan, &errors))
+    if (!planFromJsonText(text, {}, &plan, &errors, HardwareCatalog::bundled()))
         qFatal("%s", errors.front().c_str());
     return plan;
 }
@@ -83,7 +83,8 @@ double kernelCeiling(const Plan& plan, const StepCost& cost)
     const double gemm = kernels::gemmEfficiency(gpu->kernels, plan.figures.gemm_peak_fraction.value,
                                                 1 << 20, 1 << 20, 1 << 20);
     const double attention =
-        2 * std::max(attentionFigure(plan, false).value, attentionFigure(plan, true).value);
+        2 * std::max(attentionFigure(plan, false, HardwareCatalog::bundled()).value,
+                     attentionFigure(plan, true, HardwareCatalog::bundled()).value);
     (void)cost;
     return std::max(gemm, attention);
 }
@@ -162,7 +163,7 @@ private slots:
         // An override replaces the published figure.
         plan.training.attention = AttentionKernel::Flash2;
         plan.figures.attention_fraction = userEntry(0.7, "test");
-        QCOMPARE(attentionFigure(plan, false).value, 0.7);
+        QCOMPARE(attentionFigure(plan, false, HardwareCatalog::bundled()).value, 0.7);
     }
 
     void eagerElementwiseCostsMoreThanFused()
@@ -258,13 +259,15 @@ private slots:
         plan.parallel.zero = 1;
         SearchOptions options;
         options.max_micro_batch = 2;
-        const SearchResult result = searchPlans(plan, options);
+        const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), options);
         QVERIFY(result.ok);
         for (const SearchCandidate& c : result.top)
             QVERIFY(!c.cost.assumptions.fsdp_style);
-        QVERIFY(planFromText(planToJsonText(plan)).training.stack == TrainingStack::Auto);
+        QVERIFY(planFromText(planToJsonText(plan, HardwareCatalog::bundled())).training.stack ==
+                TrainingStack::Auto);
         plan.training.stack = TrainingStack::PyTorch;
-        QCOMPARE(planFromText(planToJsonText(plan)).training.stack, TrainingStack::PyTorch);
+        QCOMPARE(planFromText(planToJsonText(plan, HardwareCatalog::bundled())).training.stack,
+                 TrainingStack::PyTorch);
     }
 
     void contextParallelRingCostsItsSlowestHop()
@@ -329,7 +332,7 @@ private slots:
         plan.parallel.stage_layers = split;
         QCOMPARE(evaluate(plan).step_time_s, cost.step_time_s);
         // Round trip through the plan file.
-        Plan again = planFromText(planToJsonText(plan));
+        Plan again = planFromText(planToJsonText(plan, HardwareCatalog::bundled()));
         QCOMPARE(again.parallel.stage_layers, split);
         // ZeRO-2/3 with pipeline parallelism (torchtitan's FSDP + PP) and HSDP.
         plan.parallel.zero = 3;
@@ -346,7 +349,7 @@ private slots:
         for (const CollectiveCost& c : hybrid.collectives)
             replicas |= c.call.op == CollectiveOp::AllReduce && c.call.ranks == 8;
         QVERIFY(replicas);
-        Plan hsdpAgain = planFromText(planToJsonText(hsdp));
+        Plan hsdpAgain = planFromText(planToJsonText(hsdp, HardwareCatalog::bundled()));
         QCOMPARE(hsdpAgain.parallel.dp_shard, 8);
     }
 
@@ -360,7 +363,7 @@ private slots:
             "training": {"attention": "flash3", "kernels": "fused", "grad_reduce_dtype": "bf16"},
             "overrides": {"attention_bwd_fraction": 0.5, "comm_sm_share": 0.1,
                           "gpu_spread": 0.01}})");
-        Plan again = planFromText(planToJsonText(plan));
+        Plan again = planFromText(planToJsonText(plan, HardwareCatalog::bundled()));
         QCOMPARE(again.parallel.tp_overlap, TpOverlap::AgGemm);
         QCOMPARE(again.parallel.zero3_prefetch, 2);
         QCOMPARE(again.training.attention, AttentionKernel::Flash3);
@@ -380,7 +383,7 @@ private slots:
             "cluster": {"preset": "dgx-h100", "nodes": 1},
             "parallel": {"dp": 8, "micro_batch": 1, "global_batch": 8},
             "training": {"attention": "flash9"}})",
-                                  {}, &bad, &errors));
+                                  {}, &bad, &errors, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(errors.front()).contains("flash2"));
     }
 
@@ -398,9 +401,10 @@ private slots:
             QString::fromStdString(measured.figures.gemm_peak_fraction.source).contains("h100-a"));
         QVERIFY(evaluate(measured).step_time_s > evaluate(assumed).step_time_s);
         // Kept in the plan file, and reverted to the published figure.
-        const Plan again = planFromText(planToJsonText(measured));
+        const Plan again = planFromText(planToJsonText(measured, HardwareCatalog::bundled()));
         QCOMPARE(again.figures.gemm_peak_fraction.value, 0.6);
-        QVERIFY(revertMeasurementOfPlan("gemm_peak_fraction", &measured));
+        QVERIFY(
+            revertMeasurementOfPlan("gemm_peak_fraction", &measured, HardwareCatalog::bundled()));
         QCOMPARE(measured.figures.gemm_peak_fraction.value,
                  assumed.figures.gemm_peak_fraction.value);
         QCOMPARE(measured.figures.gemm_peak_fraction.origin, Origin::Preset);
@@ -412,7 +416,8 @@ private slots:
         for (const std::string& path : bundledCalibrationSets()) {
             CalibrationReport report;
             std::string error;
-            QVERIFY2(runCalibration(path, &report, &error), error.c_str());
+            QVERIFY2(runCalibration(path, &report, &error, HardwareCatalog::bundled()),
+                     error.c_str());
             for (const CalibrationRow& row : report.rows) {
                 qInfo("%-16s %-36s measured %7.2f s predicted %7.2f s error %+5.1f%%",
                       report.id.c_str(), row.name.c_str(), row.measured_s, row.predicted_s,
@@ -474,7 +479,7 @@ private slots:
         SearchOptions options;
         options.max_micro_batch = 4;
         options.max_interleave = 2;
-        const StepEngine engine(base.cluster);
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         long long checked = 0;
         for (const ParallelLayout& p : enumerateLayouts(base, options)) {
             Plan plan = base;
@@ -509,7 +514,7 @@ private slots:
             "training": {"seq_len": 8192, "flash_attention": true}})");
         SearchOptions options;
         options.threads = 2;
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         QVERIFY(result.ok);
         QCOMPARE(result.top.size(), size_t(10));
         for (const SearchCandidate& c : result.top) {

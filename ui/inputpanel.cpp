@@ -133,8 +133,10 @@ QGroupBox* InputPanel::buildClusterBox()
                              ClusterOptions options;
                              options.nodes = nodes;
                              std::string error;
-                             if (!clusterFromPreset(id, options, &plan.cluster, &error))
-                                 clusterFromPreset(id, {}, &plan.cluster, &error);
+                             if (!clusterFromPreset(id, options, &plan.cluster, &error,
+                                                    HardwareCatalog::bundled()))
+                                 clusterFromPreset(id, {}, &plan.cluster, &error,
+                                                   HardwareCatalog::bundled());
                          });
     });
     auto* clusterFileButton = new QPushButton(tr("Open..."), clusterBox);

@@ -267,7 +267,8 @@ void MainWindow::connectPanels()
                 m_document->edit(tr("Revert %1 measured figure(s)").arg(figures.size()),
                                  Field::Whole, [figures](Plan& plan) {
                                      for (const MeasuredFigure& f : figures)
-                                         revertMeasurementOfPlan(f.figure, &plan);
+                                         revertMeasurementOfPlan(f.figure, &plan,
+                                                                 HardwareCatalog::bundled());
                                  });
             });
     connect(m_measure, &MeasurePanel::runAvailable, this,

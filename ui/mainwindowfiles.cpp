@@ -164,7 +164,7 @@ void MainWindow::openCluster()
         return;
     ClusterSpec cluster;
     std::string error;
-    if (!loadCluster(path.toStdString(), {}, &cluster, &error)) {
+    if (!loadCluster(path.toStdString(), {}, &cluster, &error, HardwareCatalog::bundled())) {
         reportError(tr("Cannot open cluster"), QString::fromStdString(error));
         return;
     }
@@ -222,7 +222,7 @@ void MainWindow::writeRecovery()
         return;
     QDir().mkpath(QFileInfo(recoveryPath()).absolutePath());
     std::string error;
-    savePlan(recoveryPath().toStdString(), m_document->plan(), &error);
+    savePlan(recoveryPath().toStdString(), m_document->plan(), &error, HardwareCatalog::bundled());
 }
 
 void MainWindow::offerRecovery()

@@ -99,7 +99,7 @@ void PlanDocument::edit(const QString& description, Field field,
     // behind unless the drawing still describes the new cluster.
     if (after.drawing && field != Field::Topology &&
         clusterToJsonText(after.cluster) != clusterToJsonText(m_plan.cluster) &&
-        !drawingDescribes(*after.drawing, after.cluster))
+        !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
         after.drawing.reset();
     m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
 }
@@ -127,7 +127,7 @@ bool PlanDocument::open(const QString& path, QString* error)
 {
     Plan plan;
     std::vector<std::string> errors;
-    if (!loadPlan(path.toStdString(), &plan, &errors)) {
+    if (!loadPlan(path.toStdString(), &plan, &errors, HardwareCatalog::bundled())) {
         QString message = QString::fromStdString(errors.front());
         for (size_t i = 1; i < errors.size() && i < 6; ++i)
             message += "\n" + QString::fromStdString(errors[i]);
@@ -143,7 +143,7 @@ bool PlanDocument::open(const QString& path, QString* error)
 bool PlanDocument::save(const QString& path, QString* error)
 {
     std::string message;
-    if (!savePlan(path.toStdString(), m_plan, &message)) {
+    if (!savePlan(path.toStdString(), m_plan, &message, HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }
@@ -162,7 +162,7 @@ Plan examplePlan()
     modelFromPreset("gpt3-175b", &plan.model, &error);
     ClusterOptions options;
     options.nodes = 8;
-    clusterFromPreset("dgx-a100", options, &plan.cluster, &error);
+    clusterFromPreset("dgx-a100", options, &plan.cluster, &error, HardwareCatalog::bundled());
     plan.name = "GPT-3 175B on 8 DGX A100 nodes";
     ParallelLayout& p = plan.parallel;
     p.tp = 8;

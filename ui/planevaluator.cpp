@@ -23,7 +23,7 @@ std::shared_ptr<const StepEngine> PlanEvaluator::engineFor(const ClusterSpec& cl
             m_engines.clear();
             engine = std::move(keep);
         }
-        engine = std::make_shared<const StepEngine>(cluster);
+        engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
     }
     return engine;
 }
@@ -32,7 +32,7 @@ void PlanEvaluator::evaluate(const Plan& plan)
 {
     // An invalid model or cluster cannot even build an engine: reject before. The engine
     // checks the rest of the plan itself.
-    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
+    std::vector<PlanIssue> issues = validateModelAndCluster(plan, HardwareCatalog::bundled());
     if (!issues.empty()) {
         emit planRejected(issues);
         return;

@@ -273,7 +273,7 @@ void titleBlock(Builder& b, const PlanResults& r)
             .arg(PARAPLAN_VERSION));
 }
 
-void assumptionsAndProvenance(Builder& b, const Plan& plan)
+void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost)
 {
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
     b.heading("Assumptions and provenance");
@@ -313,14 +313,14 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan)
     const EngineFigures& f = plan.figures;
     rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
     rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
-    const AttentionKernel attention = resolvedAttention(plan);
+    const AttentionKernel attention = cost.assumptions.attention;
     if (attention != AttentionKernel::Unfused) {
         rows.append(provenanceRow(
             QString("Attention forward share of peak (%1)").arg(attentionKernelName(attention)),
-            attentionFigure(plan, false)));
+            cost.assumptions.attention_fwd_figure));
         rows.append(provenanceRow(
             QString("Attention backward share of peak (%1)").arg(attentionKernelName(attention)),
-            attentionFigure(plan, true)));
+            cost.assumptions.attention_bwd_figure));
     }
     rows.append(provenanceRow("NCCL SM share while overlapping", f.comm_sm_share));
     rows.append(provenanceRow("GPU speed spread (slowest sets the pace)", f.gpu_spread));
@@ -455,7 +455,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.heading("Worked derivation");
     b.paragraph(derivationHtml(derivePlan(plan, cost), false, true));
 
-    assumptionsAndProvenance(b, plan);
+    assumptionsAndProvenance(b, plan, cost);
 }
 
 } // namespace
@@ -639,7 +639,7 @@ bool writePlanFileReport(const std::string& planPath, const QString& output, Rep
     };
     Plan plan;
     std::vector<std::string> errors;
-    if (!loadPlan(planPath, &plan, &errors))
+    if (!loadPlan(planPath, &plan, &errors, HardwareCatalog::bundled()))
         return fail(planPath + ": " + errors.front());
     PlanEvaluator evaluator;
     std::vector<PlanIssue> issues;

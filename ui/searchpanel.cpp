@@ -379,9 +379,9 @@ void SearchPanel::start()
     job->options = options();
     m_job = job;
     m_thread = QThread::create([job] {
-        job->result = searchPlans(job->base, job->options, &job->cancel, [job](double share) {
-            job->permille = static_cast<int>(1000 * share);
-        });
+        job->result =
+            searchPlans(job->base, HardwareCatalog::bundled(), job->options, &job->cancel,
+                        [job](double share) { job->permille = static_cast<int>(1000 * share); });
     });
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);

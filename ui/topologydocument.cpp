@@ -61,7 +61,7 @@ void TopologyDocument::edit(const QString& description, int mergeId,
         [drawing](Plan& plan) {
             ClusterSpec cluster;
             std::string error;
-            if (clusterFromGraph(*drawing, &cluster, &error))
+            if (clusterFromGraph(*drawing, &cluster, &error, HardwareCatalog::bundled()))
                 plan.cluster = cluster;
             plan.drawing = drawing;
         },
@@ -90,7 +90,7 @@ void TopologyDocument::syncFromPlan()
         return;
     if (!plan.drawing && !m_syncedDrawing && cluster == m_syncedCluster)
         return;
-    m_graph = graphForPlan(plan);
+    m_graph = graphForPlan(plan, HardwareCatalog::bundled());
     m_syncedDrawing = plan.drawing.get();
     m_syncedCluster = std::move(cluster);
     emit graphChanged();
@@ -117,7 +117,7 @@ void TopologyDocument::setGraphFromHistory(const TopologyGraph& graph)
 bool TopologyDocument::cluster(ClusterSpec* cluster, QString* error) const
 {
     std::string message;
-    if (!clusterFromGraph(m_graph, cluster, &message)) {
+    if (!clusterFromGraph(m_graph, cluster, &message, HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }

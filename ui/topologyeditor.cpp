@@ -353,7 +353,8 @@ bool TopologyEditor::generateFatTree(const std::string& preset, int nodes, int p
 {
     TopologyGraph graph;
     std::string message;
-    if (!paraplan::generateFatTree(preset, nodes, perRack, ratio, &graph, &message)) {
+    if (!paraplan::generateFatTree(preset, nodes, perRack, ratio, &graph, &message,
+                                   HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }
@@ -367,7 +368,7 @@ bool TopologyEditor::generateTorus(int x, int y, int z, QString* error)
 {
     TopologyGraph graph;
     std::string message;
-    if (!paraplan::generateTorus(x, y, z, &graph, &message)) {
+    if (!paraplan::generateTorus(x, y, z, &graph, &message, HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }
@@ -381,7 +382,7 @@ bool TopologyEditor::openCluster(const QString& path, QString* error)
 {
     ClusterSpec cluster;
     std::string message;
-    if (!loadCluster(path.toStdString(), {}, &cluster, &message)) {
+    if (!loadCluster(path.toStdString(), {}, &cluster, &message, HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }
@@ -408,7 +409,8 @@ bool TopologyEditor::importTopology(const QString& path, const TopologyImportOpt
 {
     TopologyImport imported;
     std::string message;
-    if (!importTopologyFile(path.toStdString(), options, &imported, &message)) {
+    if (!importTopologyFile(path.toStdString(), options, &imported, &message,
+                            HardwareCatalog::bundled())) {
         *error = QString::fromStdString(message);
         return false;
     }

@@ -128,12 +128,12 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     return f;
 }
 
-std::vector<PlanIssue> validateModelAndCluster(const Plan& plan)
+std::vector<PlanIssue> validateModelAndCluster(const Plan& plan, const HardwareCatalog& catalog)
 {
     std::vector<PlanIssue> issues;
     for (std::string& problem : validateModel(plan.model))
         issues.push_back({"model", "model", std::move(problem)});
-    for (std::string& problem : validateCluster(plan.cluster, HardwareCatalog::bundled()))
+    for (std::string& problem : validateCluster(plan.cluster, catalog))
         issues.push_back({"cluster", "cluster", std::move(problem)});
     return issues;
 }
@@ -145,10 +145,10 @@ struct PlanRules
 {
     const Plan& plan;
     std::vector<PlanIssue>& issues;
+    const HardwareCatalog& catalog;
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
-    const HardwareCatalog& catalog = HardwareCatalog::bundled();
 
     void issue(const char* rule, const char* field, std::string message)
     {
@@ -385,12 +385,12 @@ void PlanRules::figures()
 
 } // namespace
 
-std::vector<PlanIssue> validatePlan(const Plan& plan)
+std::vector<PlanIssue> validatePlan(const Plan& plan, const HardwareCatalog& catalog)
 {
-    std::vector<PlanIssue> issues = validateModelAndCluster(plan);
+    std::vector<PlanIssue> issues = validateModelAndCluster(plan, catalog);
     if (!issues.empty())
         return issues;
-    PlanRules rules{plan, issues};
+    PlanRules rules{plan, issues, catalog};
     if (!rules.degrees())
         return issues;
     rules.tensorParallel();
@@ -496,13 +496,13 @@ AttentionKernel resolvedAttention(const Plan& plan)
     return fsdpStyleStack(plan) ? AttentionKernel::Sdpa : AttentionKernel::Flash2;
 }
 
-Sourced attentionFigure(const Plan& plan, bool backward)
+Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& catalog)
 {
     const Sourced& own =
         backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
     if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
         return own;
-    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
     const AttentionFigures* a =
         gpu ? kernels::attentionFigures(*gpu, resolvedAttention(plan)) : nullptr;
     if (!a)

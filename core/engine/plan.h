@@ -163,9 +163,9 @@ struct PlanIssue
 };
 
 /// The model and the cluster alone (what an engine needs before it can be built).
-std::vector<PlanIssue> validateModelAndCluster(const Plan& plan);
+std::vector<PlanIssue> validateModelAndCluster(const Plan& plan, const HardwareCatalog& catalog);
 /// Checks the plan against every rule; empty when valid.
-std::vector<PlanIssue> validatePlan(const Plan& plan);
+std::vector<PlanIssue> validatePlan(const Plan& plan, const HardwareCatalog& catalog);
 
 /// The default engine figures for a GPU, with sources.
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
@@ -184,7 +184,7 @@ KernelStyle resolvedKernelStyle(const Plan& plan);
 AttentionKernel resolvedAttention(const Plan& plan);
 /// The attention kernel's forward (or backward) share of peak at long sequences, with its
 /// source: the plan's override, else the resolved kernel's published figure on this GPU.
-Sourced attentionFigure(const Plan& plan, bool backward);
+Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& catalog);
 bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 

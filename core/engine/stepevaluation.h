@@ -22,11 +22,11 @@ using TierBusy = std::array<double, 8>;
 struct Evaluation
 {
     Evaluation(const Plan& plan_, const ClusterSpec& cluster_, const CollectiveModel& model_,
-               StepCost& cost_)
-        : plan(plan_), cluster(cluster_), model(model_), cost(cost_), m(plan_.model),
-          p(plan_.parallel), tr(plan_.training), fig(plan_.figures),
-          gpu(HardwareCatalog::bundled().gpu(cluster_.gpu_id)), count(countParameters(m)),
-          strides(groupStrides(p)), c{plan_, m, p}, as(cost_.assumptions), b(cost_.breakdown)
+               const GpuSpec& gpu_, const HardwareCatalog& catalog_, StepCost& cost_)
+        : plan(plan_), cluster(cluster_), model(model_), catalog(catalog_), cost(cost_),
+          m(plan_.model), p(plan_.parallel), tr(plan_.training), fig(plan_.figures), gpu(&gpu_),
+          count(countParameters(m)), strides(groupStrides(p)), c{plan_, m, p},
+          as(cost_.assumptions), b(cost_.breakdown)
     {
         busiest.fill("");
     }
@@ -65,6 +65,7 @@ struct Evaluation
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;
+    const HardwareCatalog& catalog;
     StepCost& cost;
     const ModelSpec& m;
     const ParallelLayout& p;

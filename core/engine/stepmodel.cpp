@@ -38,7 +38,10 @@ GroupStrides groupStrides(const ParallelLayout& layout)
     return strides;
 }
 
-StepEngine::StepEngine(const ClusterSpec& cluster) : m_cluster(cluster), m_collectives(cluster) {}
+StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog)
+    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog)
+{
+}
 
 namespace detail {
 
@@ -77,8 +80,10 @@ void Evaluation::setup()
         const AttentionFigures* af = kernels::attentionFigures(*gpu, as.attention);
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
-        c.attnFwd = kernels::attentionShare(attentionFigure(plan, false).value, a, c.seqLocal, c.d);
-        c.attnBwd = kernels::attentionShare(attentionFigure(plan, true).value, a, c.seqLocal, c.d);
+        as.attention_fwd_figure = attentionFigure(plan, false, catalog);
+        as.attention_bwd_figure = attentionFigure(plan, true, catalog);
+        c.attnFwd = kernels::attentionShare(as.attention_fwd_figure.value, a, c.seqLocal, c.d);
+        c.attnBwd = kernels::attentionShare(as.attention_bwd_figure.value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
         as.attention_bwd_share = c.attnBwd;
     }
@@ -286,7 +291,7 @@ void Evaluation::metrics()
 StepCost StepEngine::evaluate(const Plan& plan) const
 {
     StepCost cost;
-    cost.issues = validatePlan(plan);
+    cost.issues = validatePlan(plan, *m_catalog);
     if (plan.cluster.totalGpus() != m_cluster.totalGpus() ||
         plan.cluster.gpu_id != m_cluster.gpu_id)
         cost.issues.push_back({"engine-cluster", "cluster",
@@ -294,7 +299,12 @@ StepCost StepEngine::evaluate(const Plan& plan) const
                                "for"});
     if (!cost.issues.empty())
         return cost;
-    detail::Evaluation e(plan, m_cluster, m_collectives, cost);
+    const GpuSpec* gpu = m_catalog->gpu(m_cluster.gpu_id);
+    if (!gpu) {
+        cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
+        return cost;
+    }
+    detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
     e.setup();
     e.layerCollectives();
     e.stageSetup();

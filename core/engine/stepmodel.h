@@ -145,6 +145,8 @@ struct StepAssumptions
     KernelStyle kernels = KernelStyle::Fused;
     bool tp_overlap = false;
     int grad_reduce_bytes = 4;
+    Sourced attention_fwd_figure;   ///< the kernel's forward share at long sequences, sourced
+    Sourced attention_bwd_figure;   ///< ... backward
     double attention_fwd_share = 0; ///< at this sequence length and head dimension
     double attention_bwd_share = 0;
     bool fsdp_style = false;
@@ -181,7 +183,9 @@ struct StepCost
 class StepEngine
 {
 public:
-    explicit StepEngine(const ClusterSpec& cluster);
+    /// `catalog` supplies the cluster's GPU (its peaks, HBM and kernel figures) and the rules'
+    /// hardware checks; it must outlive the engine.
+    StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog);
 
     StepCost evaluate(const Plan& plan) const;
     const CollectiveModel& collectives() const { return m_collectives; }
@@ -189,6 +193,7 @@ public:
 private:
     ClusterSpec m_cluster;
     CollectiveModel m_collectives;
+    const HardwareCatalog* m_catalog;
 };
 
 /// The stride of each parallel dimension's groups for a rank order.

@@ -79,7 +79,7 @@ void planInputs(const Plan& plan, const StepCost& cost, Derivation& d)
                                              : " (auto: Megatron-LM calls flash-attn)")
                             : " (plan)") +
                        (as.attention != AttentionKernel::Unfused
-                            ? ", " + describeSource(attentionFigure(plan, false))
+                            ? ", " + describeSource(cost.assumptions.attention_fwd_figure)
                             : std::string()));
     d.inputs.push_back(std::string("element-wise kernels: ") + kernelStyleName(as.kernels) +
                        (t.kernels == KernelStyle::Auto
@@ -152,7 +152,7 @@ void layerSteps(const Plan& plan, const StepCost& cost, Derivation& d)
                    : std::string()),
           formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
           cost.assumptions.attention != AttentionKernel::Unfused
-              ? describeSource(attentionFigure(plan, false))
+              ? describeSource(cost.assumptions.attention_fwd_figure)
               : "formula: roofline");
     d.add("... element-wise kernels (norms, activations, residuals, softmax, dropout)",
           "bytes / (HBM x fraction)", formatBytes(l.elementwise_forward_bytes),

@@ -58,7 +58,8 @@ void readModel(const QJsonObject& object, const std::string& base, json::Reader&
 }
 
 void readCluster(const QJsonObject& object, const std::string& base, json::Reader& reader,
-                 std::vector<std::string>* errors, ClusterSpec* cluster)
+                 std::vector<std::string>* errors, ClusterSpec* cluster,
+                 const HardwareCatalog& catalog)
 {
     if (object.isEmpty()) {
         reader.error("cluster", "missing: give {\"preset\": ID, \"nodes\": N}, {\"file\": FILE} "
@@ -81,13 +82,13 @@ void readCluster(const QJsonObject& object, const std::string& base, json::Reade
         if (reader.number(object, "spine_oversubscription", "cluster", &ratio))
             options.spine_oversubscription = ratio;
         std::string error;
-        if (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error))
+        if (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error, catalog))
             reader.error("cluster.file", error);
         return;
     }
     std::vector<std::string> clusterErrors;
     const std::string text = QJsonDocument(object).toJson().toStdString();
-    if (!clusterFromJsonText(text, "plan file", {}, cluster, &clusterErrors)) {
+    if (!clusterFromJsonText(text, "plan file", {}, cluster, &clusterErrors, catalog)) {
         for (const std::string& error : clusterErrors)
             errors->push_back("cluster." + error);
     }
@@ -265,7 +266,7 @@ QJsonObject sectionOf(const QJsonObject& root, const char* key, json::Reader& re
 } // namespace
 
 bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan* plan,
-                      std::vector<std::string>* errors)
+                      std::vector<std::string>* errors, const HardwareCatalog& catalog)
 {
     QJsonObject root;
     std::string error;
@@ -280,7 +281,8 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
     Plan result;
     reader.string(root, "name", "", &result.name);
     readModel(sectionOf(root, "model", reader), base_dir, reader, errors, &result.model);
-    readCluster(sectionOf(root, "cluster", reader), base_dir, reader, errors, &result.cluster);
+    readCluster(sectionOf(root, "cluster", reader), base_dir, reader, errors, &result.cluster,
+                catalog);
     if (!root.contains("parallel"))
         reader.error("parallel", "missing: the parallel layout (tp, pp, dp, micro_batch, "
                                  "global_batch, ...)");
@@ -288,7 +290,7 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
     readTraining(sectionOf(root, "training", reader), reader, &result.training);
     if (!errors->empty())
         return false;
-    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(result.cluster.gpu_id);
+    const GpuSpec* gpu = catalog.gpu(result.cluster.gpu_id);
     if (!gpu) {
         errors->push_back("cluster: unknown GPU '" + result.cluster.gpu_id + "'");
         return false;
@@ -322,7 +324,7 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
         std::string error;
         if (!drawing.isObject())
             reader.error("drawing", "must be an object (racks and nodes)");
-        else if (!drawingFromJson(drawing.toObject(), result.cluster, &graph, &error))
+        else if (!drawingFromJson(drawing.toObject(), result.cluster, &graph, &error, catalog))
             reader.error("drawing", error);
         else
             result.drawing = std::make_shared<const TopologyGraph>(std::move(graph));
@@ -333,7 +335,8 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
     return true;
 }
 
-bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors)
+bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors,
+              const HardwareCatalog& catalog)
 {
     std::string text;
     std::string error;
@@ -342,7 +345,7 @@ bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* err
         return false;
     }
     const std::string base = QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
-    return planFromJsonText(text, base, plan, errors);
+    return planFromJsonText(text, base, plan, errors, catalog);
 }
 
 QJsonObject parallelLayoutToJson(const ParallelLayout& p)
@@ -383,7 +386,7 @@ QJsonObject parallelLayoutToJson(const ParallelLayout& p)
     return json;
 }
 
-std::string planToJsonText(const Plan& plan)
+std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
 {
     QJsonObject root;
     root["schema"] = "paraplan-plan/1";
@@ -434,7 +437,7 @@ std::string planToJsonText(const Plan& plan)
     }
     if (!overrides.isEmpty())
         root["overrides"] = overrides;
-    if (plan.drawing && drawingDescribes(*plan.drawing, plan.cluster))
+    if (plan.drawing && drawingDescribes(*plan.drawing, plan.cluster, catalog))
         root["drawing"] = drawingToJson(*plan.drawing);
     if (!plan.measured.empty()) {
         QJsonArray measured;
@@ -449,9 +452,10 @@ std::string planToJsonText(const Plan& plan)
     return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
 }
 
-bool savePlan(const std::string& path, const Plan& plan, std::string* error)
+bool savePlan(const std::string& path, const Plan& plan, std::string* error,
+              const HardwareCatalog& catalog)
 {
-    return json::writeFileAtomically(path, planToJsonText(plan), error);
+    return json::writeFileAtomically(path, planToJsonText(plan, catalog), error);
 }
 
 } // namespace paraplan

@@ -12,14 +12,16 @@ namespace paraplan {
 /// Reads a plan file's text. `base_dir` resolves relative "file" and "hf_config" paths.
 /// Every unknown key, wrong type and bad value is reported, one message each.
 bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan* plan,
-                      std::vector<std::string>* errors);
-bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors);
+                      std::vector<std::string>* errors, const HardwareCatalog& catalog);
+bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors,
+              const HardwareCatalog& catalog);
 
 /// A parallel layout in the plan file's "parallel" schema.
 QJsonObject parallelLayoutToJson(const ParallelLayout& layout);
 /// The plan as JSON (model and cluster written out in full, with sources).
-std::string planToJsonText(const Plan& plan);
+std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog);
 /// Atomic: the previous file stays intact until the new one is complete.
-bool savePlan(const std::string& path, const Plan& plan, std::string* error);
+bool savePlan(const std::string& path, const Plan& plan, std::string* error,
+              const HardwareCatalog& catalog);
 
 } // namespace paraplan

@@ -345,7 +345,8 @@ void applyOptions(const ClusterOptions& options, ClusterSpec* cluster)
                                                    Origin::UserEntry, "spine oversubscription"};
 }
 
-bool finish(const ClusterOptions& options, ClusterSpec* cluster, std::vector<std::string>* errors)
+bool finish(const ClusterOptions& options, ClusterSpec* cluster, std::vector<std::string>* errors,
+            const HardwareCatalog& catalog)
 {
     applyOptions(options, cluster);
     fillDefaults(cluster);
@@ -354,12 +355,13 @@ bool finish(const ClusterOptions& options, ClusterSpec* cluster, std::vector<std
         errors->push_back(error);
         return false;
     }
-    for (std::string& problem : validateCluster(*cluster, HardwareCatalog::bundled()))
+    for (std::string& problem : validateCluster(*cluster, catalog))
         errors->push_back(std::move(problem));
     return errors->empty();
 }
 
-bool presetInto(const std::string& id, ClusterSpec* cluster, std::vector<std::string>* errors)
+bool presetInto(const std::string& id, ClusterSpec* cluster, std::vector<std::string>* errors,
+                const HardwareCatalog& catalog)
 {
     const QJsonObject entry = presetEntry(id);
     if (entry.isEmpty()) {
@@ -369,7 +371,7 @@ bool presetInto(const std::string& id, ClusterSpec* cluster, std::vector<std::st
         errors->push_back("unknown cluster preset '" + id + "' (known: " + known + ")");
         return false;
     }
-    ClusterParser parser(HardwareCatalog::bundled(), Origin::Preset, "preset " + id, errors);
+    ClusterParser parser(catalog, Origin::Preset, "preset " + id, errors);
     parser.apply(entry, cluster);
     return errors->empty();
 }
@@ -390,11 +392,11 @@ std::vector<ClusterPresetInfo> clusterPresets()
 }
 
 bool clusterFromPreset(const std::string& id, const ClusterOptions& options, ClusterSpec* cluster,
-                       std::string* error)
+                       std::string* error, const HardwareCatalog& catalog)
 {
     std::vector<std::string> errors;
     ClusterSpec spec;
-    if (!presetInto(id, &spec, &errors) || !finish(options, &spec, &errors)) {
+    if (!presetInto(id, &spec, &errors, catalog) || !finish(options, &spec, &errors, catalog)) {
         *error = errors.front();
         return false;
     }
@@ -404,7 +406,7 @@ bool clusterFromPreset(const std::string& id, const ClusterOptions& options, Clu
 
 bool clusterFromJsonText(const std::string& text, const std::string& label,
                          const ClusterOptions& options, ClusterSpec* cluster,
-                         std::vector<std::string>* errors)
+                         std::vector<std::string>* errors, const HardwareCatalog& catalog)
 {
     QJsonObject root;
     std::string error;
@@ -417,7 +419,7 @@ bool clusterFromJsonText(const std::string& text, const std::string& label,
     const QJsonValue presetValue = root.value("preset");
     if (!presetValue.isUndefined()) {
         if (!presetValue.isString() ||
-            !presetInto(presetValue.toString().toStdString(), &spec, errors))
+            !presetInto(presetValue.toString().toStdString(), &spec, errors, catalog))
             return errors->empty() ? (errors->push_back("preset: must be a preset id"), false)
                                    : false;
     } else if (!root.contains("gpu")) {
@@ -425,21 +427,21 @@ bool clusterFromJsonText(const std::string& text, const std::string& label,
                           "\"torus\"");
         return false;
     }
-    ClusterParser parser(HardwareCatalog::bundled(), Origin::UserEntry, label, errors);
+    ClusterParser parser(catalog, Origin::UserEntry, label, errors);
     parser.apply(root, &spec);
     if (!errors->empty())
         return false;
-    if (!finish(options, &spec, errors))
+    if (!finish(options, &spec, errors, catalog))
         return false;
     *cluster = std::move(spec);
     return true;
 }
 
 bool loadCluster(const std::string& preset_or_file, const ClusterOptions& options,
-                 ClusterSpec* cluster, std::string* error)
+                 ClusterSpec* cluster, std::string* error, const HardwareCatalog& catalog)
 {
     if (!presetEntry(preset_or_file).isEmpty())
-        return clusterFromPreset(preset_or_file, options, cluster, error);
+        return clusterFromPreset(preset_or_file, options, cluster, error, catalog);
     if (!QFileInfo::exists(QString::fromStdString(preset_or_file))) {
         std::string known;
         for (const ClusterPresetInfo& info : clusterPresets())
@@ -452,7 +454,8 @@ bool loadCluster(const std::string& preset_or_file, const ClusterOptions& option
     if (!json::readFile(preset_or_file, &text, error))
         return false;
     std::vector<std::string> errors;
-    if (!clusterFromJsonText(text, "cluster file " + preset_or_file, options, cluster, &errors)) {
+    if (!clusterFromJsonText(text, "cluster file " + preset_or_file, options, cluster, &errors,
+                             catalog)) {
         *error = preset_or_file + ": " + errors.front();
         if (errors.size() > 1)
             *error += " (and " + std::to_string(errors.size() - 1) + " more problems)";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cluster.h"
+#include "hardware.h"
 
 #include <optional>
 #include <string>
@@ -29,17 +30,17 @@ std::vector<ClusterPresetInfo> clusterPresets();
 
 /// Builds a preset with options applied. On failure returns false and names the problem.
 bool clusterFromPreset(const std::string& id, const ClusterOptions& options, ClusterSpec* cluster,
-                       std::string* error);
+                       std::string* error, const HardwareCatalog& catalog);
 
 /// Reads a cluster from JSON text: either a full description (the shape of a preset entry) or
 /// {"preset": ID, ...overrides}. Unknown keys and bad values are each reported.
 bool clusterFromJsonText(const std::string& text, const std::string& label,
                          const ClusterOptions& options, ClusterSpec* cluster,
-                         std::vector<std::string>* errors);
+                         std::vector<std::string>* errors, const HardwareCatalog& catalog);
 
 /// Loads a cluster file, or a preset when `preset_or_file` names one.
 bool loadCluster(const std::string& preset_or_file, const ClusterOptions& options,
-                 ClusterSpec* cluster, std::string* error);
+                 ClusterSpec* cluster, std::string* error, const HardwareCatalog& catalog);
 
 /// The cluster as a self-contained JSON description (all numbers resolved, with sources).
 std::string clusterToJsonText(const ClusterSpec& cluster);

@@ -17,11 +17,6 @@
 namespace paraplan {
 namespace {
 
-const InterconnectSpec* link(const char* id)
-{
-    return HardwareCatalog::bundled().interconnect(id);
-}
-
 Sourced fromImport(double value, std::string how)
 {
     return {value, Origin::UserEntry, std::move(how)};
@@ -55,9 +50,8 @@ const char* pcieIdFor(int generation)
 // Fills in what every import shares: GPU, PCIe, NICs, nodes, defaults.
 bool finishImport(const TopologyImportOptions& options, const std::string& gpuGuess,
                   const std::string& gpuWhy, int pcieGeneration, double nicGBps, int nics,
-                  TopologyImport* r, std::string* error)
+                  TopologyImport* r, std::string* error, const HardwareCatalog& catalog)
 {
-    const HardwareCatalog& catalog = HardwareCatalog::bundled();
     ClusterSpec& c = r->cluster;
     std::string gpuId = options.gpu_id.empty() ? gpuGuess : options.gpu_id;
     if (gpuId.empty()) {
@@ -76,11 +70,12 @@ bool finishImport(const TopologyImportOptions& options, const std::string& gpuGu
     if (n.fabric != NodeFabric::PCIe) {
         const char* nvlink = nvlinkIdFor(*gpu);
         n.nvlink_id = nvlink;
-        n.nvlink_link_GBps = {link(nvlink)->per_direction_GBps, Origin::Preset,
-                              link(nvlink)->name + " (" + link(nvlink)->source + ")"};
+        n.nvlink_link_GBps = {catalog.interconnect(nvlink)->per_direction_GBps, Origin::Preset,
+                              catalog.interconnect(nvlink)->name + " (" +
+                                  catalog.interconnect(nvlink)->source + ")"};
     }
     const int generation = pcieGeneration > 0 ? pcieGeneration : gpu->pcie_generation;
-    const InterconnectSpec* pcie = link(pcieIdFor(generation));
+    const InterconnectSpec* pcie = catalog.interconnect(pcieIdFor(generation));
     n.pcie_id = pcie->id;
     n.pcie_GBps = {pcie->per_direction_GBps, Origin::Preset,
                    pcie->name + " (" + pcie->source + ")"};
@@ -579,7 +574,8 @@ void ncclGpuGuess(const NcclTopology& t, std::string* guess, std::string* why)
 } // namespace
 
 bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOptions& options,
-                             TopologyImport* result, std::string* error)
+                             TopologyImport* result, std::string* error,
+                             const HardwareCatalog& catalog)
 {
     TopologyImport r;
     r.format = "nvidia-smi topo -m";
@@ -598,14 +594,15 @@ bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOption
     std::string guess;
     std::string why;
     smiGpuGuess(r.cluster.node, &guess, &why);
-    if (!finishImport(options, guess, why, 0, 0, r.nics, &r, error))
+    if (!finishImport(options, guess, why, 0, 0, r.nics, &r, error, catalog))
         return false;
     *result = std::move(r);
     return true;
 }
 
 bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions& options,
-                           TopologyImport* result, std::string* error)
+                           TopologyImport* result, std::string* error,
+                           const HardwareCatalog& catalog)
 {
     TopologyImport r;
     r.format = "NCCL topology XML";
@@ -627,14 +624,14 @@ bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions&
     std::string guess;
     std::string why;
     ncclGpuGuess(t, &guess, &why);
-    if (!finishImport(options, guess, why, t.pcieGeneration, nicGBps, r.nics, &r, error))
+    if (!finishImport(options, guess, why, t.pcieGeneration, nicGBps, r.nics, &r, error, catalog))
         return false;
     *result = std::move(r);
     return true;
 }
 
 bool importTopologyFile(const std::string& path, const TopologyImportOptions& options,
-                        TopologyImport* result, std::string* error)
+                        TopologyImport* result, std::string* error, const HardwareCatalog& catalog)
 {
     std::string text;
     if (!json::readFile(path, &text, error))
@@ -644,8 +641,9 @@ bool importTopologyFile(const std::string& path, const TopologyImportOptions& op
         *error = path + ": the file is empty";
         return false;
     }
-    const bool ok = text[first] == '<' ? importNcclTopologyXml(text, options, result, error)
-                                       : importNvidiaSmiTopology(text, options, result, error);
+    const bool ok = text[first] == '<'
+                        ? importNcclTopologyXml(text, options, result, error, catalog)
+                        : importNvidiaSmiTopology(text, options, result, error, catalog);
     if (!ok)
         *error = path + ": " + *error;
     return ok;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cluster.h"
+#include "hardware.h"
 
 #include <string>
 #include <vector>
@@ -30,15 +31,17 @@ struct TopologyImport
 /// Reads `nvidia-smi topo -m` output: the tab-separated matrix with NV#, PIX, PXB, PHB, NODE
 /// and SYS cells, NIC columns (NIC# or mlx5_# on older drivers), legends, ANSI escapes.
 bool importNvidiaSmiTopology(const std::string& text, const TopologyImportOptions& options,
-                             TopologyImport* result, std::string* error);
+                             TopologyImport* result, std::string* error,
+                             const HardwareCatalog& catalog);
 
 /// Reads an NCCL topology dump (NCCL_TOPO_DUMP_FILE): cpu/pci/gpu/nvlink/nic/net, NVSwitch
 /// targets, and partial cloud files where GPUs and NICs are bare pci leaves.
 bool importNcclTopologyXml(const std::string& text, const TopologyImportOptions& options,
-                           TopologyImport* result, std::string* error);
+                           TopologyImport* result, std::string* error,
+                           const HardwareCatalog& catalog);
 
 /// Either format, told apart by its first character.
 bool importTopologyFile(const std::string& path, const TopologyImportOptions& options,
-                        TopologyImport* result, std::string* error);
+                        TopologyImport* result, std::string* error, const HardwareCatalog& catalog);
 
 } // namespace paraplan

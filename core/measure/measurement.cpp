@@ -601,14 +601,14 @@ bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan)
     return true;
 }
 
-bool revertMeasurementOfPlan(const std::string& figure, Plan* plan)
+bool revertMeasurementOfPlan(const std::string& figure, Plan* plan, const HardwareCatalog& catalog)
 {
     for (auto it = plan->measured.begin(); it != plan->measured.end(); ++it) {
         if (it->figure != figure)
             continue;
         MeasuredFigure f{it->figure, it->value, it->assumed, it->why, it->run};
         if (Sourced* target = engineFigure(figure, &plan->figures)) {
-            const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan->cluster.gpu_id);
+            const GpuSpec* gpu = catalog.gpu(plan->cluster.gpu_id);
             EngineFigures defaults;
             if (gpu)
                 defaults = defaultEngineFigures(*gpu, plan->training.optimizer,

@@ -138,7 +138,7 @@ struct Plan;
 /// Applies a measured figure to the plan's cluster and records it (replacing an earlier
 /// measurement of the same figure); reverting puts the assumed value back and forgets it.
 bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan);
-bool revertMeasurementOfPlan(const std::string& figure, Plan* plan);
+bool revertMeasurementOfPlan(const std::string& figure, Plan* plan, const HardwareCatalog& catalog);
 
 /// Sets the figure on the cluster as a measurement, with the run as its source.
 bool applyMeasuredFigure(const MeasuredFigure& figure, ClusterSpec* cluster);

@@ -47,8 +47,8 @@ std::string describeAssumptions(const Plan& plan, const StepCost& cost)
 // Korthikanti et al. 2022's layouts as plan files: the published architecture (GPT: GeLU,
 // biases, dropout, learned positions, tied embeddings), DGX A100 nodes, and the 2022
 // Megatron-LM stack: unfused attention, fused element-wise kernels, no TP overlap, fp16.
-bool korthikantiPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows,
-                      std::string* error)
+bool korthikantiPlans(const QJsonObject& root, const HardwareCatalog& catalog,
+                      std::vector<CalibrationRow>* rows, std::string* error)
 {
     const QJsonObject common = root.value("common").toObject();
     const QJsonObject models = root.value("models").toObject();
@@ -97,7 +97,7 @@ bool korthikantiPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows
         out.measured_s = row.value("measured_s").toDouble();
         std::vector<std::string> errors;
         const std::string text = QJsonDocument(plan).toJson().toStdString();
-        if (!planFromJsonText(text, {}, &out.plan, &errors)) {
+        if (!planFromJsonText(text, {}, &out.plan, &errors, catalog)) {
             *error = out.name + ": " + errors.front();
             return false;
         }
@@ -106,7 +106,8 @@ bool korthikantiPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows
     return true;
 }
 
-bool modernPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows, std::string* error)
+bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
+                 std::vector<CalibrationRow>* rows, std::string* error)
 {
     for (const QJsonValue& value : root.value("rows").toArray()) {
         const QJsonObject row = value.toObject();
@@ -120,7 +121,7 @@ bool modernPlans(const QJsonObject& root, std::vector<CalibrationRow>* rows, std
             plan["name"] = QString::fromStdString(out.name);
         std::vector<std::string> errors;
         const std::string text = QJsonDocument(plan).toJson().toStdString();
-        if (!planFromJsonText(text, {}, &out.plan, &errors)) {
+        if (!planFromJsonText(text, {}, &out.plan, &errors, catalog)) {
             *error = out.name + ": " + errors.front();
             return false;
         }
@@ -144,7 +145,8 @@ std::vector<std::string> bundledCalibrationSets()
             ":/paraplan/calibration/calibration-modern-nemo2024.json"};
 }
 
-bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error)
+bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,
+                    const HardwareCatalog& catalog)
 {
     std::string text;
     const std::string file = path.empty() ? bundledCalibrationSets().front() : path;
@@ -168,8 +170,8 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
     result.reference_max_pct = reference.value("iteration_time_max_pct").toDouble();
 
     const bool korthikanti = root.contains("iteration_time_s");
-    if (korthikanti ? !korthikantiPlans(root, &result.rows, error)
-                    : !modernPlans(root, &result.rows, error))
+    if (korthikanti ? !korthikantiPlans(root, catalog, &result.rows, error)
+                    : !modernPlans(root, catalog, &result.rows, error))
         return false;
     if (result.rows.empty()) {
         *error = "the calibration file has no rows (iteration_time_s or rows)";
@@ -182,7 +184,7 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
                                 "/" + plan.cluster.name;
         std::shared_ptr<StepEngine>& engine = engines[key];
         if (!engine)
-            engine = std::make_shared<StepEngine>(plan.cluster);
+            engine = std::make_shared<StepEngine>(plan.cluster, catalog);
         return engine;
     };
     std::vector<double> errors;

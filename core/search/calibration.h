@@ -53,7 +53,8 @@ struct CalibrationReport
 /// 2022's (models, layouts and iteration times: DGX A100, fp16, the 2022 Megatron-LM stack,
 /// written as plan files with those assumptions stated) and the modern one ("rows", each with
 /// its plan file as published).
-bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error);
+bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,
+                    const HardwareCatalog& catalog);
 
 /// The calibration sets that ship with Paraplan (resource paths), in the order validate runs
 /// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100).

@@ -186,12 +186,13 @@ std::string searchOptionsProblem(const Plan& base, const SearchOptions& options)
 struct SearchRun
 {
     const Plan& base;
+    const HardwareCatalog& catalog;
     const SearchOptions& options;
     const std::atomic<bool>* cancel;
     const std::function<void(double)>& progress;
     SearchResult& result;
     const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
-    const StepEngine engine{base.cluster};
+    const StepEngine engine{base.cluster, catalog};
     const long long gpus = base.cluster.totalGpus();
     std::vector<Record> records{};
 
@@ -386,8 +387,8 @@ void SearchRun::paretoFront()
 
 } // namespace
 
-SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
-                         const std::atomic<bool>* cancel,
+SearchResult searchPlans(const Plan& plan_, const HardwareCatalog& catalog,
+                         const SearchOptions& options, const std::atomic<bool>* cancel,
                          const std::function<void(double)>& progress)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -402,7 +403,7 @@ SearchResult searchPlans(const Plan& plan_, const SearchOptions& options,
     result.error = searchOptionsProblem(base, options);
     if (!result.error.empty())
         return result;
-    SearchRun run{base, options, cancel, progress, result};
+    SearchRun run{base, catalog, options, cancel, progress, result};
     result.space = static_cast<long long>(run.layouts.size());
     run.score();
     run.rank();

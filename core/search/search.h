@@ -95,8 +95,8 @@ double searchScore(const StepCost& cost, int gpus, SearchObjective objective);
 /// Searches the space with the training-step engine. Deterministic: the same inputs give the
 /// same ranking for any thread count (ties are broken by the layout's fields). `cancel` may
 /// be set from another thread; `progress` receives the share done (from one thread).
-SearchResult searchPlans(const Plan& base, const SearchOptions& options,
-                         const std::atomic<bool>* cancel = nullptr,
+SearchResult searchPlans(const Plan& base, const HardwareCatalog& catalog,
+                         const SearchOptions& options, const std::atomic<bool>* cancel = nullptr,
                          const std::function<void(double)>& progress = {});
 
 } // namespace paraplan

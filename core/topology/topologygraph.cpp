@@ -131,7 +131,8 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
     return g;
 }
 
-bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string* error)
+bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string* error,
+                      const HardwareCatalog& catalog)
 {
     ClusterSpec c = g.base;
     c.what_if = FailureWhatIf{};
@@ -209,7 +210,7 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
     }
     for (const TopoRack& rack : g.racks)
         c.what_if.spine_factor = std::min(c.what_if.spine_factor, rack.uplink_factor);
-    const std::vector<std::string> problems = validateCluster(c, HardwareCatalog::bundled());
+    const std::vector<std::string> problems = validateCluster(c, catalog);
     if (!problems.empty()) {
         *error = problems.front();
         return false;
@@ -219,7 +220,8 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
 }
 
 bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_rack,
-                     double oversubscription, TopologyGraph* graph, std::string* error)
+                     double oversubscription, TopologyGraph* graph, std::string* error,
+                     const HardwareCatalog& catalog)
 {
     if (nodes < 1 || nodes > 100000) {
         *error = "a fat-tree needs between 1 and 100000 nodes";
@@ -238,7 +240,7 @@ bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_ra
     options.nodes_per_rack = nodes_per_rack;
     options.spine_oversubscription = oversubscription;
     ClusterSpec cluster;
-    if (!clusterFromPreset(node_preset, options, &cluster, error))
+    if (!clusterFromPreset(node_preset, options, &cluster, error, catalog))
         return false;
     if (cluster.is_torus) {
         *error = node_preset + " is a torus, not a node for a fat-tree";
@@ -251,7 +253,8 @@ bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_ra
     return true;
 }
 
-bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error)
+bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error,
+                   const HardwareCatalog& catalog)
 {
     if (x < 1 || y < 1 || z < 1 || x > 64 || y > 64 || z > 64) {
         *error = "torus dimensions must lie between 1 and 64";
@@ -260,7 +263,7 @@ bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error
     ClusterOptions options;
     options.nodes = x * y * z;
     ClusterSpec cluster;
-    if (!clusterFromPreset("tpu-v4-pod", options, &cluster, error))
+    if (!clusterFromPreset("tpu-v4-pod", options, &cluster, error, catalog))
         return false;
     cluster.torus.dims = {x, y, z};
     cluster.torus.dims_auto = false;
@@ -329,17 +332,18 @@ long long gpuGroupIndex(const ParallelLayout& p, long long gpu, ParallelDim dim)
 
 namespace paraplan {
 
-bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster)
+bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster,
+                      const HardwareCatalog& catalog)
 {
     TopologyGraph g = graph;
     g.base = cluster;
     ClusterSpec drawn;
     std::string error;
-    return clusterFromGraph(g, &drawn, &error) &&
+    return clusterFromGraph(g, &drawn, &error, catalog) &&
            clusterToJsonText(drawn) == clusterToJsonText(cluster);
 }
 
-TopologyGraph graphForPlan(const Plan& plan)
+TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog)
 {
     if (plan.drawing) {
         TopologyGraph g = *plan.drawing;
@@ -348,7 +352,7 @@ TopologyGraph graphForPlan(const Plan& plan)
         std::string error;
         // An unfinished drawing (not yet a cluster the model can read) is shown as drawn;
         // the plan keeps its last valid cluster meanwhile.
-        if (!clusterFromGraph(g, &drawn, &error) ||
+        if (!clusterFromGraph(g, &drawn, &error, catalog) ||
             clusterToJsonText(drawn) == clusterToJsonText(plan.cluster))
             return g;
     }
@@ -389,7 +393,7 @@ QJsonObject drawingToJson(const TopologyGraph& g)
 }
 
 bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, TopologyGraph* graph,
-                     std::string* error)
+                     std::string* error, const HardwareCatalog& catalog)
 {
     TopologyGraph g = graphFromCluster(cluster);
     if (g.is_torus) {
@@ -447,7 +451,7 @@ bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, Topolo
             return false;
         }
     }
-    if (!drawingDescribes(g, cluster)) {
+    if (!drawingDescribes(g, cluster, catalog)) {
         *error = "the drawing does not describe the plan's cluster (its racks, nodes or "
                  "what-ifs differ)";
         return false;

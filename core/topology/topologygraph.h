@@ -68,13 +68,16 @@ TopologyGraph graphFromCluster(const ClusterSpec& cluster);
 /// The cluster the cost model reads. Nodes must be alike (Paraplan models clusters of
 /// identical nodes); racks must hold the same number of nodes except the last. A what-if on
 /// any one node or rack limits every collective that crosses it, so the worst one is taken.
-bool clusterFromGraph(const TopologyGraph& graph, ClusterSpec* cluster, std::string* error);
+bool clusterFromGraph(const TopologyGraph& graph, ClusterSpec* cluster, std::string* error,
+                      const HardwareCatalog& catalog);
 
 /// "Fat-tree of N nodes, K per rack, spine R:1" from a preset's node.
 bool generateFatTree(const std::string& node_preset, int nodes, int nodes_per_rack,
-                     double oversubscription, TopologyGraph* graph, std::string* error);
+                     double oversubscription, TopologyGraph* graph, std::string* error,
+                     const HardwareCatalog& catalog);
 /// A TPU-style X x Y x Z torus of the tpu-v4-pod preset's chips.
-bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error);
+bool generateTorus(int x, int y, int z, TopologyGraph* graph, std::string* error,
+                   const HardwareCatalog& catalog);
 
 /// Re-lays out positions (after generators or imports); keeps IDs.
 void layoutGraph(TopologyGraph* graph);
@@ -83,16 +86,17 @@ void layoutGraph(TopologyGraph* graph);
 /// cluster (or is an unfinished drawing the model cannot read yet), else the cluster laid out
 /// afresh. What a drawing does not show (efficiencies, latencies, measured figures) always
 /// comes from the plan's cluster.
-TopologyGraph graphForPlan(const Plan& plan);
+TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog);
 /// Whether `graph` (with the plan's cluster as its base) describes exactly `cluster`.
-bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster);
+bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster,
+                      const HardwareCatalog& catalog);
 /// The drawing as layout data for the plan file: racks and nodes in order, with names,
 /// positions, rack membership and per-node/per-rack what-ifs.
 QJsonObject drawingToJson(const TopologyGraph& graph);
 /// Rebuilds a drawing of `cluster` from that layout data; false (and why) when it does not
 /// describe the cluster.
 bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, TopologyGraph* graph,
-                     std::string* error);
+                     std::string* error, const HardwareCatalog& catalog);
 
 /// How busy one kind of link is in a step: the time its transfers take and who causes it.
 struct TierLoad

@@ -17,7 +17,7 @@ ClusterSpec cluster(const char* id, int nodes)
     options.nodes = nodes;
     ClusterSpec spec;
     std::string error;
-    if (!clusterFromPreset(id, options, &spec, &error))
+    if (!clusterFromPreset(id, options, &spec, &error, HardwareCatalog::bundled()))
         throw std::runtime_error(error);
     return spec;
 }

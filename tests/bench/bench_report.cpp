@@ -22,11 +22,12 @@ private slots:
         Plan plan;
         std::vector<std::string> errors;
         QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json", &plan,
-                         &errors));
+                         &errors, HardwareCatalog::bundled()));
         ClusterOptions options;
         options.nodes = 128;
         std::string error;
-        QVERIFY(clusterFromPreset("dgx-h100", options, &plan.cluster, &error));
+        QVERIFY(clusterFromPreset("dgx-h100", options, &plan.cluster, &error,
+                                  HardwareCatalog::bundled()));
         plan.parallel.tp = 8;
         plan.parallel.pp = 8;
         plan.parallel.dp = 16;

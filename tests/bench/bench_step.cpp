@@ -18,7 +18,7 @@ Plan plan(const char* model, const char* cluster, int nodes, int tp, int pp, int
     modelFromPreset(model, &p.model, &error);
     ClusterOptions options;
     options.nodes = nodes;
-    clusterFromPreset(cluster, options, &p.cluster, &error);
+    clusterFromPreset(cluster, options, &p.cluster, &error, HardwareCatalog::bundled());
     p.parallel.tp = tp;
     p.parallel.pp = pp;
     p.parallel.dp = dp;
@@ -35,7 +35,7 @@ Plan plan(const char* model, const char* cluster, int nodes, int tp, int pp, int
 
 void run(benchmark::State& state, const Plan& p)
 {
-    const StepEngine engine(p.cluster);
+    const StepEngine engine(p.cluster, HardwareCatalog::bundled());
     for (auto _ : state) {
         const StepCost cost = engine.evaluate(p);
         benchmark::DoNotOptimize(cost.step_time_s);
@@ -76,7 +76,7 @@ void BM_Search405bOn16384(benchmark::State& state)
     long long space = 0;
     long long scored = 0;
     for (auto _ : state) {
-        const SearchResult result = searchPlans(base, options);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
         space = result.space;
         scored = result.scored;
         if (!bench::check(state, result.ok && result.scored > 0 && !result.top.empty(),

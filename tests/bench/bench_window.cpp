@@ -25,7 +25,8 @@ private slots:
             ClusterOptions options;
             options.nodes = 128;
             std::string error;
-            clusterFromPreset("dgx-h100", options, &plan.cluster, &error);
+            clusterFromPreset("dgx-h100", options, &plan.cluster, &error,
+                              HardwareCatalog::bundled());
             plan.parallel.tp = 8;
             plan.parallel.pp = 8;
             plan.parallel.dp = 16;

@@ -30,14 +30,14 @@ int runCliffs(const Args& args, std::ostream& out)
         throw UsageError("give --json or --csv, not both");
     const Plan plan = planFromFile(args.positional().front());
     const StepCost cost = evaluatePlan(plan);
-    const auto own = std::make_shared<const StepEngine>(plan.cluster);
+    const auto own = std::make_shared<const StepEngine>(plan.cluster, HardwareCatalog::bundled());
     std::map<std::string, std::shared_ptr<const StepEngine>> engines;
     const PlanAnalysis analysis = analyzePlan(
         plan, cost, *own,
         [&](const ClusterSpec& cluster) {
             std::shared_ptr<const StepEngine>& engine = engines[clusterToJsonText(cluster)];
             if (!engine)
-                engine = std::make_shared<const StepEngine>(cluster);
+                engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
             return engine;
         },
         HardwareCatalog::bundled());

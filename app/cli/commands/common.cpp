@@ -52,7 +52,7 @@ ClusterSpec clusterFromArgs(const Args& args)
     }
     ClusterSpec cluster;
     std::string error;
-    if (!loadCluster(args.text("--cluster"), options, &cluster, &error))
+    if (!loadCluster(args.text("--cluster"), options, &cluster, &error, HardwareCatalog::bundled()))
         throw UsageError(error);
     if (args.has("--nvswitch-out")) {
         std::stringstream list(args.text("--nvswitch-out"));
@@ -234,7 +234,7 @@ Plan planFromFile(const std::string& path)
 {
     Plan plan;
     std::vector<std::string> errors;
-    if (!loadPlan(path, &plan, &errors)) {
+    if (!loadPlan(path, &plan, &errors, HardwareCatalog::bundled())) {
         std::string message = path + ": " + errors.front();
         if (errors.size() > 1)
             message += " (and " + std::to_string(errors.size() - 1) + " more: " + errors[1] +
@@ -246,7 +246,7 @@ Plan planFromFile(const std::string& path)
 
 StepCost evaluatePlan(const Plan& plan)
 {
-    const StepEngine engine(plan.cluster);
+    const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
     StepCost cost = engine.evaluate(plan);
     if (!cost.ok) {
         std::string message = "plan rejected: " + cost.issues.front().message + " [rule " +

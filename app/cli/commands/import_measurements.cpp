@@ -120,7 +120,8 @@ int runImportMeasurements(const Args& args, std::ostream& out)
         if (args.has("--nodes"))
             clusterOptions.nodes = args.integer("--nodes", 1, 1000000);
         ClusterSpec cluster;
-        if (!loadCluster(args.text("--cluster"), clusterOptions, &cluster, &error))
+        if (!loadCluster(args.text("--cluster"), clusterOptions, &cluster, &error,
+                         HardwareCatalog::bundled()))
             throw UsageError(error);
         figures = proposeMeasuredFigures(run, fits, cluster);
     }

@@ -40,7 +40,8 @@ int runImportTopology(const Args& args, std::ostream& out)
     }
     TopologyImport result;
     std::string error;
-    if (!importTopologyFile(args.positional().front(), import, &result, &error))
+    if (!importTopologyFile(args.positional().front(), import, &result, &error,
+                            HardwareCatalog::bundled()))
         throw UsageError(error);
     if (!args.has("-o")) {
         out << clusterToJsonText(result.cluster);

@@ -233,7 +233,7 @@ int runSearch(const Args& args, std::ostream& out)
     Plan plan = planFromFile(args.positional().front());
     applyTokensPerStep(args, &plan);
     const SearchOptions search = searchFromArgs(args);
-    const SearchResult result = searchPlans(plan, search);
+    const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), search);
     if (!result.ok)
         throw UsageError(result.error);
     if (args.flag("--json"))

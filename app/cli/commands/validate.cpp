@@ -103,7 +103,7 @@ int runValidate(const Args& args, std::ostream& out)
     for (const std::string& path : paths) {
         CalibrationReport report;
         std::string error;
-        if (!runCalibration(path, &report, &error))
+        if (!runCalibration(path, &report, &error, HardwareCatalog::bundled()))
             throw UsageError(error);
         reports.push_back(std::move(report));
     }
