@@ -21,6 +21,18 @@
 namespace paraplan::ui {
 namespace {
 
+// A combo box's items from an enum's name table: the description shown, the value as data.
+template <typename E, std::size_t N>
+void fillFromNames(QComboBox* combo, const EnumName<E> (&table)[N])
+{
+    for (const EnumName<E>& entry : table)
+        combo->addItem(QString::fromUtf8(entry.description), static_cast<int>(entry.value));
+}
+
+} // namespace
+
+namespace {
+
 const char* kInvalidStyle = "border: 2px solid #c0392b; border-radius: 3px;";
 
 QLabel* note(QWidget* parent)
@@ -243,9 +255,7 @@ void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* paralle
     parallelForm->addRow(tr("ZeRO stage"), m_zero);
     m_tpOverlap = new QComboBox(parallelBox);
     m_tpOverlap->setObjectName("tpOverlap");
-    m_tpOverlap->addItem(tr("auto (Megatron, SP, TP in a node)"), int(TpOverlap::Auto));
-    m_tpOverlap->addItem(tr("none"), int(TpOverlap::None));
-    m_tpOverlap->addItem(tr("AG/RS pipelined with GEMMs"), int(TpOverlap::AgGemm));
+    fillFromNames(m_tpOverlap, kTpOverlapNames);
     m_tpOverlap->setToolTip(tr("Tensor-parallel communication overlap (Megatron's "
                                "--tp-comm-overlap, Transformer Engine userbuffers, async TP)"));
     connect(m_tpOverlap, &QComboBox::activated, this, [this](int index) {
@@ -264,7 +274,7 @@ void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* paralle
     parallelForm->addRow(m_sp);
     m_recompute = new QComboBox(parallelBox);
     m_recompute->setObjectName("recompute");
-    m_recompute->addItems({tr("none"), tr("selective"), tr("full")});
+    fillFromNames(m_recompute, kRecomputeNames);
     connect(m_recompute, &QComboBox::activated, this, [this](int index) {
         m_document->edit(
             tr("Recompute %1").arg(m_recompute->itemText(index)), Field::Recompute,
@@ -329,9 +339,7 @@ QGroupBox* InputPanel::buildTrainingBox()
     trainingForm->addRow(tr("Data type"), m_dtype);
     m_stack = new QComboBox(trainingBox);
     m_stack->setObjectName("stack");
-    m_stack->addItem(tr("auto (PyTorch with ZeRO-3, else Megatron)"), int(TrainingStack::Auto));
-    m_stack->addItem(tr("Megatron-Core / NeMo"), int(TrainingStack::Megatron));
-    m_stack->addItem(tr("PyTorch FSDP (torchtitan, DeepSpeed)"), int(TrainingStack::PyTorch));
+    fillFromNames(m_stack, kTrainingStackNames);
     m_stack->setToolTip(tr("The framework the plan runs on: what the 'auto' attention kernel, "
                            "element-wise kernels and TP overlap resolve to"));
     connect(m_stack, &QComboBox::activated, this, [this](int index) {
@@ -342,13 +350,7 @@ QGroupBox* InputPanel::buildTrainingBox()
     trainingForm->addRow(tr("Training stack"), m_stack);
     m_attention = new QComboBox(trainingBox);
     m_attention->setObjectName("attention");
-    m_attention->addItem(tr("auto (SDPA on PyTorch, else FlashAttention-2)"),
-                         int(AttentionKernel::Auto));
-    m_attention->addItem(tr("unfused (GEMMs + softmax)"), int(AttentionKernel::Unfused));
-    m_attention->addItem(tr("FlashAttention-2"), int(AttentionKernel::Flash2));
-    m_attention->addItem(tr("FlashAttention-3 (Hopper)"), int(AttentionKernel::Flash3));
-    m_attention->addItem(tr("cuDNN fused attention"), int(AttentionKernel::Cudnn));
-    m_attention->addItem(tr("PyTorch SDPA (flash backend)"), int(AttentionKernel::Sdpa));
+    fillFromNames(m_attention, kAttentionKernelNames);
     m_attention->setToolTip(tr("The attention kernel: its published forward and backward "
                                "throughput on this GPU sets the attention time"));
     connect(m_attention, &QComboBox::activated, this, [this](int index) {
@@ -362,9 +364,7 @@ QGroupBox* InputPanel::buildTrainingBox()
     trainingForm->addRow(tr("Attention kernel"), m_attention);
     m_kernels = new QComboBox(trainingBox);
     m_kernels->setObjectName("kernels");
-    m_kernels->addItem(tr("auto (eager on PyTorch, else fused)"), int(KernelStyle::Auto));
-    m_kernels->addItem(tr("fused (Megatron / TE / compiled)"), int(KernelStyle::Fused));
-    m_kernels->addItem(tr("eager PyTorch"), int(KernelStyle::Eager));
+    fillFromNames(m_kernels, kKernelStyleNames);
     m_kernels->setToolTip(tr("How norms, activations, rotary embeddings and residual adds run: "
                              "fused kernels, or one HBM round trip per PyTorch operator"));
     connect(m_kernels, &QComboBox::activated, this, [this](int index) {

@@ -185,10 +185,8 @@ QGroupBox* SearchPanel::buildSettings()
     auto* form = new QFormLayout;
     m_objective = new QComboBox;
     m_objective->setObjectName("searchObjective");
-    m_objective->addItem(tr("Step time"), int(SearchObjective::StepTime));
-    m_objective->addItem(tr("Time to train the token budget"), int(SearchObjective::TimeToTrain));
-    m_objective->addItem(tr("Cost to train"), int(SearchObjective::Cost));
-    m_objective->addItem(tr("Tokens/s per GPU"), int(SearchObjective::TokensPerGpu));
+    for (const EnumName<SearchObjective>& entry : kSearchObjectiveNames)
+        m_objective->addItem(QString::fromUtf8(entry.description), int(entry.value));
     form->addRow(tr("Objective"), m_objective);
     m_maxTp = new QSpinBox;
     m_maxTp->setObjectName("searchMaxTp");

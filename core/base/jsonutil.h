@@ -3,7 +3,9 @@
 // Small helpers for reading the JSON data files strictly: unknown keys are reported,
 // wrong types are named with their path. Internal to core.
 
+#include "enumnames.h"
 #include <QJsonArray>
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -51,6 +53,21 @@ public:
             names += (names.empty() ? "" : ", ") + std::string(name);
         }
         error(join(path, key), "unknown " + std::string(what) + " '" + text + "' (" + names + ")");
+        return false;
+    }
+
+    /// The same, the choices from an enum's name table.
+    template <typename E, std::size_t N>
+    bool choice(const QJsonObject& object, const char* key, const std::string& path,
+                const char* what, const EnumName<E> (&table)[N], E* out)
+    {
+        std::string text;
+        if (!string(object, key, path, &text))
+            return false;
+        if (enumFromName(table, text, out))
+            return true;
+        error(join(path, key),
+              "unknown " + std::string(what) + " '" + text + "' (" + enumChoices(table) + ")");
         return false;
     }
 

@@ -11,41 +11,17 @@ namespace paraplan {
 
 const char* recomputeName(Recompute recompute)
 {
-    switch (recompute) {
-    case Recompute::None:
-        return "none";
-    case Recompute::Selective:
-        return "selective";
-    case Recompute::Full:
-        return "full";
-    }
-    return "?";
+    return enumName(kRecomputeNames, recompute);
 }
 
 const char* kernelStyleName(KernelStyle style)
 {
-    switch (style) {
-    case KernelStyle::Auto:
-        return "auto";
-    case KernelStyle::Fused:
-        return "fused";
-    case KernelStyle::Eager:
-        return "eager";
-    }
-    return "?";
+    return enumName(kKernelStyleNames, style);
 }
 
 const char* tpOverlapName(TpOverlap overlap)
 {
-    switch (overlap) {
-    case TpOverlap::Auto:
-        return "auto";
-    case TpOverlap::None:
-        return "none";
-    case TpOverlap::AgGemm:
-        return "ag-gemm";
-    }
-    return "?";
+    return enumName(kTpOverlapNames, overlap);
 }
 
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
@@ -464,15 +440,7 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
 
 const char* trainingStackName(TrainingStack stack)
 {
-    switch (stack) {
-    case TrainingStack::Auto:
-        return "auto";
-    case TrainingStack::Megatron:
-        return "megatron";
-    case TrainingStack::PyTorch:
-        return "pytorch";
-    }
-    return "?";
+    return enumName(kTrainingStackNames, stack);
 }
 
 bool fsdpStyleStack(const Plan& plan)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cluster.h"
+#include "enumnames.h"
 #include "hardware.h"
 #include "model.h"
 #include "provenance.h"
@@ -20,6 +21,11 @@ enum class Recompute
     Selective, ///< the attention core (Korthikanti et al. 2022)
     Full,      ///< every layer's forward, from its stored input
 };
+inline constexpr EnumName<Recompute> kRecomputeNames[] = {
+    {Recompute::None, "none", "none"},
+    {Recompute::Selective, "selective", "selective"},
+    {Recompute::Full, "full", "full"},
+};
 const char* recomputeName(Recompute recompute);
 
 enum class Optimizer
@@ -36,6 +42,11 @@ enum class TrainingStack
     Megatron, ///< Megatron-Core / NeMo with Transformer Engine
     PyTorch,  ///< PyTorch FSDP stacks: torchtitan, DeepSpeed, Hugging Face
 };
+inline constexpr EnumName<TrainingStack> kTrainingStackNames[] = {
+    {TrainingStack::Auto, "auto", "auto (PyTorch with ZeRO-3, else Megatron)"},
+    {TrainingStack::Megatron, "megatron", "Megatron-Core / NeMo"},
+    {TrainingStack::PyTorch, "pytorch", "PyTorch FSDP (torchtitan, DeepSpeed)"},
+};
 const char* trainingStackName(TrainingStack stack);
 
 /// How the training stack runs its element-wise work (training.kernels).
@@ -44,6 +55,11 @@ enum class KernelStyle
     Auto,  ///< eager for ZeRO-3/FSDP stacks, fused for Megatron-style ones
     Fused, ///< Megatron-LM / Transformer Engine fused kernels (or torch.compile)
     Eager, ///< PyTorch eager: one kernel, one HBM round trip, per operator
+};
+inline constexpr EnumName<KernelStyle> kKernelStyleNames[] = {
+    {KernelStyle::Auto, "auto", "auto (eager on PyTorch, else fused)"},
+    {KernelStyle::Fused, "fused", "fused (Megatron / TE / compiled)"},
+    {KernelStyle::Eager, "eager", "eager PyTorch"},
 };
 const char* kernelStyleName(KernelStyle style);
 
@@ -54,6 +70,11 @@ enum class TpOverlap
     None,  ///< every TP collective on the critical path
     AgGemm ///< all-gather/reduce-scatter split into tp chunks pipelined with the GEMMs
            ///< (Megatron's --tp-comm-overlap, Transformer Engine userbuffers, async TP)
+};
+inline constexpr EnumName<TpOverlap> kTpOverlapNames[] = {
+    {TpOverlap::Auto, "auto", "auto (Megatron, SP, TP in a node)"},
+    {TpOverlap::None, "none", "none"},
+    {TpOverlap::AgGemm, "ag-gemm", "AG/RS pipelined with GEMMs"},
 };
 const char* tpOverlapName(TpOverlap overlap);
 

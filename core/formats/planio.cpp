@@ -113,10 +113,7 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
     reader.integer(o, "micro_batch", path, &p->micro_batch, true);
     reader.integer(o, "global_batch", path, &p->global_batch, true);
     reader.boolean(o, "dp_overlap", path, &p->dp_overlap);
-    reader.choice(
-        o, "tp_overlap", path, "tp_overlap",
-        {{"auto", TpOverlap::Auto}, {"none", TpOverlap::None}, {"ag-gemm", TpOverlap::AgGemm}},
-        &p->tp_overlap);
+    reader.choice(o, "tp_overlap", path, "tp_overlap", kTpOverlapNames, &p->tp_overlap);
     reader.integer(o, "zero3_prefetch", path, &p->zero3_prefetch);
     reader.integer(o, "dp_shard", path, &p->dp_shard);
     reader.integer(o, "first_stage_layers", path, &p->first_stage_layers);
@@ -139,10 +136,7 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
             }
         }
     }
-    reader.choice(
-        o, "recompute", path, "recompute",
-        {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}},
-        &p->recompute);
+    reader.choice(o, "recompute", path, "recompute", kRecomputeNames, &p->recompute);
     std::string order;
     if (reader.string(o, "rank_order", path, &order)) {
         // "tp-cp-dp-pp": innermost first; every dimension once.
@@ -201,23 +195,9 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     bool flash = true;
     if (reader.boolean(o, "flash_attention", path, &flash))
         t->attention = flash ? AttentionKernel::Auto : AttentionKernel::Unfused;
-    reader.choice(o, "attention", path, "attention kernel",
-                  {{"unfused", AttentionKernel::Unfused},
-                   {"flash2", AttentionKernel::Flash2},
-                   {"flash3", AttentionKernel::Flash3},
-                   {"cudnn", AttentionKernel::Cudnn},
-                   {"sdpa", AttentionKernel::Sdpa},
-                   {"auto", AttentionKernel::Auto}},
-                  &t->attention);
-    reader.choice(o, "stack", path, "stack",
-                  {{"auto", TrainingStack::Auto},
-                   {"megatron", TrainingStack::Megatron},
-                   {"pytorch", TrainingStack::PyTorch}},
-                  &t->stack);
-    reader.choice(
-        o, "kernels", path, "kernels",
-        {{"auto", KernelStyle::Auto}, {"fused", KernelStyle::Fused}, {"eager", KernelStyle::Eager}},
-        &t->kernels);
+    reader.choice(o, "attention", path, "attention kernel", kAttentionKernelNames, &t->attention);
+    reader.choice(o, "stack", path, "stack", kTrainingStackNames, &t->stack);
+    reader.choice(o, "kernels", path, "kernels", kKernelStyleNames, &t->kernels);
     int reduce = 0;
     reader.choice(o, "grad_reduce_dtype", path, "grad_reduce_dtype",
                   {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &reduce);

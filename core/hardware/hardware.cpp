@@ -230,33 +230,12 @@ HardwareCatalog loadCatalog()
 
 const char* attentionKernelName(AttentionKernel kernel)
 {
-    switch (kernel) {
-    case AttentionKernel::Unfused:
-        return "unfused";
-    case AttentionKernel::Flash2:
-        return "flash2";
-    case AttentionKernel::Flash3:
-        return "flash3";
-    case AttentionKernel::Cudnn:
-        return "cudnn";
-    case AttentionKernel::Sdpa:
-        return "sdpa";
-    case AttentionKernel::Auto:
-        return "auto";
-    }
-    return "?";
+    return enumName(kAttentionKernelNames, kernel);
 }
 
 bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel)
 {
-    for (int i = 0; i <= static_cast<int>(AttentionKernel::Auto); ++i) {
-        const auto k = static_cast<AttentionKernel>(i);
-        if (text == attentionKernelName(k)) {
-            *kernel = k;
-            return true;
-        }
-    }
-    return false;
+    return enumFromName(kAttentionKernelNames, text, kernel);
 }
 
 const HardwareCatalog& HardwareCatalog::bundled()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "enumnames.h"
 #include "provenance.h"
 
 #include <array>
@@ -31,6 +32,14 @@ enum class AttentionKernel
     Auto,    ///< sdpa on PyTorch FSDP-style stacks, flash2 on Megatron-style ones
 };
 inline constexpr int kAttentionKernelCount = 5; ///< kernels with figures (all but Auto)
+inline constexpr EnumName<AttentionKernel> kAttentionKernelNames[] = {
+    {AttentionKernel::Auto, "auto", "auto (SDPA on PyTorch, else FlashAttention-2)"},
+    {AttentionKernel::Unfused, "unfused", "unfused (GEMMs + softmax)"},
+    {AttentionKernel::Flash2, "flash2", "FlashAttention-2"},
+    {AttentionKernel::Flash3, "flash3", "FlashAttention-3 (Hopper)"},
+    {AttentionKernel::Cudnn, "cudnn", "cuDNN fused attention"},
+    {AttentionKernel::Sdpa, "sdpa", "PyTorch SDPA (flash backend)"},
+};
 const char* attentionKernelName(AttentionKernel kernel);
 bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel);
 

@@ -11,29 +11,12 @@ namespace paraplan {
 
 const char* searchObjectiveName(SearchObjective objective)
 {
-    switch (objective) {
-    case SearchObjective::StepTime:
-        return "step-time";
-    case SearchObjective::TimeToTrain:
-        return "time-to-train";
-    case SearchObjective::Cost:
-        return "cost";
-    case SearchObjective::TokensPerGpu:
-        return "tokens-per-gpu";
-    }
-    return "?";
+    return enumName(kSearchObjectiveNames, objective);
 }
 
 bool searchObjectiveFromName(const std::string& name, SearchObjective* objective)
 {
-    for (SearchObjective o : {SearchObjective::StepTime, SearchObjective::TimeToTrain,
-                              SearchObjective::Cost, SearchObjective::TokensPerGpu}) {
-        if (name == searchObjectiveName(o)) {
-            *objective = o;
-            return true;
-        }
-    }
-    return false;
+    return enumFromName(kSearchObjectiveNames, name, objective);
 }
 
 namespace {

@@ -21,6 +21,12 @@ enum class SearchObjective
     Cost,         ///< dollars to train the token budget at the plan's GPU-hour price
     TokensPerGpu, ///< tokens/s per GPU, higher is better
 };
+inline constexpr EnumName<SearchObjective> kSearchObjectiveNames[] = {
+    {SearchObjective::StepTime, "step-time", "Step time"},
+    {SearchObjective::TimeToTrain, "time-to-train", "Time to train the token budget"},
+    {SearchObjective::Cost, "cost", "Cost to train"},
+    {SearchObjective::TokensPerGpu, "tokens-per-gpu", "Tokens/s per GPU"},
+};
 const char* searchObjectiveName(SearchObjective objective);
 bool searchObjectiveFromName(const std::string& name, SearchObjective* objective);
 

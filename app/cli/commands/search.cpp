@@ -40,8 +40,7 @@ SearchOptions searchFromArgs(const Args& args)
     SearchOptions search;
     if (args.has("--objective") &&
         !searchObjectiveFromName(args.text("--objective"), &search.objective))
-        throw UsageError("--objective: use step-time, time-to-train, cost or tokens-per-gpu "
-                         "(got '" +
+        throw UsageError("--objective: use " + enumChoices(kSearchObjectiveNames) + " (got '" +
                          args.text("--objective") + "')");
     if (args.has("--top"))
         search.top = args.integer("--top", 1, 100000);
@@ -205,9 +204,10 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
 Options searchOptions()
 {
     return {
-        valueOption("--objective", "O",
-                    "What to rank by: step-time (default), time-to-train, cost or "
-                    "tokens-per-gpu."),
+        valueOption(
+            "--objective", "O",
+            QString::fromStdString("What to rank by: " + enumChoices(kSearchObjectiveNames, ", ") +
+                                   " (default step-time).")),
         valueOption("--top", "N", "How many layouts to list (default 10)."),
         valueOption("--threads", "K",
                     "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
