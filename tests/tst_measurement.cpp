@@ -36,6 +36,22 @@ class TestMeasurement : public QObject
     Q_OBJECT
 
 private slots:
+    void aFitPredictsBusBandwidthBySize()
+    {
+        AlphaBetaFit fit;
+        fit.op = CollectiveOp::AllReduce;
+        fit.ranks = 8;
+        fit.alpha_s = 20e-6;
+        fit.busbw_GBps = 400;
+        // Large messages reach the fitted bandwidth; at S where the latency equals the
+        // bandwidth term, half of it.
+        QVERIFY(std::fabs(fit.busbwAt(1e12) / 400 - 1) < 1e-3);
+        const double factor = 2.0 * 7 / 8;
+        const double half = fit.alpha_s * 400e9 / factor;
+        QVERIFY(std::fabs(fit.busbwAt(half) / 200 - 1) < 1e-9);
+        QCOMPARE(fit.busbwAt(0), 0.0);
+    }
+
     void everyFormatVariantReads_data()
     {
         QTest::addColumn<QString>("file");

@@ -203,11 +203,9 @@ void BandwidthPlot::setResults(const PlanResults& r)
         graph->setProperty("xUnit", "B");
         graph->setProperty("yUnit", "GB/s");
         graph->setPen(QPen(colour(3 + m++), 2, Qt::DashLine));
-        const double factor = busBandwidthFactor(fit.op, fit.ranks);
-        for (double bytes = 1e3; bytes <= 1.7e10; bytes *= 2) {
-            const double t = fit.alpha_s + bytes * factor / (fit.busbw_GBps * 1e9);
-            graph->addData(bytes, factor * bytes / t / 1e9);
-        }
+        for (double bytes = SweepBounds::kMinBytes; bytes <= SweepBounds::kMaxBytes * 1.0001;
+             bytes *= 2)
+            graph->addData(bytes, fit.busbwAt(bytes));
     }
     plot()->xAxis->setRange(1e3, 1.6e10);
     if (high > 0)

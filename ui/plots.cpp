@@ -398,11 +398,9 @@ void MeasuredPlot::setFits(const std::vector<AlphaBetaFit>& fits)
         graph->setProperty("xUnit", "B");
         graph->setProperty("yUnit", "GB/s");
         graph->setPen(QPen(QColor(60, 60, 60), 1, Qt::DashLine));
-        const double factor = busBandwidthFactor(fit.op, fit.ranks);
-        for (double bytes = 1e3; bytes <= 1.7e10; bytes *= 2) {
-            const double t = fit.alpha_s + bytes * factor / (fit.busbw_GBps * 1e9);
-            graph->addData(bytes, factor * bytes / t / 1e9);
-        }
+        for (double bytes = SweepBounds::kMinBytes; bytes <= SweepBounds::kMaxBytes * 1.0001;
+             bytes *= 2)
+            graph->addData(bytes, fit.busbwAt(bytes));
     }
     queueReplot();
 }

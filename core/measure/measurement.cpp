@@ -395,6 +395,15 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
     return true;
 }
 
+double AlphaBetaFit::busbwAt(double bytes) const
+{
+    const double factor = busBandwidthFactor(op, ranks);
+    if (!(bytes > 0) || !(busbw_GBps > 0) || !(factor > 0))
+        return 0;
+    const double t = alpha_s + bytes * factor / (busbw_GBps * 1e9);
+    return factor * bytes / t / 1e9;
+}
+
 AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<MeasuredPoint>& points)
 {
     AlphaBetaFit fit;

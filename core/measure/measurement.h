@@ -113,6 +113,10 @@ struct AlphaBetaFit
     double alpha_s = 0;
     double busbw_GBps = 0;
     double residual = 0; ///< RMS of the relative error over the points
+
+    /// The bus bandwidth (GB/s) the fit predicts for an S-byte call: factor S / t(S) with
+    /// t(S) = alpha + factor S / busbw (factor: the op's bus-bandwidth factor at these ranks).
+    double busbwAt(double bytes) const;
 };
 /// Least squares on the relative error (large and small messages weigh alike).
 AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<MeasuredPoint>& points);
