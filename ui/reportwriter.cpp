@@ -229,6 +229,26 @@ private:
     QStringList m_titles;
 };
 
+// The report's sections in order: buildReport writes these headings and sectionTitles lists
+// them (the tests read the PDF back against that list).
+enum Section
+{
+    Headline,
+    Cluster,
+    Step,
+    Collectives,
+    Memory,
+    Cliffs,
+    Comparison,
+    Derivation,
+    Provenance,
+};
+constexpr const char* kSectionTitles[] = {
+    "Headline figures", "Cluster and placement",     "Step time",
+    "Collectives",      "Memory per pipeline stage", "Bandwidth cliffs",
+    "Comparison",       "Worked derivation",         "Assumptions and provenance",
+};
+
 QStringList provenanceRow(const QString& what, const Sourced& figure, const QString& unit = {})
 {
     return {what, QString::fromStdString(units::formatNumber(figure.value, 4)) + unit,
@@ -276,7 +296,7 @@ void titleBlock(Builder& b, const PlanResults& r)
 void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost)
 {
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-    b.heading("Assumptions and provenance");
+    b.heading(kSectionTitles[Provenance]);
     QList<QStringList> rows;
     rows.append({"Model " + QString::fromStdString(plan.model.name), "", "preset or import",
                  QString::fromStdString(plan.model.source)});
@@ -346,7 +366,7 @@ void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
                        const QPicture& comparisonPicture)
 {
     if (!comparison.empty()) {
-        b.heading("Comparison");
+        b.heading(kSectionTitles[Comparison]);
         b.paragraph(QString("%1 plans pinned for comparison on the same model, cluster and "
                             "global batch, each evaluated by the same engine.")
                         .arg(comparison.size()));
@@ -393,7 +413,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
 
     titleBlock(b, r);
 
-    b.heading("Headline figures");
+    b.heading(kSectionTitles[Headline]);
     QList<QStringList> headline;
     for (const HeadlineFigure& figure : headlineFigures(plan, cost)) {
         QString label = QString::fromStdString(figure.label);
@@ -404,14 +424,14 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     for (const std::string& warning : cost.warnings)
         b.paragraph("<i>Note: " + esc(warning) + ".</i>");
 
-    b.heading("Cluster and placement");
+    b.heading(kSectionTitles[Cluster]);
     b.picture(cluster, 0.9);
     b.paragraph(
         QString("GPUs coloured by their tensor-parallel group; TP innermost in the rank "
                 "order%1.")
             .arg(cost.tp_within_node ? ", each group inside one node" : "; TP groups span nodes"));
 
-    b.heading("Step time");
+    b.heading(kSectionTitles[Step]);
     b.picture(plots[0], 0.95);
     const StepBreakdown& s = cost.breakdown;
     QList<QStringList> parts;
@@ -423,7 +443,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     }
     b.table({"Component", "Time per step", "Share"}, parts, {1, 2});
 
-    b.heading("Collectives");
+    b.heading(kSectionTitles[Collectives]);
     QList<QStringList> collectives;
     for (const CollectiveCost& c : cost.collectives)
         collectives.append({QString(c.group).toUpper(), collectiveOpName(c.call.op),
@@ -435,7 +455,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Group", "Op", "Bytes (S)", "Ranks", "Tier", "Each", "Calls", "Total", "Exposed"},
             collectives, {2, 3, 5, 6, 7, 8});
 
-    b.heading("Memory per pipeline stage");
+    b.heading(kSectionTitles[Memory]);
     b.picture(plots[1], 0.95);
     QList<QStringList> stages;
     for (const StageCost& st : cost.stages)
@@ -446,13 +466,13 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
              "Total (GiB)", "Fits"},
             stages, {0, 1, 2, 3, 4, 5, 6, 7});
 
-    b.heading("Bandwidth cliffs");
+    b.heading(kSectionTitles[Cliffs]);
     for (int i = 2; i < plots.size(); ++i)
         b.picture(plots[i], 0.85);
 
     comparisonSection(b, comparison, comparisonPicture);
 
-    b.heading("Worked derivation");
+    b.heading(kSectionTitles[Derivation]);
     b.paragraph(derivationHtml(derivePlan(plan, cost), false, true));
 
     assumptionsAndProvenance(b, plan, cost);
@@ -462,12 +482,11 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
 
 QStringList ReportWriter::sectionTitles(const PlanResults&, const ReportOptions& options)
 {
-    QStringList titles = {"Headline figures", "Cluster and placement",     "Step time",
-                          "Collectives",      "Memory per pipeline stage", "Bandwidth cliffs"};
-    if (!options.comparison.empty())
-        titles << "Comparison";
-    titles << "Worked derivation"
-           << "Assumptions and provenance";
+    QStringList titles;
+    for (int section = Headline; section <= Provenance; ++section) {
+        if (section != Comparison || !options.comparison.empty())
+            titles << kSectionTitles[section];
+    }
     return titles;
 }
 
