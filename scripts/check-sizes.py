@@ -14,8 +14,9 @@ def scan(path):
     problems = []
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    if len(lines) > MAX_FILE:
-        problems.append(f"{path}: {len(lines)} lines (file limit {MAX_FILE})")
+    count = len(lines) - (1 if lines and lines[-1] == "" else 0)  # the final newline ends a line
+    if count > MAX_FILE:
+        problems.append(f"{path}: {count} lines (file limit {MAX_FILE})")
     start = None
     for i, line in enumerate(lines):
         if line == "{" and i > 0:

@@ -20,7 +20,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QLocale>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPicture>
@@ -91,11 +90,6 @@ QString seconds(double s)
 QString gib(double bytes)
 {
     return QString::number(units::toGiB(bytes), 'f', 2);
-}
-// Large counts with thousands separators, whatever the machine's locale.
-QString grouped(double value)
-{
-    return QLocale(QLocale::English).toString(value, 'f', 0);
 }
 
 QPicture plotPicture(PlotView* plot, int width, int height)
@@ -381,7 +375,10 @@ void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
         };
         const QList<QStringList> rows = {
             row("Step time", [](const StepCost& c) { return seconds(c.step_time_s); }),
-            row("Tokens/s", [](const StepCost& c) { return grouped(c.metrics.tokens_per_s); }),
+            row("Tokens/s",
+                [](const StepCost& c) {
+                    return QString::fromStdString(groupedNumber(c.metrics.tokens_per_s));
+                }),
             row("MFU",
                 [](const StepCost& c) {
                     return QString("%1%").arg(100 * c.metrics.mfu, 0, 'f', 1);
