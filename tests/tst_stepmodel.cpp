@@ -5,12 +5,15 @@
 #include "clusterio.h"
 #include "modelio.h"
 #include "stepmodel.h"
+#include "testplans.h"
 
 #include <QTest>
 
 #include <cmath>
 
 using namespace paraplan;
+using test::evaluate;
+using test::layout;
 
 namespace {
 
@@ -31,22 +34,6 @@ Plan makePlan(const char* model, const char* cluster, int nodes, ParallelLayout 
     plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
                                         plan.training.optimizer, dtype);
     return plan;
-}
-
-ParallelLayout layout(int tp, int pp, int dp, int micro, int global)
-{
-    ParallelLayout p;
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.micro_batch = micro;
-    p.global_batch = global;
-    return p;
-}
-
-StepCost evaluate(const Plan& plan)
-{
-    return StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
 }
 
 bool hasRule(const StepCost& cost, const QString& rule)

@@ -10,6 +10,7 @@
 #include "planio.h"
 #include "search.h"
 #include "stepmodel.h"
+#include "testplans.h"
 
 #include <QTest>
 
@@ -17,6 +18,8 @@
 #include <cmath>
 
 using namespace paraplan;
+using test::evaluate;
+using test::layout;
 
 namespace {
 
@@ -37,23 +40,6 @@ Plan makePlan(const char* model, const char* cluster, int nodes, int seq = 4096,
     plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
                                         plan.training.optimizer, plan.training.dtype);
     return plan;
-}
-
-ParallelLayout layout(int tp, int pp, int dp, int micro, int global, int zero = 1)
-{
-    ParallelLayout p;
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.micro_batch = micro;
-    p.global_batch = global;
-    p.zero = zero;
-    return p;
-}
-
-StepCost evaluate(const Plan& plan)
-{
-    return StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
 }
 
 Plan planFromText(const std::string& text)

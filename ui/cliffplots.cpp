@@ -127,14 +127,8 @@ BandwidthPlot::BandwidthPlot(QWidget* parent)
     plot()->xAxis->setLabel(tr("all_reduce message size S (bytes)"));
     plot()->yAxis->setLabel(tr("assumed bus bandwidth (GB/s)"));
     plot()->legend->setWrap(2);
-    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis}) {
-        axis->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-        ticker->setSubTickCount(0);
-        axis->setTicker(ticker);
-        axis->setNumberFormat("eb");
-        axis->setNumberPrecision(0);
-    }
+    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis})
+        plotstyle::useLog10Axis(axis);
 }
 
 void BandwidthPlot::setResults(const PlanResults& r)

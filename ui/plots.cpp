@@ -30,6 +30,16 @@ QColor colour(int i)
     return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
 }
 
+void useLog10Axis(QCPAxis* axis)
+{
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setSubTickCount(0);
+    axis->setTicker(ticker);
+    axis->setNumberFormat("eb");
+    axis->setNumberPrecision(0);
+}
+
 } // namespace plotstyle
 
 using plotstyle::colour;
@@ -344,14 +354,8 @@ MeasuredPlot::MeasuredPlot(QWidget* parent) : PlotView(tr("Measured bus bandwidt
 {
     plot()->xAxis->setLabel(tr("message size S (bytes)"));
     plot()->yAxis->setLabel(tr("measured bus bandwidth (GB/s)"));
-    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis}) {
-        axis->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-        ticker->setSubTickCount(0);
-        axis->setTicker(ticker);
-        axis->setNumberFormat("eb");
-        axis->setNumberPrecision(0);
-    }
+    for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis})
+        plotstyle::useLog10Axis(axis);
     plot()->xAxis->setRange(1e3, 1.7e10);
     plot()->yAxis->setRange(0.1, 2000);
     plot()->legend->setWrap(3);

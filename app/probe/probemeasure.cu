@@ -159,9 +159,8 @@ namespace {
 
 // One collective call over `comms` (one per local GPU, grouped).
 void launch(const std::string& op, const std::vector<ncclComm_t>& comms,
-            const std::vector<int>& devices, const std::vector<float*>& send,
-            const std::vector<float*>& recv, size_t count, const std::vector<cudaStream_t>& streams,
-            int worldRanks, int firstRank)
+            const std::vector<float*>& send, const std::vector<float*>& recv, size_t count,
+            const std::vector<cudaStream_t>& streams, int worldRanks, int firstRank)
 {
     NCCL_CHECK(ncclGroupStart());
     for (size_t r = 0; r < comms.size(); ++r) {
@@ -194,7 +193,6 @@ void launch(const std::string& op, const std::vector<ncclComm_t>& comms,
         }
     }
     NCCL_CHECK(ncclGroupEnd());
-    (void)devices;
 }
 
 __global__ void fillKernel(float* data, size_t count, float value)
@@ -235,7 +233,7 @@ void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTi
                 CUDA_CHECK(cudaGetLastError());
             }
             for (int w = 0; w < o.warmup; ++w)
-                launch(op, s.comms, s.devices, send, recv, count, streams, n, s.firstRank);
+                launch(op, s.comms, send, recv, count, streams, n, s.firstRank);
             for (size_t r = 0; r < s.comms.size(); ++r)
                 CUDA_CHECK(cudaStreamSynchronize(streams[r]));
 #ifdef PARAPLAN_MPI
@@ -243,7 +241,7 @@ void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTi
 #endif
             const auto t0 = std::chrono::steady_clock::now();
             for (int it = 0; it < o.iters; ++it)
-                launch(op, s.comms, s.devices, send, recv, count, streams, n, s.firstRank);
+                launch(op, s.comms, send, recv, count, streams, n, s.firstRank);
             for (size_t r = 0; r < s.comms.size(); ++r)
                 CUDA_CHECK(cudaStreamSynchronize(streams[r]));
             double t =
@@ -265,7 +263,7 @@ void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTi
                     CUDA_CHECK(cudaSetDevice(s.devices[r]));
                     fillKernel<<<256, 256, 0, streams[r]>>>(send[r], count, 1.0f);
                 }
-                launch(op, s.comms, s.devices, send, recv, count, streams, n, s.firstRank);
+                launch(op, s.comms, send, recv, count, streams, n, s.firstRank);
                 for (size_t r = 0; r < s.comms.size(); ++r)
                     CUDA_CHECK(cudaStreamSynchronize(streams[r]));
                 CUDA_CHECK(cudaSetDevice(s.devices[0]));

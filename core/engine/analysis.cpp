@@ -25,7 +25,6 @@ void tpSweep(const Sweep& sweep)
     const ParallelLayout& p = plan.parallel;
     const ClusterSpec& cluster = plan.cluster;
     PlanAnalysis* r = sweep.r;
-    (void)p;
     // 1. TP at a fixed GPU count: DP absorbs the difference, the global batch stays.
     const long long gpus = cluster.totalGpus();
     for (int tp = 1; tp <= SweepBounds::kMaxTp && tp <= gpus; tp *= 2) {
@@ -59,10 +58,8 @@ void tpSweep(const Sweep& sweep)
 void bandwidthSweep(const Sweep& sweep)
 {
     const Plan& plan = sweep.plan;
-    const ParallelLayout& p = plan.parallel;
     const ClusterSpec& cluster = plan.cluster;
     PlanAnalysis* r = sweep.r;
-    (void)p;
     // 2. Bus bandwidth against message size on each tier the cluster has.
     const CollectiveModel& model = sweep.engine.collectives();
     struct Tier
@@ -124,7 +121,6 @@ void scalingSweep(const Sweep& sweep)
     const ParallelLayout& p = plan.parallel;
     const ClusterSpec& cluster = plan.cluster;
     PlanAnalysis* r = sweep.r;
-    (void)p;
     // 3. Data-parallel scaling: more nodes, DP grows, each pipeline keeps its micro-batches.
     if (!cluster.is_torus) {
         const int modelGpus = p.tp * p.pp * p.cp;
@@ -173,10 +169,8 @@ void scalingSweep(const Sweep& sweep)
 void whatIfs(const Sweep& sweep)
 {
     const Plan& plan = sweep.plan;
-    const ParallelLayout& p = plan.parallel;
     const ClusterSpec& cluster = plan.cluster;
     PlanAnalysis* r = sweep.r;
-    (void)p;
     // 4. What-ifs: the same plan with a switch chip out, or another spine.
     auto whatIf = [&](const std::string& label, const std::function<void(Plan&)>& change) {
         Plan variant = plan;

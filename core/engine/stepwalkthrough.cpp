@@ -22,23 +22,32 @@ std::string gib(double bytes)
 
 namespace {
 
-void planInputs(const Plan& plan, const StepCost& cost, Derivation& d)
+constexpr const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by "
+                                    "Megatron-LM to GQA, SwiGLU and MoE";
+
+// One walkthrough: the plan, its cost and the derivation being written, with short names for
+// the parts every section reads.
+struct Walk
 {
+    const Plan& plan;
+    const StepCost& cost;
+    Derivation& d;
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
     const EngineFigures& f = plan.figures;
     const StepMetrics& mt = cost.metrics;
     const StepAssumptions& as = cost.assumptions;
-    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE";
-    (void)m;
-    (void)p;
-    (void)t;
-    (void)f;
-    (void)mt;
-    (void)as;
-    (void)flopsSource;
+
+    void planInputs() const;
+    void layerSteps() const;
+    void stageSteps() const;
+    void stepTotals() const;
+    void memoryAndNotes() const;
+};
+
+void Walk::planInputs() const
+{
     d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
               plan.cluster.gpu_id + " (tp " + std::to_string(p.tp) + ", pp " +
               std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
@@ -103,23 +112,8 @@ void planInputs(const Plan& plan, const StepCost& cost, Derivation& d)
                                                  : " (plan)"));
 }
 
-void layerSteps(const Plan& plan, const StepCost& cost, Derivation& d)
+void Walk::layerSteps() const
 {
-    const ModelSpec& m = plan.model;
-    const ParallelLayout& p = plan.parallel;
-    const TrainingSettings& t = plan.training;
-    const EngineFigures& f = plan.figures;
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
-    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE";
-    (void)m;
-    (void)p;
-    (void)t;
-    (void)f;
-    (void)mt;
-    (void)as;
-    (void)flopsSource;
     d.add("Slowest GPU of the step",
           "1 + sigma x E[max of n standard normals] (Blom); every kernel runs at its pace",
           "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()),
@@ -169,23 +163,8 @@ void layerSteps(const Plan& plan, const StepCost& cost, Derivation& d)
           std::string("recompute: ") + recomputeName(p.recompute));
 }
 
-void stageSteps(const Plan& plan, const StepCost& cost, Derivation& d)
+void Walk::stageSteps() const
 {
-    const ModelSpec& m = plan.model;
-    const ParallelLayout& p = plan.parallel;
-    const TrainingSettings& t = plan.training;
-    const EngineFigures& f = plan.figures;
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
-    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE";
-    (void)m;
-    (void)p;
-    (void)t;
-    (void)f;
-    (void)mt;
-    (void)as;
-    (void)flopsSource;
     const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
     d.add("Critical stage, one micro-batch",
           "layers x layer + TP comm + CP/EP comm + PP send/recv (+ LM head / embedding)",
@@ -209,8 +188,6 @@ void stageSteps(const Plan& plan, const StepCost& cost, Derivation& d)
               formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
               "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
     for (const CollectiveCost& c : cost.collectives) {
-        const CollectiveRequest request{c.call.op, c.call.bytes, c.call.ranks, c.stride,
-                                        Algorithm::Auto};
         d.add(std::string(c.group) + ": " + c.purpose,
               "calls per step x time per call; exposed part on the critical path",
               formatNumber(c.calls_per_step, 4) + " x " + formatSeconds(c.call.time_s) + " (" +
@@ -221,27 +198,11 @@ void stageSteps(const Plan& plan, const StepCost& cost, Derivation& d)
               c.exposed_s, "s",
               "see 'paraplan-cli walkthrough --op " + std::string(collectiveOpName(c.call.op)) +
                   "' for the call");
-        (void)request;
     }
 }
 
-void stepTotals(const Plan& plan, const StepCost& cost, Derivation& d)
+void Walk::stepTotals() const
 {
-    const ModelSpec& m = plan.model;
-    const ParallelLayout& p = plan.parallel;
-    const TrainingSettings& t = plan.training;
-    const EngineFigures& f = plan.figures;
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
-    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE";
-    (void)m;
-    (void)p;
-    (void)t;
-    (void)f;
-    (void)mt;
-    (void)as;
-    (void)flopsSource;
     d.add("Optimizer step", "params per GPU (/ dp with ZeRO) x bytes per parameter / HBM",
           formatNumber(f.optimizer_step_bytes.value) + " B/param",
           formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
@@ -268,23 +229,8 @@ void stepTotals(const Plan& plan, const StepCost& cost, Derivation& d)
           formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "");
 }
 
-void memoryAndNotes(const Plan& plan, const StepCost& cost, Derivation& d)
+void Walk::memoryAndNotes() const
 {
-    const ModelSpec& m = plan.model;
-    const ParallelLayout& p = plan.parallel;
-    const TrainingSettings& t = plan.training;
-    const EngineFigures& f = plan.figures;
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
-    const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by Megatron-LM to "
-                              "GQA, SwiGLU and MoE";
-    (void)m;
-    (void)p;
-    (void)t;
-    (void)f;
-    (void)mt;
-    (void)as;
-    (void)flopsSource;
     const StageCost& first = cost.stages.front();
     const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
                                "Rajbhandari et al. 2020 (ZeRO sharding)";
@@ -322,13 +268,14 @@ void memoryAndNotes(const Plan& plan, const StepCost& cost, Derivation& d)
 Derivation derivePlan(const Plan& plan, const StepCost& cost)
 {
     Derivation d;
-    planInputs(plan, cost, d);
+    const Walk walk{plan, cost, d};
+    walk.planInputs();
     if (!cost.ok)
         return d;
-    layerSteps(plan, cost, d);
-    stageSteps(plan, cost, d);
-    stepTotals(plan, cost, d);
-    memoryAndNotes(plan, cost, d);
+    walk.layerSteps();
+    walk.stageSteps();
+    walk.stepTotals();
+    walk.memoryAndNotes();
     return d;
 }
 

@@ -26,7 +26,7 @@ std::string resolve(const std::string& base, const std::string& path)
 }
 
 void readModel(const QJsonObject& object, const std::string& base, json::Reader& reader,
-               std::vector<std::string>* errors, ModelSpec* model)
+               ModelSpec* model)
 {
     ModelSpec spec;
     std::string preset;
@@ -53,7 +53,6 @@ void readModel(const QJsonObject& object, const std::string& base, json::Reader&
         spec.name = preset.empty() ? "custom model" : preset;
     if (preset.empty() && hf.empty() && spec.source.empty())
         spec.source = "user entry (plan file)";
-    (void)errors;
     *model = spec;
 }
 
@@ -260,7 +259,7 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
                       "measured", "drawing"});
     Plan result;
     reader.string(root, "name", "", &result.name);
-    readModel(sectionOf(root, "model", reader), base_dir, reader, errors, &result.model);
+    readModel(sectionOf(root, "model", reader), base_dir, reader, &result.model);
     readCluster(sectionOf(root, "cluster", reader), base_dir, reader, errors, &result.cluster,
                 catalog);
     if (!root.contains("parallel"))

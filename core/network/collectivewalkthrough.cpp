@@ -250,12 +250,8 @@ std::string substituteSymbols(const std::string& formula, const CollectiveResult
 
 namespace {
 
-void bandwidthSteps(const CollectiveModel& model, const CollectiveRequest& request,
-                    const CollectiveResult& result, Derivation& d)
+void bandwidthSteps(const CollectiveRequest& request, const CollectiveResult& result, Derivation& d)
 {
-    const int n = request.ranks;
-    (void)n;
-    (void)model;
     // Bytes and bandwidth term, phase by phase.
     double bandwidthTime = 0;
     if (result.algorithm == Algorithm::Torus && result.phase_count > 1)
@@ -300,8 +296,6 @@ void latencySteps(const CollectiveModel& model, const CollectiveRequest& request
                   Derivation& d)
 {
     const int n = request.ranks;
-    (void)n;
-    (void)model;
     // Latency term.
     if (model.isFlatLink() || model.cluster().is_torus) {
         const int hops = result.intra_hops + result.inter_hops;
@@ -344,8 +338,6 @@ void resultNotes(const CollectiveModel& model, const CollectiveRequest& request,
                  const CollectiveResult& result, Derivation& d)
 {
     const int n = request.ranks;
-    (void)n;
-    (void)model;
     // The large-n shortcut the seed uses, named and quantified.
     const double exact = ringWireBytesPerRank(request.op, request.bytes, n);
     if ((request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
@@ -413,7 +405,7 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
                                               : " (requested)") +
         (model.isFlatLink() ? "" : std::string(", protocol ") + protocolName(result.protocol)));
 
-    bandwidthSteps(model, request, result, d);
+    bandwidthSteps(request, result, d);
     latencySteps(model, request, result, sources, d);
     resultNotes(model, request, result, d);
     return d;
