@@ -342,6 +342,7 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
     rows.append(
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
     rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
+    rows.append(provenanceRow("Share of hideable DP traffic hidden", f.overlap_fraction));
     for (const PlanMeasurement& m : plan.measured)
         rows.append({QString::fromStdString(m.figure) + " (measured)",
                      QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),

@@ -157,8 +157,12 @@ Args::Args(const Command& command, const std::vector<std::string>& args)
             continue;
         }
         const QStringList values = parser.values(name);
-        if (values.size() > 1)
+        if (command.repeatable && key == command.repeatable) {
+            for (const QString& value : values)
+                m_lists[key].push_back(value.toStdString());
+        } else if (values.size() > 1) {
             throw UsageError(key + " given twice");
+        }
         m_values[key] = values.constFirst().toStdString();
     }
     for (const QString& arg : parser.positionalArguments())
@@ -175,6 +179,13 @@ Args::Args(const Command& command, const std::vector<std::string>& args)
 std::vector<std::string> Args::given() const
 {
     return m_order;
+}
+
+const std::vector<std::string>& Args::all(const std::string& key) const
+{
+    static const std::vector<std::string> none;
+    auto it = m_lists.find(key);
+    return it == m_lists.end() ? none : it->second;
 }
 
 std::string Args::text(const std::string& key) const

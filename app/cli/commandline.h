@@ -42,7 +42,8 @@ struct Command
     Positional positional;
     std::vector<QCommandLineOption> (*options)();
     int (*run)(const Args& args, std::ostream& out);
-    bool needs_widgets = false; ///< draws with Qt Widgets (main() creates a QApplication)
+    bool needs_widgets = false;       ///< draws with Qt Widgets (main() creates a QApplication)
+    const char* repeatable = nullptr; ///< the one option that may be given more than once
 };
 
 /// An option that takes a value. `name` carries its dashes: "--op", or "-o" for one letter.
@@ -73,9 +74,12 @@ public:
     double positive(const std::string& key) const;
     int integer(const std::string& key, int min, int max) const;
     double bytes(const std::string& key) const;
+    /// Every value of the command's repeatable option, in the order given.
+    const std::vector<std::string>& all(const std::string& key) const;
 
 private:
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::vector<std::string>> m_lists;
     std::set<std::string> m_flags;
     std::vector<std::string> m_order;
     std::vector<std::string> m_positional;

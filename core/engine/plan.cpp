@@ -101,6 +101,9 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                                "per parameter");
     f.dp_bucket_bytes = preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
                                                  "(planner-models.md: 25 MB buckets)");
+    f.overlap_fraction = preset(1, "the schedule model: a gradient bucket or FSDP gather is "
+                                   "hidden as far as the compute it overlaps lasts (PyTorch "
+                                   "DDP and FSDP2 overlap, Megatron-LM overlap_grad_reduce)");
     return f;
 }
 
@@ -352,6 +355,8 @@ void PlanRules::figures()
         issue("figure-range", "overrides", "byte-count overrides must be positive");
     if (!(f.comm_sm_share.value >= 0 && f.comm_sm_share.value < 1))
         issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
+    if (!(f.overlap_fraction.value >= 0 && f.overlap_fraction.value <= 1))
+        issue("figure-range", "overrides", "overlap_fraction must lie in [0, 1]");
     if (!(f.gpu_spread.value >= 0 && f.gpu_spread.value < 0.2))
         issue("figure-range", "overrides", "gpu_spread must lie in [0, 0.2)");
     if (t.grad_reduce_bytes != 0 && t.grad_reduce_bytes != 2 && t.grad_reduce_bytes != 4)

@@ -147,6 +147,9 @@ struct EngineFigures
     Sourced grad_bytes; ///< bytes per gradient element kept for accumulation
     Sourced optimizer_step_bytes; ///< HBM traffic of one optimizer step, per parameter
     Sourced dp_bucket_bytes;      ///< gradient bucket size for overlapped DP sync
+    /// Share of the data-parallel communication the schedule can hide that a run really hides
+    /// (1: as the schedule model says; a calibration from training logs may lower it).
+    Sourced overlap_fraction;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.

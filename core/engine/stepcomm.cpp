@@ -284,10 +284,13 @@ void Evaluation::dataParallel()
                     addBusy(&busy, &busiest, &busiestSeconds, a, 1, "dp");
                 }
             }
-            // Overlapped collectives take SMs from the compute they hide behind.
-            exposed += replicaExposed + commShare * overlapped;
+            // What the run fails to hide stays exposed; the hidden part takes SMs from the
+            // compute it hides behind.
+            const double hiddenShare = fig.overlap_fraction.value;
+            const double unhidden = (1 - hiddenShare) * overlapped;
+            exposed += replicaExposed + unhidden + commShare * hiddenShare * overlapped;
             if (report) {
-                const double sm = commShare * overlapped;
+                const double sm = unhidden + commShare * hiddenShare * overlapped;
                 if (perLayer) {
                     // Split the exposed time between the gathers and the scatters by their
                     // link time.

@@ -209,7 +209,7 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
     reader.checkKeys(o, path,
                      {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
                       "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
-                      "optimizer_step_bytes", "dp_bucket_bytes"});
+                      "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction"});
     struct Field
     {
         const char* key;
@@ -223,7 +223,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"comm_sm_share", &f->comm_sm_share}, Field{"gpu_spread", &f->gpu_spread},
           Field{"grad_bytes", &f->grad_bytes},
           Field{"optimizer_step_bytes", &f->optimizer_step_bytes},
-          Field{"dp_bucket_bytes", &f->dp_bucket_bytes}}) {
+          Field{"dp_bucket_bytes", &f->dp_bucket_bytes},
+          Field{"overlap_fraction", &f->overlap_fraction}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -410,7 +411,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"comm_sm_share", &f.comm_sm_share}, Field{"gpu_spread", &f.gpu_spread},
           Field{"grad_bytes", &f.grad_bytes},
           Field{"optimizer_step_bytes", &f.optimizer_step_bytes},
-          Field{"dp_bucket_bytes", &f.dp_bucket_bytes}}) {
+          Field{"dp_bucket_bytes", &f.dp_bucket_bytes},
+          Field{"overlap_fraction", &f.overlap_fraction}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }

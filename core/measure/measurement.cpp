@@ -581,6 +581,8 @@ Sourced* engineFigure(const std::string& name, EngineFigures* f)
         return &f->attention_bwd_fraction;
     if (name == "hbm_fraction")
         return &f->hbm_fraction;
+    if (name == "overlap_fraction")
+        return &f->overlap_fraction;
     return nullptr;
 }
 
@@ -595,7 +597,9 @@ bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan)
             f.assumed = m.assumed;
     }
     if (Sourced* target = engineFigure(f.figure, &plan->figures)) {
-        if (!(f.value > 0 && f.value <= 1 && std::isfinite(f.value)))
+        const bool zeroAllowed = f.figure == "overlap_fraction";
+        if (!((f.value > 0 || (zeroAllowed && f.value == 0)) && f.value <= 1 &&
+              std::isfinite(f.value)))
             return false;
         *target = {f.value, Origin::Measurement,
                    "measured: " + f.run + (f.why.empty() ? "" : " (" + f.why + ")")};

@@ -30,6 +30,9 @@ int runDpTraffic(const Args& args, std::ostream& out);
 Options evaluateOptions();
 int runEvaluate(const Args& args, std::ostream& out);
 
+Options calibrateOptions();
+int runCalibrate(const Args& args, std::ostream& out);
+
 Options cliffsOptions();
 int runCliffs(const Args& args, std::ostream& out);
 
