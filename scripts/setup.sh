@@ -12,6 +12,7 @@ packages=(
     libbenchmark-dev         # Google Benchmark for tests/bench
     fonts-dejavu-core        # without a font, labels render as boxes on slim machines
     poppler-utils            # pdftotext/pdftoppm for checking exported reports
+    libopenmpi-dev           # paraplan-probe across nodes (mpirun/srun), where CUDA is found
 )
 
 missing=()

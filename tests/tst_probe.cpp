@@ -47,6 +47,26 @@ private slots:
         QCOMPARE(probe.exitCode(), 2);
         QVERIFY(probe.readAllStandardOutput().isEmpty());
     }
+
+    void startedAsManyProcessesWithoutMpiStops()
+    {
+        // srun set up four tasks, but this process cannot join them: built without MPI, or an
+        // MPI that sees itself alone. Either way the probe stops (exit 8) instead of measuring
+        // its node as if it were the whole job.
+        const QString binary = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-probe";
+        if (!QFile::exists(binary))
+            QSKIP("paraplan-probe was not built (no CUDA toolkit or NCCL)");
+        QProcess probe;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("SLURM_NTASKS", "4");
+        probe.setProcessEnvironment(env);
+        probe.start(binary, {"--list"});
+        QVERIFY(probe.waitForFinished(60000));
+        QCOMPARE(probe.exitCode(), 8);
+        const QByteArray out = probe.readAllStandardOutput();
+        QVERIFY2(out.contains("\"code\":8") && out.contains("SLURM_NTASKS=4"), out.constData());
+        QVERIFY(probe.readAllStandardError().contains("4 processes"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProbe)

@@ -65,7 +65,8 @@ Output: JSON Lines on stdout, one object per line with "type": hello, device, pe
 progress, result, warning, error, done. See docs/probe-protocol.md.
 
 Exit codes: 0 success; 2 bad arguments; 3 no GPU visible; 4 CUDA failure; 5 NCCL failure;
-6 interrupted (SIGINT/SIGTERM); 7 timed out.
+6 interrupted (SIGINT/SIGTERM); 7 timed out; 8 started by mpirun or srun as one of many
+processes, but built without MPI (each would measure alone).
 )";
 
 void onSignal(int)
@@ -392,6 +393,22 @@ void sweepLocalGpus(const Options& o, int devices, int* done)
 }
 
 } // namespace
+
+// The world size a launcher gave this process (Open MPI, PMI/PMIx as Slurm and MPICH set
+// them, Slurm itself), and the variable that says so; 1 when started alone.
+int launcherWorldSize(std::string* variable)
+{
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS",
+                             "SLURM_NPROCS", "MV2_COMM_WORLD_SIZE"}) {
+        const char* value = std::getenv(name);
+        if (value && std::atoi(value) > 1) {
+            *variable = std::string(name) + "=" + value;
+            return std::atoi(value);
+        }
+    }
+    return 1;
+}
+
 } // namespace probe
 
 int main(int argc, char** argv)
@@ -400,6 +417,16 @@ int main(int argc, char** argv)
     Options o;
     if (const int code = parseArguments(argc, argv, &o); code >= 0)
         return code;
+    std::string launcher;
+    const int launched = launcherWorldSize(&launcher);
+#ifndef PARAPLAN_MPI
+    if (launched > 1)
+        fail(kNoMpi, "built without MPI",
+             "started as one of " + std::to_string(launched) + " processes (" + launcher +
+                 ") but this paraplan-probe was built without MPI, so each process would "
+                 "measure its node alone. Install libopenmpi-dev and rebuild (the setup script "
+                 "does), or run one paraplan-probe per node without mpirun/srun.");
+#endif
 
     int mpiRank = 0;
     int mpiSize = 1;
@@ -409,6 +436,11 @@ int main(int argc, char** argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mpiSize);
     g_printer = mpiRank == 0;
     g_processes = mpiSize;
+    if (launched > 1 && mpiSize == 1)
+        fail(kNoMpi, "MPI sees one process",
+             "the launcher started " + std::to_string(launched) + " processes (" + launcher +
+                 ") but MPI sees each alone: with srun, give the MPI plugin this Open MPI was "
+                 "built for (srun --mpi=pmix, or pmi2); or start the probe with mpirun.");
 #endif
     char hostname[256] = {0};
     gethostname(hostname, sizeof hostname - 1);

@@ -23,6 +23,7 @@ enum ExitCode
     kNcclFailure = 5,
     kInterrupted = 6,
     kTimeout = 7,
+    kNoMpi = 8, ///< started as one of many processes, but built without MPI
 };
 
 struct Options
