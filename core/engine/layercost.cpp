@@ -1,5 +1,6 @@
 #include "layercost.h"
 
+#include "gemmshapes.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -120,9 +121,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
 {
     const ModelSpec& m = c.m;
     const ParallelLayout& p = c.p;
-    const double t = p.tp;
     const double T = c.tokens;
-    const double h = m.hidden;
     const double d = c.d;
     LayerCompute l;
     double fwd = 0;
@@ -135,23 +134,10 @@ LayerCompute layerCompute(const Context& c, bool moe)
     // NCCL/userbuffers kernels on some SMs for the GEMM's whole length (NeMo's userbuffers
     // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
     const double chunks = c.overlapSlowdown;
-    addGemm(c, T, h, (c.headsLocal + 2 * c.kvLocal) * d, 1, &fwd, &bwd, &flops, chunks);
-    addGemm(c, T, c.headsLocal * d, h, 1, &fwd, &bwd, &flops, chunks);
-    // MLP: dense, or the local experts with the tokens routed to them.
-    const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
-    double mlpTokens = T;
-    if (moe) {
-        const double k = m.experts_per_token;
-        const double localExperts = std::max(1.0, double(m.experts) / p.ep);
-        const double perExpert = T * k / localExperts;      // balanced routing
-        addGemm(c, T, h, m.experts, 1, &fwd, &bwd, &flops); // router
-        addGemm(c, perExpert, h, up * m.expert_ffn_hidden / t, localExperts, &fwd, &bwd, &flops);
-        addGemm(c, perExpert, m.expert_ffn_hidden / t, h, localExperts, &fwd, &bwd, &flops);
-        mlpTokens = T * k;
-    } else {
-        addGemm(c, T, h, up * m.ffn_hidden / t, 1, &fwd, &bwd, &flops, chunks);
-        addGemm(c, T, m.ffn_hidden / t, h, 1, &fwd, &bwd, &flops, chunks);
-    }
+    for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe))
+        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1);
+    // MLP tokens: each token visits k experts.
+    const double mlpTokens = moe ? T * m.experts_per_token : T;
     l.gemm_forward_s = fwd;
     l.gemm_backward_s = bwd;
     l.gemm_forward_flops = flops;

@@ -1,0 +1,52 @@
+#include "gemmshapes.h"
+
+#include <algorithm>
+
+namespace paraplan {
+
+std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
+                                       double headsLocal, double kvLocal, double headDim,
+                                       bool moe)
+{
+    const double t = p.tp;
+    const double T = tokens;
+    const double h = m.hidden;
+    const double d = headDim;
+    std::vector<GemmShape> g;
+    g.push_back({"qkv", T, h, (headsLocal + 2 * kvLocal) * d, 1, true});
+    g.push_back({"attn_proj", T, headsLocal * d, h, 1, true});
+    // MLP: dense, or the local experts with the tokens routed to them.
+    const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
+    if (moe) {
+        const double k = m.experts_per_token;
+        const double localExperts = std::max(1.0, double(m.experts) / p.ep);
+        const double perExpert = T * k / localExperts; // balanced routing
+        g.push_back({"router", T, h, double(m.experts), 1, false});
+        g.push_back({"mlp_up", perExpert, h, up * m.expert_ffn_hidden / t, localExperts, false});
+        g.push_back({"mlp_down", perExpert, m.expert_ffn_hidden / t, h, localExperts, false});
+    } else {
+        g.push_back({"mlp_up", T, h, up * m.ffn_hidden / t, 1, true});
+        g.push_back({"mlp_down", T, m.ffn_hidden / t, h, 1, true});
+    }
+    return g;
+}
+
+PlanShapes planShapes(const Plan& plan)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    const double cp = std::max(1, p.cp);
+    const double tp = std::max(1, p.tp);
+    const double seqLocal = double(plan.training.seq_len) / cp;
+    const double tokens = p.micro_batch * seqLocal;
+    const double headsLocal = double(m.heads) / tp;
+    const double kvLocal = std::max(1.0, double(m.kv_heads) / tp);
+    const double d = m.headDim();
+    PlanShapes s;
+    s.gemms = layerGemmShapes(m, p, tokens, headsLocal, kvLocal, d, m.isMoe());
+    s.gemms.push_back({"lm_head", tokens, double(m.hidden), double(m.vocab) / tp, 1, false});
+    s.attention = {p.micro_batch * headsLocal, seqLocal, seqLocal * cp, d};
+    return s;
+}
+
+} // namespace paraplan

@@ -1,0 +1,49 @@
+#pragma once
+
+// The GEMM and attention shapes of a plan on one GPU for one micro-batch: what the engine
+// times (core/engine/layercost.cpp) and what the probe measures for `--plan`.
+
+#include "plan.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+/// One GEMM: (M x K) x (K x N), `batch` of them (the local experts of an MoE layer).
+struct GemmShape
+{
+    std::string name; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router", "lm_head"
+    double M = 0;
+    double K = 0;
+    double N = 0;
+    double batch = 1;
+    bool tp_region = false; ///< inside a TP region (TP-overlap kernels share its SMs)
+};
+
+/// The projection and MLP GEMMs of one layer (dense or MoE). `tokens` = micro-batch x
+/// sequence / CP; heads and KV heads are those on one TP rank.
+std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
+                                       double headsLocal, double kvLocal, double headDim,
+                                       bool moe);
+
+/// One attention core: `batch_heads` = micro-batch x heads on one TP rank, queries `seq_q`
+/// (sequence / CP) against `seq_kv` keys, head dimension `head_dim`.
+struct AttentionShape
+{
+    double batch_heads = 0;
+    double seq_q = 0;
+    double seq_kv = 0;
+    double head_dim = 0;
+};
+
+/// A plan's shapes: one layer's GEMMs (its MoE layer when it has experts), the LM head and
+/// the attention core.
+struct PlanShapes
+{
+    std::vector<GemmShape> gemms;
+    AttentionShape attention;
+};
+PlanShapes planShapes(const Plan& plan);
+
+} // namespace paraplan
