@@ -57,6 +57,25 @@ private slots:
         QVERIFY(!runner.run().copies.empty());
     }
 
+    void crashMidGemmKeepsTheComputeRecords()
+    {
+        // Protocol 2: the probe dies inside a GEMM line; the eight complete GEMM records
+        // before it stay, the partial line is dropped, and the run says it is incomplete.
+        useProbe("compute-crash.sh");
+        MeasurementRunner runner;
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY2(failed.front().front().toString().contains("crashed"),
+                 qPrintable(failed.front().front().toString()));
+        const MeasurementRun& run = runner.run();
+        QCOMPARE(run.compute.gemms.size(), size_t(8));
+        QCOMPARE(run.compute.gemms.back().dtype, std::string("fp16"));
+        QVERIFY(!run.complete);
+        for (const GemmMeasurement& g : run.compute.gemms)
+            QVERIFY(g.tflops > 300 && g.tflops < 800);
+    }
+
     void hangIsStopped()
     {
         useProbe("hang.sh");

@@ -26,7 +26,7 @@ private slots:
         const QJsonObject hello = QJsonDocument::fromJson(lines.first(), &error).object();
         QCOMPARE(error.error, QJsonParseError::NoError);
         QCOMPARE(hello["type"].toString(), QString("hello"));
-        QCOMPARE(hello["protocol"].toInt(), 1);
+        QCOMPARE(hello["protocol"].toInt(), 2);
         for (const QByteArray& line : lines) {
             const QJsonObject object = QJsonDocument::fromJson(line, &error).object();
             QCOMPARE(error.error, QJsonParseError::NoError);
@@ -46,6 +46,21 @@ private slots:
         QVERIFY(probe.waitForFinished(60000));
         QCOMPARE(probe.exitCode(), 2);
         QVERIFY(probe.readAllStandardOutput().isEmpty());
+    }
+
+    void anUnreadablePlanIsABadArgument()
+    {
+        const QString binary = QStringLiteral(PARAPLAN_BINARY_DIR) + "/app/paraplan-probe";
+        if (!QFile::exists(binary))
+            QSKIP("paraplan-probe was not built (no CUDA toolkit or NCCL)");
+        QProcess probe;
+        probe.start(binary, {"--plan", "/nonexistent/plan.json"});
+        QVERIFY(probe.waitForFinished(60000));
+        QCOMPARE(probe.exitCode(), 2);
+        QVERIFY(probe.readAllStandardError().contains("/nonexistent/plan.json"));
+        probe.start(binary, {"--gemm-dtypes", "int4"});
+        QVERIFY(probe.waitForFinished(60000));
+        QCOMPARE(probe.exitCode(), 2);
     }
 
     void startedAsManyProcessesWithoutMpiStops()

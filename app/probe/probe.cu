@@ -41,6 +41,12 @@ What to do (default: everything):
   --list                 only list the GPUs and their peer access, measure nothing
   --no-copies            skip host-device, device-local and peer copies
   --no-collectives       skip the NCCL collectives
+  --no-compute           skip the compute measurements (GEMMs, attention, HBM bandwidth, SM
+                         clock), which run first, on each GPU (rank 0's node under MPI)
+  --compute-only         only the compute measurements: skip copies and collectives
+  --plan PLAN.json       also measure that plan's GEMM shapes (bf16) and its unfused attention
+  --gemm-dtypes LIST     GEMM dtypes of the square grid (M=N=K 1024 ... 16384), comma-separated
+                         (default: bf16,fp16,fp8; fp8 e4m3 on compute capability 8.9 and later)
   --ops LIST             collectives to sweep, comma-separated (default: all_reduce,
                          reduce_scatter,all_gather,broadcast,reduce,all_to_all,send_recv)
   --gpus N               use the first N GPUs (default: all); collectives run over 2, 4, ...
@@ -62,7 +68,8 @@ creates the NCCL id, broadcasts it over MPI and prints the results; host names a
 so that intra-node and inter-node tiers can be told apart.
 
 Output: JSON Lines on stdout, one object per line with "type": hello, device, peer_access,
-progress, result, warning, error, done. See docs/probe-protocol.md.
+gemm, attention, hbm, clock, progress, result, warning, error, done. See
+docs/probe-protocol.md.
 
 Exit codes: 0 success; 2 bad arguments; 3 no GPU visible; 4 CUDA failure; 5 NCCL failure;
 6 interrupted (SIGINT/SIGTERM); 7 timed out; 8 started by mpirun or srun as one of many
@@ -187,6 +194,24 @@ void parseOps(const std::string& list, Options* o)
     }
 }
 
+// --gemm-dtypes LIST: comma-separated GEMM dtypes.
+void parseGemmDtypes(const std::string& list, Options* o)
+{
+    o->gemmDtypes.clear();
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        const std::string dtype =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (dtype != "bf16" && dtype != "fp16" && dtype != "fp8")
+            badArgument("unknown GEMM dtype '" + dtype + "' (bf16, fp16 or fp8)");
+        o->gemmDtypes.push_back(dtype);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+}
+
 // The sweep's numbers: sizes, factor, iterations, the timeout. False: not one of them.
 bool parseSweepArgument(const std::string& arg,
                         const std::function<const char*(const char*)>& value, Options* o)
@@ -227,6 +252,7 @@ bool parseSweepArgument(const std::string& arg,
 // (--help, --version, bad arguments).
 int parseArguments(int argc, char** argv, Options* o)
 {
+    bool computeOnly = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const std::function<const char*(const char*)> value = [&](const char* name) {
@@ -248,6 +274,14 @@ int parseArguments(int argc, char** argv, Options* o)
             o->copies = false;
         } else if (arg == "--no-collectives") {
             o->collectives = false;
+        } else if (arg == "--no-compute") {
+            o->compute = false;
+        } else if (arg == "--compute-only") {
+            computeOnly = true;
+        } else if (arg == "--plan") {
+            o->planPath = value("--plan");
+        } else if (arg == "--gemm-dtypes") {
+            parseGemmDtypes(value("--gemm-dtypes"), o);
         } else if (arg == "--no-check") {
             o->check = false;
         } else if (arg == "--ops") {
@@ -259,6 +293,17 @@ int parseArguments(int argc, char** argv, Options* o)
     if (o->minBytes > o->maxBytes) {
         std::fprintf(stderr, "error: --min-bytes exceeds --max-bytes (see --help)\n");
         return kBadArguments;
+    }
+    if (computeOnly) {
+        if (!o->compute)
+            badArgument("--compute-only and --no-compute leave nothing to measure");
+        o->copies = false;
+        o->collectives = false;
+    }
+    if (!o->planPath.empty()) {
+        std::string error;
+        if (!loadPlanShapes(o->planPath, &o->plan, &error))
+            badArgument("--plan: " + error);
     }
     return -1;
 }
@@ -463,6 +508,9 @@ int main(int argc, char** argv)
 
     int done = 0;
     int results = 0;
+    // Compute first, on rank 0's GPUs like the copies; its records count as results.
+    if (o.compute && mpiRank == 0)
+        results += measureCompute(devices, o);
     if (o.copies && mpiRank == 0) {
         measureCopies(devices, o);
         results += devices * 3 + std::min(devices, 8) * (std::min(devices, 8) - 1);

@@ -1,7 +1,10 @@
 // paraplan-probe's shared parts: the options, the JSON Lines output (docs/probe-protocol.md)
-// and its failure exits, and the measurements of probemeasure.cu.
+// and its failure exits, and the measurements of probemeasure.cu and probecompute.cu.
 #pragma once
 
+#include "probeplan.h"
+
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -12,7 +15,7 @@
 
 namespace probe {
 
-constexpr int kProtocolVersion = 1;
+constexpr int kProtocolVersion = 2;
 
 enum ExitCode
 {
@@ -31,7 +34,11 @@ struct Options
     bool list = false;
     bool copies = true;
     bool collectives = true;
+    bool compute = true; ///< GEMMs, attention, HBM bandwidth, SM clock (probecompute.cu)
     bool check = true;
+    std::vector<std::string> gemmDtypes{"bf16", "fp16", "fp8"};
+    std::string planPath; ///< --plan: also measure that plan's shapes
+    ProbePlanShapes plan; ///< read from planPath at argument time
     std::vector<std::string> ops{"all_reduce", "reduce_scatter", "all_gather", "broadcast",
                                  "reduce",     "all_to_all",     "send_recv"};
     int gpus = 0;
@@ -71,6 +78,13 @@ void checkInterrupted();
             fail(kNcclFailure, #call, ncclGetErrorString(status_));                                \
     } while (0)
 
+#define CUBLAS_CHECK(call)                                                                         \
+    do {                                                                                           \
+        const cublasStatus_t status_ = (call);                                                     \
+        if (status_ != CUBLAS_STATUS_SUCCESS)                                                      \
+            fail(kCudaFailure, #call, cublasLtGetStatusName(status_));                             \
+    } while (0)
+
 // probemeasure.cu: copies and collective sweeps.
 struct Sweep
 {
@@ -84,5 +98,11 @@ struct Sweep
 void measureCopies(int devices, const Options& o);
 void sweep(const Sweep& s, const Options& o, int* done, int total, double hostTimeScale);
 int sizesPerOp(const Options& o);
+
+// probecompute.cu: on each of the first `devices` GPUs, cuBLASLt GEMMs (the square grid and
+// the plan's shapes), the plan's unfused attention, HBM copy/triad, and the SM clock sampled
+// through NVML while the GEMMs run. Returns the number of gemm, attention and hbm records
+// emitted (the clock records are summaries and not counted).
+int measureCompute(int devices, const Options& o);
 
 } // namespace probe

@@ -18,6 +18,9 @@
 namespace paraplan {
 namespace {
 
+// The newest probe protocol this reader knows: 1 (links), 2 (adds compute records).
+constexpr int kReaderProtocol = 2;
+
 CollectiveOp opFromName(const QString& name, bool* ok)
 {
     CollectiveOp op = CollectiveOp::AllReduce;
@@ -120,9 +123,10 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
         const std::string host = o.value("host").toString().toStdString();
         if (!host.empty())
             m_run.hosts = {host};
-        if (m_protocol != 1)
-            m_run.warnings.push_back("protocol " + std::to_string(m_protocol) +
-                                     " is newer than this reader's 1; unknown lines are skipped");
+        if (m_protocol > kReaderProtocol)
+            m_run.warnings.push_back(
+                "protocol " + std::to_string(m_protocol) + " is newer than this reader's " +
+                std::to_string(kReaderProtocol) + "; unknown lines are skipped");
         return Event::Hello;
     }
     if (type == "device") {
@@ -169,6 +173,14 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
                                      units::formatBytes(point.bytes) + " had " +
                                      std::to_string(point.wrong) + " wrong values");
         addPoint(&m_run, point);
+        return Event::Result;
+    }
+    if (type == "gemm" || type == "attention" || type == "hbm" || type == "clock") {
+        std::string problem;
+        if (!readComputeRecord(o, type.toStdString(), &m_run.compute, &problem)) {
+            m_run.warnings.push_back(problem + ": " + line.left(120).toStdString());
+            return Event::Garbage;
+        }
         return Event::Result;
     }
     if (type == "warning") {
@@ -378,7 +390,7 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
         parser.feed(text);
         parser.finish();
         *run = parser.run();
-        ok = !run->points.empty() || !run->copies.empty();
+        ok = !run->points.empty() || !run->copies.empty() || !run->compute.empty();
         if (!ok)
             *error = run->error.empty() ? "the probe output holds no result"
                                         : "the probe run failed: " + run->error;

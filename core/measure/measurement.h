@@ -2,6 +2,7 @@
 
 #include "cluster.h"
 #include "collectivemodel.h"
+#include "computemeasure.h"
 
 #include <string>
 #include <vector>
@@ -47,6 +48,7 @@ struct MeasurementRun
     std::vector<std::string> devices;
     std::vector<MeasuredPoint> points;
     std::vector<CopyMeasurement> copies;
+    ComputeMeasurements compute; ///< protocol 2: GEMMs, attention, HBM, SM clock
     std::vector<std::string> warnings;
     std::string error; ///< the run's own error line, if it ended with one
     int error_code = 0;
@@ -139,6 +141,11 @@ std::vector<MeasuredFigure> proposeMeasuredFigures(const MeasurementRun& run,
                                                    const std::vector<AlphaBetaFit>& fits,
                                                    const ClusterSpec& cluster);
 struct Plan;
+/// What the run's compute records replace on `plan`: gemm_peak_fraction from the best grid
+/// GEMM of at least 4096 a side in the plan's dtype (the median GPU), hbm_fraction from the best
+/// STREAM triad. Unfused attention is reported but replaces nothing (it runs as GEMMs).
+std::vector<MeasuredFigure> proposeComputeFigures(const MeasurementRun& run, const Plan& plan,
+                                                  const HardwareCatalog& catalog);
 /// Applies a measured figure to the plan's cluster and records it (replacing an earlier
 /// measurement of the same figure); reverting puts the assumed value back and forgets it.
 bool applyMeasurementToPlan(const MeasuredFigure& figure, Plan* plan);

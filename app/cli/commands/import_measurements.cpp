@@ -43,7 +43,32 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
     QJsonArray warnings;
     for (const std::string& w : run.warnings)
         warnings.append(QString::fromStdString(w));
+    QJsonArray gemms;
+    for (const GemmMeasurement& g : run.compute.gemms)
+        gemms.append(QJsonObject{{"device", g.device},
+                                 {"dtype", QString::fromStdString(g.dtype)},
+                                 {"shape", QString::fromStdString(g.shape)},
+                                 {"m", g.m},
+                                 {"n", g.n},
+                                 {"k", g.k},
+                                 {"batch", g.batch},
+                                 {"tflops", g.tflops},
+                                 {"sm_clock_mhz", g.sm_clock_mhz}});
+    QJsonArray attention;
+    for (const AttentionMeasurement& a : run.compute.attention)
+        attention.append(QJsonObject{{"device", a.device},
+                                     {"batch_heads", a.batch_heads},
+                                     {"seq", a.seq},
+                                     {"head_dim", a.head_dim},
+                                     {"fwd_tflops", a.fwd_tflops},
+                                     {"bwd_tflops", a.bwd_tflops}});
+    QJsonArray hbm;
+    for (const HbmMeasurement& h : run.compute.hbm)
+        hbm.append(QJsonObject{
+            {"device", h.device}, {"kernel", QString::fromStdString(h.kernel)}, {"GBps", h.GBps}});
     printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
+                          {"compute",
+                           QJsonObject{{"gemms", gemms}, {"attention", attention}, {"hbm", hbm}}},
                           {"points", static_cast<int>(run.points.size())},
                           {"complete", run.complete},
                           {"fits", fitArray},
@@ -85,6 +110,30 @@ void printMeasurementsText(const MeasurementRun& run, const std::vector<AlphaBet
                 << formatNumber(sum.first / sum.second, 4) + " GB/s"
                 << (what == "d2d" ? "  (read + write counted)" : "") << "\n";
     }
+    if (!run.compute.empty()) {
+        out << "\n  Compute (cuBLASLt GEMMs, best grid shape of at least 4096 a side, median "
+               "GPU)\n";
+        for (const char* dtype : {"bf16", "fp16", "fp8"}) {
+            const GemmMeasurement* best = nullptr;
+            const double tflops = measuredGemmTflops(run.compute, dtype, 4096, &best);
+            if (tflops > 0)
+                out << "    " << std::left << std::setw(6) << dtype << std::right
+                    << formatNumber(tflops, 4) << " TFLOP/s at " << formatNumber(best->m, 6) << "x"
+                    << formatNumber(best->n, 6) << "x" << formatNumber(best->k, 6)
+                    << (best->sm_clock_mhz > 0
+                            ? ", SM clock " + formatNumber(best->sm_clock_mhz, 4) + " MHz"
+                            : "")
+                    << "\n";
+        }
+        for (const AttentionMeasurement& a : run.compute.attention)
+            out << "    unfused attention (" << formatNumber(a.batch_heads, 5) << " heads x "
+                << formatNumber(a.seq, 6) << " x " << formatNumber(a.head_dim, 4) << "): forward "
+                << formatNumber(a.fwd_tflops, 4) << ", backward " << formatNumber(a.bwd_tflops, 4)
+                << " TFLOP/s (GPU " << a.device << ")\n";
+        for (const HbmMeasurement& h : run.compute.hbm)
+            out << "    HBM " << h.kernel << " " << formatNumber(h.GBps, 4) << " GB/s (GPU "
+                << h.device << ")\n";
+    }
     if (!figures.empty()) {
         out << "\n  What the run would replace on " << clusterName << "\n";
         for (const MeasuredFigure& f : figures)
@@ -103,6 +152,9 @@ Options importMeasurementsOptions()
         valueOption("--cluster", "P",
                     "A cluster preset or file: list the assumed figures the run would replace."),
         valueOption("--nodes", "N", "Nodes in that cluster."),
+        valueOption("--plan", "PLAN",
+                    "A plan file: the link and compute figures the run would replace on it "
+                    "(instead of --cluster)."),
         jsonOption(),
     };
 }
@@ -115,7 +167,16 @@ int runImportMeasurements(const Args& args, std::ostream& out)
         throw UsageError(error);
     const std::vector<AlphaBetaFit> fits = fitRun(run);
     std::vector<MeasuredFigure> figures;
-    if (args.has("--cluster")) {
+    std::string target = args.has("--cluster") ? args.text("--cluster") : "";
+    if (args.has("--plan")) {
+        if (args.has("--cluster"))
+            throw UsageError("--plan and --cluster: give one (the plan names its cluster)");
+        const Plan plan = planFromFile(args.text("--plan"));
+        figures = proposeMeasuredFigures(run, fits, plan.cluster);
+        for (MeasuredFigure& f : proposeComputeFigures(run, plan, HardwareCatalog::bundled()))
+            figures.push_back(std::move(f));
+        target = args.text("--plan");
+    } else if (args.has("--cluster")) {
         ClusterOptions clusterOptions;
         if (args.has("--nodes"))
             clusterOptions.nodes = args.integer("--nodes", 1, 1000000);
@@ -128,8 +189,7 @@ int runImportMeasurements(const Args& args, std::ostream& out)
     if (args.flag("--json"))
         printMeasurementsJson(run, fits, figures, out);
     else
-        printMeasurementsText(run, fits, figures,
-                              args.has("--cluster") ? args.text("--cluster") : "", out);
+        printMeasurementsText(run, fits, figures, target, out);
     return kExitOk;
 }
 
