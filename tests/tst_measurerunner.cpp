@@ -2,13 +2,17 @@
 // cancel through the same runner and parser the live run uses; the real probe's no-GPU path
 // is asserted where it was built.
 #include "clusterio.h"
+#include "computeplot.h"
 #include "measurementrunner.h"
 #include "measurepanel.h"
+#include "planio.h"
 #include "plots.h"
 #include "testdata.h"
 
 #include <QSignalSpy>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace paraplan;
 using namespace paraplan::ui;
@@ -155,7 +159,9 @@ private slots:
         std::string error;
         QVERIFY(
             clusterFromPreset("dgx-h200", options, &cluster, &error, HardwareCatalog::bundled()));
-        panel.setCluster(cluster);
+        Plan plan;
+        plan.cluster = cluster;
+        panel.setPlan(plan);
         QSignalSpy available(&panel, &MeasurePanel::runAvailable);
         QSignalSpy apply(&panel, &MeasurePanel::applyRequested);
         panel.runner()->start();
@@ -170,6 +176,32 @@ private slots:
         QVERIFY(!panel.importFile(test::dataPath("measurements/nope.log"), &message));
         QVERIFY(panel.importFile(test::dataPath("measurements/all_reduce_4nodes.log"), &message));
         QCOMPARE(panel.fits().front().hosts, 4);
+    }
+
+    void panelShowsComputeBesideTheAssumedCurve()
+    {
+        MeasurePanel panel;
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json", &plan,
+                         &errors, HardwareCatalog::bundled()));
+        panel.setPlan(plan);
+        QString message;
+        QVERIFY(
+            panel.importFile(test::dataPath("measurements/probe-compute-2xh100.jsonl"), &message));
+        const QStringList series = panel.gemmPlot()->seriesNames();
+        QVERIFY2(series.contains("bf16"), qPrintable(series.join(", ")));
+        QVERIFY(series.contains("plan GEMMs"));
+        QCOMPARE(panel.gemmPlot()->pointCount("bf16"), 10);
+        QVERIFY(std::any_of(series.begin(), series.end(),
+                            [](const QString& s) { return s.startsWith("assumed"); }));
+        QStringList figures;
+        for (const MeasuredFigure& f : panel.proposals())
+            figures << QString::fromStdString(f.figure);
+        QVERIFY(figures.contains("gemm_peak_fraction"));
+        QVERIFY(figures.contains("hbm_fraction"));
+        QVERIFY2(panel.statusText().contains("bf16 up to 744 TFLOP/s"),
+                 qPrintable(panel.statusText()));
     }
 };
 

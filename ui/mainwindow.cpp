@@ -398,7 +398,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_whatIfPlot->setResults(*r);
     m_clusterView->setResults(r);
     m_topology->setOverlay(r);
-    m_measure->setCluster(r->plan.cluster);
+    m_measure->setPlan(r->plan);
     m_derivation->setHtml(derivationHtml(derivePlan(r->plan, cost)));
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")

@@ -1,5 +1,6 @@
 #include "measurepanel.h"
 
+#include "computeplot.h"
 #include "measurementrunner.h"
 #include "plots.h"
 #include "units.h"
@@ -13,6 +14,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -43,7 +45,11 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     layout->addWidget(m_status);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
-    m_plot = new MeasuredPlot(split);
+    m_plots = new QTabWidget(split);
+    m_plot = new MeasuredPlot(m_plots);
+    m_gemmPlot = new GemmPlot(m_plots);
+    m_plots->addTab(m_plot, tr("Links"));
+    m_plots->addTab(m_gemmPlot, tr("Compute"));
     auto* side = new QWidget(split);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
@@ -66,7 +72,7 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     applyRow->addWidget(apply);
     applyRow->addWidget(revert);
     sideLayout->addLayout(applyRow);
-    split->addWidget(m_plot);
+    split->addWidget(m_plots);
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -107,9 +113,9 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
             });
 }
 
-void MeasurePanel::setCluster(const ClusterSpec& cluster)
+void MeasurePanel::setPlan(const Plan& plan)
 {
-    m_cluster = cluster;
+    m_plan = plan;
     refreshProposals();
 }
 
@@ -158,6 +164,19 @@ void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QStri
         complete ? QString("%1: %2").arg(message, QString::fromStdString(run.describe()))
                  : QString("<span style='color:#c0392b'>%1</span>").arg(message.toHtmlEscaped());
     text += tr(" %1 collective points, %2 copies.").arg(run.points.size()).arg(run.copies.size());
+    if (!run.compute.empty()) {
+        text += tr(" %1 GEMMs").arg(run.compute.gemms.size());
+        const GemmMeasurement* best = nullptr;
+        const double tflops = measuredGemmTflops(run.compute, "bf16", 4096, &best);
+        if (tflops > 0)
+            text += tr(" (bf16 up to %1 TFLOP/s)").arg(tflops, 0, 'f', 0);
+        for (const HbmMeasurement& h : run.compute.hbm)
+            if (h.kernel == "triad" && h.device == 0)
+                text += tr(", HBM triad %1 GB/s").arg(h.GBps, 0, 'f', 0);
+        text += ".";
+        if (run.points.empty())
+            m_plots->setCurrentWidget(m_gemmPlot);
+    }
     for (const CopyMeasurement& c : run.copies) {
         if (c.what == "h2d" && c.device == 0)
             text += tr(" Host to device %1 GB/s.").arg(c.GBps, 0, 'f', 1);
@@ -175,7 +194,10 @@ void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QStri
 
 void MeasurePanel::refreshProposals()
 {
-    m_proposals = proposeMeasuredFigures(m_run, m_fits, m_cluster);
+    m_proposals = proposeMeasuredFigures(m_run, m_fits, m_plan.cluster);
+    for (MeasuredFigure& f : proposeComputeFigures(m_run, m_plan, HardwareCatalog::bundled()))
+        m_proposals.push_back(std::move(f));
+    m_gemmPlot->setData(m_run.compute, m_plan, HardwareCatalog::bundled());
     m_proposalList->clear();
     for (const MeasuredFigure& f : m_proposals) {
         auto* item = new QListWidgetItem(tr("%1: assumed %2, measured %3 (%4)")

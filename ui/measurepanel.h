@@ -1,6 +1,7 @@
 #pragma once
 
 #include "measurement.h"
+#include "plan.h"
 
 #include <QWidget>
 
@@ -10,11 +11,13 @@ class QPushButton;
 class QListWidget;
 class QStandardItemModel;
 class QTableView;
+class QTabWidget;
 
 namespace paraplan::ui {
 
 class MeasurementRunner;
 class MeasuredPlot;
+class GemmPlot;
 
 /// "Measure this machine": runs the probe (or imports a log), shows results live, fits them,
 /// and offers the assumed figures the run can replace.
@@ -27,8 +30,10 @@ public:
 
     MeasurementRunner* runner() const { return m_runner; }
     MeasuredPlot* plot() const { return m_plot; }
-    /// The cluster whose assumed figures a run can replace.
-    void setCluster(const ClusterSpec& cluster);
+    GemmPlot* gemmPlot() const { return m_gemmPlot; }
+    /// The plan whose assumed figures (its cluster's links, its GEMM and HBM shares) a run can
+    /// replace.
+    void setPlan(const Plan& plan);
     /// Loads a probe run, an nccl-tests log or its JSON, as a finished run.
     bool importFile(const QString& path, QString* error);
     const MeasurementRun& run() const { return m_run; }
@@ -51,6 +56,8 @@ private:
 
     MeasurementRunner* m_runner;
     MeasuredPlot* m_plot;
+    GemmPlot* m_gemmPlot;
+    QTabWidget* m_plots;
     QPushButton* m_measure;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
@@ -58,7 +65,7 @@ private:
     QStandardItemModel* m_fitModel;
     QTableView* m_fitTable;
     QListWidget* m_proposalList;
-    ClusterSpec m_cluster;
+    Plan m_plan;
     MeasurementRun m_run;
     std::vector<AlphaBetaFit> m_fits;
     std::vector<MeasuredFigure> m_proposals;
