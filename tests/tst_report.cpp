@@ -3,6 +3,7 @@
 // CSV tables; the CLI's report command and the window's File > Export report.
 #include "clicommands.h"
 #include "mainwindow.h"
+#include "measurement.h"
 #include "planevaluator.h"
 #include "planio.h"
 #include "reportwriter.h"
@@ -164,6 +165,36 @@ private slots:
                 QVERIFY2(content > 0, qPrintable("stranded heading: " + title));
             }
         }
+    }
+
+    void measuredComputeShowsBesideTheAssumedInTheProvenanceTable()
+    {
+        if (QStandardPaths::findExecutable("pdftotext").isEmpty())
+            QSKIP("pdftotext (poppler-utils) is not installed");
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan(examplePath("llama3-70b-dgx-h100.json").toStdString(), &plan, &errors,
+                         HardwareCatalog::bundled()));
+        MeasurementRun run;
+        std::string error;
+        QVERIFY(loadMeasurements(PARAPLAN_TEST_DATA_DIR "/measurements/probe-compute-2xh100.jsonl",
+                                 &run, &error));
+        const double assumed = plan.figures.gemm_peak_fraction.value;
+        for (const MeasuredFigure& f : proposeComputeFigures(run, plan, HardwareCatalog::bundled()))
+            QVERIFY(applyMeasurementToPlan(f, &plan));
+        PlanEvaluator evaluator;
+        evaluator.evaluate(plan);
+        const QString path = m_dir.filePath("measured.pdf");
+        QString message;
+        QVERIFY(ReportWriter::writePdf(*evaluator.latest(), path, {}, &message));
+        const QString all = pdfPages(path).join('\n').simplified();
+        // The measured value beside the assumed one, with the run as its source (a long figure
+        // name wraps in its column).
+        QVERIFY(all.contains(QString("gemm_peak_fraction %1 (assumed %2) measurement")
+                                 .arg(plan.figures.gemm_peak_fraction.value, 0, 'f', 3)
+                                 .arg(assumed, 0, 'f', 3)));
+        QVERIFY(all.contains("hbm_fraction (measured)"));
+        QVERIFY(all.contains("h100-node"));
     }
 
     void aFailedWriteNamesThePathAndKeepsTheOldReport()
