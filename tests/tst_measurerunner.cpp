@@ -1,6 +1,7 @@
 // The probe's process from the app: a fake probe drives success, crash, hang, garbage and
 // cancel through the same runner and parser the live run uses; the real probe's no-GPU path
 // is asserted where it was built.
+#include "calibratedialog.h"
 #include "clusterio.h"
 #include "computeplot.h"
 #include "measurementrunner.h"
@@ -9,6 +10,7 @@
 #include "plots.h"
 #include "testdata.h"
 
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -202,6 +204,46 @@ private slots:
         QVERIFY(figures.contains("hbm_fraction"));
         QVERIFY2(panel.statusText().contains("bf16 up to 744 TFLOP/s"),
                  qPrintable(panel.statusText()));
+    }
+
+    void calibrationDialogFitsAndOffersTheFigures()
+    {
+        Plan current;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json",
+                         &current, &errors, HardwareCatalog::bundled()));
+        CalibrateDialog dialog(current);
+        QSignalSpy apply(&dialog, &CalibrateDialog::applyRequested);
+        const QString dir = test::dataPath("logs/");
+        QString error;
+        QVERIFY(!dialog.addRun(dir + "plan-70b-megatron.json", dir + "nope.log", &error));
+        QVERIFY(error.contains("nope.log"));
+        QVERIFY2(dialog.addRun(dir + "plan-70b-megatron.json", dir + "megatron-70b.log", &error),
+                 qPrintable(error));
+        // One run cannot carry three figures.
+        QVERIFY(!dialog.fit(&error));
+        QVERIFY(error.contains("need at least 3 runs"));
+        QVERIFY(dialog.figuresForPlan().empty());
+        QVERIFY(dialog.addRun(dir + "plan-8b-fsdp-1node.json", dir + "torchtitan-8b-1node.log",
+                              &error));
+        QVERIFY(dialog.addRun(dir + "plan-8b-fsdp-4nodes.json", dir + "torchtitan-8b-4nodes.log",
+                              &error));
+        QVERIFY(dialog.addRun(dir + "plan-8b-nemo-32k.json", dir + "nemo-8b-32k.log", &error));
+        QVERIFY2(dialog.fit(&error), qPrintable(error));
+        QVERIFY(std::abs(dialog.result().value(FreeFigure::GemmScale, 0) / 0.9 - 1) < 0.02);
+        QVERIFY(dialog.resultText().contains("after"));
+        const std::vector<MeasuredFigure> figures = dialog.figuresForPlan();
+        QCOMPARE(figures.size(), size_t(4));
+        QCOMPARE(figures.front().figure, std::string("gemm_peak_fraction"));
+        QCOMPARE(figures.front().assumed, current.figures.gemm_peak_fraction.value);
+        QVERIFY(figures.front().run.find("fitted to 4 training logs") == 0);
+        QPushButton* applyButton = nullptr;
+        for (QPushButton* b : dialog.findChildren<QPushButton*>())
+            if (b->text() == "Apply to this plan")
+                applyButton = b;
+        QVERIFY(applyButton && applyButton->isEnabled());
+        applyButton->click();
+        QCOMPARE(apply.count(), 1);
     }
 };
 

@@ -1,5 +1,6 @@
 #include "measurepanel.h"
 
+#include "calibratedialog.h"
 #include "computeplot.h"
 #include "measurementrunner.h"
 #include "plots.h"
@@ -32,6 +33,14 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     buttons->addWidget(m_measure);
     buttons->addWidget(m_cancel);
     buttons->addWidget(import);
+    auto* calibrate = new QPushButton(tr("Calibrate from training logs..."), this);
+    buttons->addWidget(calibrate);
+    connect(calibrate, &QPushButton::clicked, this, [this] {
+        auto* dialog = new CalibrateDialog(m_plan, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &CalibrateDialog::applyRequested, this, &MeasurePanel::applyRequested);
+        dialog->show();
+    });
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
