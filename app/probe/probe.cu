@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <thread>
@@ -336,10 +337,13 @@ void emitHello(int processes)
     int nccl = 0;
     if (ncclGetVersion(&nccl) != ncclSuccess)
         fail(kNcclFailure, "ncclGetVersion", "NCCL did not report a version");
+    char date[32] = {0};
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     emit("{\"type\":\"hello\",\"protocol\":%d,\"probe_version\":\"%s\",\"cuda_runtime\":%d,"
-         "\"cuda_driver\":%d,\"nccl_version\":%d,\"host\":%s,\"processes\":%d}",
+         "\"cuda_driver\":%d,\"nccl_version\":%d,\"host\":%s,\"processes\":%d,\"date\":\"%s\"}",
          kProtocolVersion, PARAPLAN_VERSION, runtime, driver, nccl, quoted(g_host).c_str(),
-         processes);
+         processes, date);
 }
 
 // The GPUs visible (into `count`) and how many of them to use.

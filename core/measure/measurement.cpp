@@ -4,6 +4,8 @@
 #include "plan.h"
 #include "units.h"
 
+#include <QDateTime>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -59,6 +61,8 @@ std::string MeasurementRun::describe() const
         text += ", " + std::to_string(devices.size()) + " x " + devices.front();
     if (!nccl_version.empty())
         text += ", NCCL " + nccl_version;
+    if (!cuda_version.empty())
+        text += ", " + cuda_version;
     if (!file.empty())
         text += " (" + file + ")";
     return text;
@@ -120,6 +124,15 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
             m_run.nccl_version = std::to_string(nccl / 10000) + "." +
                                  std::to_string(nccl / 100 % 100) + "." +
                                  std::to_string(nccl % 100);
+        auto cudaVersion = [](int v) {
+            return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+        };
+        const int runtime = o.value("cuda_runtime").toInt();
+        const int driver = o.value("cuda_driver").toInt();
+        if (runtime > 0)
+            m_run.cuda_version = "CUDA " + cudaVersion(runtime) +
+                                 (driver > 0 ? ", driver " + cudaVersion(driver) : "");
+        m_run.date = o.value("date").toString().left(10).toStdString();
         const std::string host = o.value("host").toString().toStdString();
         if (!host.empty())
             m_run.hosts = {host};
@@ -391,6 +404,12 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
         parser.finish();
         *run = parser.run();
         ok = !run->points.empty() || !run->copies.empty() || !run->compute.empty();
+        if (run->date.empty()) // protocol 1 runs carry no date: the file's own
+            run->date = "file of " + QFileInfo(QString::fromStdString(path))
+                                         .lastModified()
+                                         .date()
+                                         .toString(Qt::ISODate)
+                                         .toStdString();
         if (!ok)
             *error = run->error.empty() ? "the probe output holds no result"
                                         : "the probe run failed: " + run->error;

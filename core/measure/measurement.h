@@ -45,6 +45,7 @@ struct MeasurementRun
     std::vector<std::string> hosts;
     std::string date;
     std::string nccl_version;
+    std::string cuda_version; ///< "CUDA 13.0, driver 13.0" (probe runs)
     std::vector<std::string> devices;
     std::vector<MeasuredPoint> points;
     std::vector<CopyMeasurement> copies;
