@@ -1,6 +1,7 @@
 // paraplan-cli: commands run in-process through the same entry point as the binary, plus one
 // end-to-end run of the real executable for exit codes and stderr.
 #include "clicommands.h"
+#include "clirun.h"
 #include "clusterio.h"
 #include "commandtable.h"
 
@@ -15,29 +16,10 @@
 #include <sstream>
 
 using namespace paraplan;
+using test::CliRun;
+using test::runCli;
 
 namespace {
-
-struct CliRun
-{
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    std::vector<std::string> argv;
-    for (const QString& arg : args)
-        argv.push_back(arg.toStdString());
-    std::ostringstream out;
-    std::ostringstream err;
-    CliRun result;
-    result.code = cli::run(argv, out, err);
-    result.out = QString::fromStdString(out.str());
-    result.err = QString::fromStdString(err.str());
-    return result;
-}
 
 QJsonObject json(const CliRun& run)
 {

@@ -2,6 +2,7 @@
 // everything else ignored), the free figures recovered from logs written from known figures,
 // the refusals, bad lines named with exit code 2, and the fitted figures applied to a plan.
 #include "clicommands.h"
+#include "clirun.h"
 #include "logfit.h"
 #include "planio.h"
 #include "testdata.h"
@@ -18,6 +19,8 @@
 #include <sstream>
 
 using namespace paraplan;
+using test::CliRun;
+using test::runCli;
 
 namespace {
 
@@ -91,27 +94,6 @@ std::string nemoLog(double seconds, int steps)
           << " | reduced_train_loss: 9.1 | train_step_timing in s: " << t << "\n";
     }
     return s.str();
-}
-
-struct CliRun
-{
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    std::vector<std::string> argv;
-    for (const QString& arg : args)
-        argv.push_back(arg.toStdString());
-    std::ostringstream out;
-    std::ostringstream err;
-    CliRun result;
-    result.code = cli::run(argv, out, err);
-    result.out = QString::fromStdString(out.str());
-    result.err = QString::fromStdString(err.str());
-    return result;
 }
 
 QStringList recordedRuns()
