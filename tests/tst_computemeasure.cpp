@@ -112,6 +112,23 @@ private slots:
         QVERIFY(find(fp32, "hbm_fraction"));
     }
 
+    void ratesAboveTheDatasheetAreNotProposed()
+    {
+        // A GEMM faster than the H100's dense peak and a triad faster than its HBM: broken
+        // records, or another GPU; neither becomes a figure.
+        ProbeStreamParser parser;
+        parser.feed(
+            R"({"type":"hello","protocol":2})"
+            "\n"
+            R"({"type":"gemm","device":0,"dtype":"bf16","shape":"grid","m":8192,"n":8192,"k":8192,"time_s":1e-12})"
+            "\n"
+            R"({"type":"hbm","device":0,"kernel":"triad","bytes":3e9,"time_s":1e-9})"
+            "\n");
+        QCOMPARE(parser.run().compute.gemms.size(), size_t(1));
+        QVERIFY(
+            proposeComputeFigures(parser.run(), examplePlan(), HardwareCatalog::bundled()).empty());
+    }
+
     void measuredComputeAppliesAndReverts()
     {
         const MeasurementRun run = loadRun(kRun);

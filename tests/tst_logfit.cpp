@@ -263,7 +263,7 @@ private slots:
         QVERIFY(plan.open(QIODevice::WriteOnly));
         plan.write(R"({"schema": "paraplan-plan/1", "model": {"preset": "llama3-8b"},
             "cluster": {"preset": "dgx-h100", "nodes": 1},
-            "parallel": {"tp": 8, "pp": 1, "dp": 1, "micro_batch": 1, "global_batch": 8},
+            "parallel": {"tp": 8, "pp": 1, "dp": 1, "micro_batch": 1, "global_batch": 128},
             "training": {"seq_len": 4096}})");
         plan.close();
         const QString log = test::dataPath("logs/megatron-70b.log");
@@ -284,13 +284,85 @@ private slots:
         QVERIFY(twice.err.contains("--op given twice"));
     }
 
+    void logsThatDoNotMatchTheirPlanAreRefused()
+    {
+        const QString dir = test::dataPath("logs/");
+        // The NeMo log ran global batch 32; the Megatron plan says 128.
+        CliRun run =
+            runCli({"calibrate", "--run", dir + "plan-70b-megatron.json:" + dir + "nemo-8b-32k.log",
+                    "--fit", "gemm_scale"});
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains("the run's global batch is 32") &&
+                     run.err.contains("says 128: is this the plan that ran?"),
+                 qPrintable(run.err));
+        // torchtitan states batch and sequence when it starts.
+        run = runCli({"calibrate", "--run",
+                      dir + "plan-8b-fsdp-4nodes.json:" + dir + "torchtitan-8b-1node.log", "--fit",
+                      "gemm_scale"});
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.err.contains("global batch is 8"));
+        // Steps a hundred times the prediction are no matter of efficiency.
+        QTemporaryDir tmp;
+        QFile slow(tmp.filePath("slow.log"));
+        QVERIFY(slow.open(QIODevice::WriteOnly));
+        slow.write(QByteArray::fromStdString(megatronLog(700, 8)));
+        slow.close();
+        run = runCli({"calibrate", "--run", dir + "plan-70b-megatron.json:" + slow.fileName(),
+                      "--fit", "gemm_scale"});
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains("no efficiency explains that"), qPrintable(run.err));
+        // Three copies of one run cannot carry three figures.
+        const QString one = dir + "plan-70b-megatron.json:" + dir + "megatron-70b.log";
+        run = runCli({"calibrate", "--run", one, "--run", one, "--run", one});
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains("cannot tell the 3 figures apart"), qPrintable(run.err));
+    }
+
+    void aCutOffLastLineIsIgnored()
+    {
+        std::string text = megatronLog(2.0, 6);
+        text += " iteration 7/  6 | elapsed time per iteration (ms): 7";
+        const TrainingLog log = parsed(text);
+        QCOMPARE(log.steps.size(), size_t(6));
+        QCOMPARE(log.warnings.size(), size_t(1));
+        QVERIFY(log.warnings.front().find("line 8: the last step line has no line end") !=
+                std::string::npos);
+        QCOMPARE(log.global_batch, 128LL);
+    }
+
+    void applyingAgainDoesNotCompound()
+    {
+        QTemporaryDir dir;
+        const QString first = dir.filePath("first.json");
+        const QString second = dir.filePath("second.json");
+        const QStringList runs = recordedRuns();
+        QCOMPARE(runCli(QStringList{"calibrate"}
+                        << runs
+                        << QStringList{"--apply", test::dataPath("logs/plan-70b-megatron.json"),
+                                       "--plan-out", first})
+                     .code,
+                 0);
+        QCOMPARE(runCli(QStringList{"calibrate"}
+                        << runs << QStringList{"--apply", first, "--plan-out", second})
+                     .code,
+                 0);
+        Plan a;
+        Plan b;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan(first.toStdString(), &a, &errors, HardwareCatalog::bundled()));
+        QVERIFY(loadPlan(second.toStdString(), &b, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(b.figures.gemm_peak_fraction.value, a.figures.gemm_peak_fraction.value);
+        QCOMPARE(b.measured.size(), a.measured.size());
+    }
+
     void badLogsNameTheLineAndApplyNothing_data()
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
         QTest::newRow("megatron nan")
             << "banner\n iteration 10/ 100 | elapsed time per iteration (ms): nan | x\n"
-            << "bad.log line 2: 'elapsed time per iteration (ms)' is not a positive number";
+            << "bad.log line 2: 'elapsed time per iteration (ms)' is not a positive number below "
+               "1e9";
         QTest::newRow("megatron no iteration")
             << " | elapsed time per iteration (ms): 100.0 |\n"
             << "bad.log line 1: a Megatron-LM step line without its 'iteration N/M'";
@@ -299,7 +371,7 @@ private slots:
             << "bad.log line 3: a torchtitan step line without a positive 'tps:'";
         QTest::newRow("nemo negative")
             << "global_step: 4 | train_step_timing in s: -1.0\n"
-            << "bad.log line 1: 'train_step_timing in s' is not a positive number";
+            << "bad.log line 1: 'train_step_timing in s' is not a positive number below 1e6";
         QTest::newRow("mixed formats")
             << "step: 3  loss: 9.1  tps: 1,000\n global_step: 4 | train_step_timing in s: 1.0\n"
             << "bad.log line 2: a NeMo / PyTorch Lightning step line in a torchtitan log";
@@ -327,6 +399,18 @@ private slots:
         QVERIFY2(run.err.contains(message), qPrintable(run.err));
         QVERIFY(!QFile::exists(out));
         QVERIFY(!QFile::exists(dir.filePath("plan.json")));
+    }
+
+    void aFailedApplyWritesNoFit()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("fit.json");
+        const QString plan = test::dataPath("logs/plan-70b-megatron.json");
+        const CliRun run = runCli(
+            {"calibrate", "--run", plan + ":" + test::dataPath("logs/megatron-70b.log"), "--fit",
+             "gemm_scale", "-o", out, "--apply", plan, "--plan-out", "/nonexistent/dir/plan.json"});
+        QCOMPARE(run.code, 2);
+        QVERIFY(!QFile::exists(out));
     }
 
     void overlapFractionIsAPlanFigure()

@@ -49,9 +49,13 @@ void GemmPlot::setData(const ComputeMeasurements& measured, const Plan& plan,
             graph->setProperty("yUnit", "TFLOP/s");
             graph->setLineStyle(QCPGraph::lsNone);
             const bool grid = g.shape == "grid";
+            const QCPScatterStyle::ScatterShape shape =
+                !grid               ? QCPScatterStyle::ssDiamond
+                : g.dtype == "fp16" ? QCPScatterStyle::ssSquare
+                : g.dtype == "fp8"  ? QCPScatterStyle::ssTriangle
+                                    : QCPScatterStyle::ssCircle;
             graph->setScatterStyle(QCPScatterStyle(
-                grid ? QCPScatterStyle::ssCircle : QCPScatterStyle::ssDiamond,
-                QPen(plotstyle::colour(next), 1.5),
+                shape, QPen(plotstyle::colour(next), 1.5),
                 grid ? Qt::NoBrush : QBrush(plotstyle::colour(next)), grid ? 6 : 9));
             ++next;
         }
@@ -64,10 +68,12 @@ void GemmPlot::setData(const ComputeMeasurements& measured, const Plan& plan,
         const double peak = gpu->peakTflops(plan.training.dtype);
         const double share = plan.figures.gemm_peak_fraction.value;
         QCPGraph* assumed = plot()->addGraph();
-        assumed->setName(tr("assumed"));
+        assumed->setName(tr("assumed, %1").arg(dtypeName(plan.training.dtype)));
         assumed->setProperty("yUnit", "TFLOP/s");
         assumed->setPen(QPen(Qt::black, 1.5, Qt::DashLine));
-        for (double n : {1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384})
+        // At the probe's grid sizes only: between them the tile and wave model zigzags where
+        // nothing was measured.
+        for (double n : {1024, 2048, 4096, 8192, 16384})
             assumed->addData(n, peak * kernels::gemmEfficiency(gpu->kernels, share, n, n, n));
     }
     plot()->rescaleAxes();

@@ -74,7 +74,8 @@ docs/probe-protocol.md.
 
 Exit codes: 0 success; 2 bad arguments; 3 no GPU visible; 4 CUDA failure; 5 NCCL failure;
 6 interrupted (SIGINT/SIGTERM); 7 timed out; 8 started by mpirun or srun as one of many
-processes, but built without MPI (each would measure alone).
+processes that this one cannot join: built without MPI, or MPI sees a world of one (srun
+without the right --mpi plugin); each would measure alone.
 )";
 
 void onSignal(int)
@@ -468,14 +469,6 @@ int main(int argc, char** argv)
         return code;
     std::string launcher;
     const int launched = launcherWorldSize(&launcher);
-#ifndef PARAPLAN_MPI
-    if (launched > 1)
-        fail(kNoMpi, "built without MPI",
-             "started as one of " + std::to_string(launched) + " processes (" + launcher +
-                 ") but this paraplan-probe was built without MPI, so each process would "
-                 "measure its node alone. Install libopenmpi-dev and rebuild (the setup script "
-                 "does), or run one paraplan-probe per node without mpirun/srun.");
-#endif
 
     int mpiRank = 0;
     int mpiSize = 1;
@@ -485,11 +478,6 @@ int main(int argc, char** argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mpiSize);
     g_printer = mpiRank == 0;
     g_processes = mpiSize;
-    if (launched > 1 && mpiSize == 1)
-        fail(kNoMpi, "MPI sees one process",
-             "the launcher started " + std::to_string(launched) + " processes (" + launcher +
-                 ") but MPI sees each alone: with srun, give the MPI plugin this Open MPI was "
-                 "built for (srun --mpi=pmix, or pmi2); or start the probe with mpirun.");
 #endif
     char hostname[256] = {0};
     gethostname(hostname, sizeof hostname - 1);
@@ -500,6 +488,21 @@ int main(int argc, char** argv)
     startWatchdog(o);
     const auto started = std::chrono::steady_clock::now();
     emitHello(mpiSize);
+#ifdef PARAPLAN_MPI
+    if (launched > 1 && mpiSize == 1)
+        fail(kNoMpi, "MPI sees one process",
+             "the launcher started " + std::to_string(launched) + " processes (" + launcher +
+                 ") but MPI sees each alone: with srun, give the MPI plugin this Open MPI was "
+                 "built for (srun --mpi=pmix, or pmi2); or start the probe with mpirun.");
+#endif
+#ifndef PARAPLAN_MPI
+    if (launched > 1)
+        fail(kNoMpi, "built without MPI",
+             "started as one of " + std::to_string(launched) + " processes (" + launcher +
+                 ") but this paraplan-probe was built without MPI, so each process would "
+                 "measure its node alone. Install libopenmpi-dev and rebuild (the setup script "
+                 "does), or run one paraplan-probe per node without mpirun/srun.");
+#endif
 
     int count = 0;
     const int devices = usableDevices(o, &count);

@@ -36,7 +36,8 @@ std::vector<MeasuredFigure> proposeComputeFigures(const MeasurementRun& run, con
     const double peak = gpu->peakTflops(plan.training.dtype);
     const GemmMeasurement* best = nullptr;
     const double tflops = dtype ? measuredGemmTflops(c, dtype, 4096, &best) : 0;
-    if (tflops > 0 && peak > 0 && best) {
+    // A rate above the datasheet's peak is a broken record (or the wrong GPU), not a figure.
+    if (tflops > 0 && peak > 0 && best && tflops <= 1.02 * peak) {
         std::vector<int> devices;
         for (const GemmMeasurement& g : c.gemms)
             if (std::find(devices.begin(), devices.end(), g.device) == devices.end())
@@ -57,7 +58,7 @@ std::vector<MeasuredFigure> proposeComputeFigures(const MeasurementRun& run, con
     for (const HbmMeasurement& h : c.hbm)
         if (h.kernel == "triad")
             bestHbm = std::max(bestHbm, h.GBps);
-    if (bestHbm > 0 && gpu->hbm_GBps > 0)
+    if (bestHbm > 0 && gpu->hbm_GBps > 0 && bestHbm <= 1.02 * gpu->hbm_GBps)
         out.push_back({"hbm_fraction", std::min(1.0, bestHbm / gpu->hbm_GBps),
                        plan.figures.hbm_fraction.value,
                        "STREAM triad " + units::formatNumber(bestHbm, 4) + " of " +

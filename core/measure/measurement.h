@@ -144,7 +144,8 @@ std::vector<MeasuredFigure> proposeMeasuredFigures(const MeasurementRun& run,
 struct Plan;
 /// What the run's compute records replace on `plan`: gemm_peak_fraction from the best grid
 /// GEMM of at least 4096 a side in the plan's dtype (the median GPU), hbm_fraction from the best
-/// STREAM triad. Unfused attention is reported but replaces nothing (it runs as GEMMs).
+/// STREAM triad; neither when it exceeds the datasheet figure (a broken record or another GPU).
+/// Unfused attention is reported but replaces nothing (it runs as GEMMs).
 std::vector<MeasuredFigure> proposeComputeFigures(const MeasurementRun& run, const Plan& plan,
                                                   const HardwareCatalog& catalog);
 /// Applies a measured figure to the plan's cluster and records it (replacing an earlier

@@ -70,6 +70,8 @@ struct Patterns
     std::regex nemoTime{"train_step_timing in s\\s*[=:]\\s*([^,\\]\\s|]*)"};
     std::regex nemoStep{"global_step\\s*[=:]\\s*([0-9.]+)"};
     std::regex nemoIteration{"iteration\\s+(\\d+)"};
+    std::regex batch{"global[ _]batch[ _]size:?\\s*(\\d+)"};
+    std::regex titanStart{"global batch size (\\d+), sequence length (\\d+)"};
 };
 
 const Patterns& patterns()
@@ -80,11 +82,20 @@ const Patterns& patterns()
 
 // Reads one line into `step`; returns false for a line that is no step line, and sets
 // `problem` for a step line whose figures cannot be read.
-bool readStepLine(const std::string& raw, TrainingLogFormat* format, LoggedStep* step,
+// A step time must be positive and below a million seconds (11.6 days).
+bool plausibleTime(const std::string& token, double scale, double* seconds)
+{
+    double value = 0;
+    if (!positiveNumber(token, &value) || !(value * scale < 1e6))
+        return false;
+    *seconds = value * scale;
+    return true;
+}
+
+bool readStepLine(const std::string& line, TrainingLogFormat* format, LoggedStep* step,
                   std::string* problem)
 {
     const Patterns& p = patterns();
-    const std::string line = std::regex_replace(raw, p.ansi, "");
     std::smatch m;
     if (line.find("elapsed time per iteration (ms)") != std::string::npos) {
         if (!std::regex_search(line, m, p.megatronStep)) {
@@ -92,22 +103,20 @@ bool readStepLine(const std::string& raw, TrainingLogFormat* format, LoggedStep*
             return true;
         }
         step->step = std::stoll(m[1].str());
-        double ms = 0;
-        if (!std::regex_search(line, m, p.megatronTime) || !positiveNumber(m[1].str(), &ms)) {
-            *problem = "'elapsed time per iteration (ms)' is not a positive number";
+        if (!std::regex_search(line, m, p.megatronTime) ||
+            !plausibleTime(m[1].str(), 1e-3, &step->step_time_s)) {
+            *problem = "'elapsed time per iteration (ms)' is not a positive number below 1e9";
             return true;
         }
-        step->step_time_s = ms / 1000;
         *format = TrainingLogFormat::Megatron;
         return true;
     }
     if (line.find("train_step_timing in s") != std::string::npos) {
-        double seconds = 0;
-        if (!std::regex_search(line, m, p.nemoTime) || !positiveNumber(m[1].str(), &seconds)) {
-            *problem = "'train_step_timing in s' is not a positive number";
+        if (!std::regex_search(line, m, p.nemoTime) ||
+            !plausibleTime(m[1].str(), 1, &step->step_time_s)) {
+            *problem = "'train_step_timing in s' is not a positive number below 1e6";
             return true;
         }
-        step->step_time_s = seconds;
         if (std::regex_search(line, m, p.nemoStep))
             step->step = static_cast<long long>(std::stod(m[1].str()));
         else if (std::regex_search(line, m, p.nemoIteration))
@@ -141,18 +150,44 @@ bool parseTrainingLog(const std::string& text, const std::string& file, Training
 {
     TrainingLog result;
     result.file = file;
-    const std::vector<std::string> lines = splitLines(text);
+    std::vector<std::string> lines = splitLines(text);
     result.lines = static_cast<int>(lines.size());
+    const bool unterminated =
+        !text.empty() && text.back() != '\n' && text.back() != '\r' && !lines.empty();
+    const Patterns& p = patterns();
     for (size_t i = 0; i < lines.size(); ++i) {
         const int number = static_cast<int>(i) + 1;
+        const std::string line = std::regex_replace(lines[i], p.ansi, "");
         TrainingLogFormat format = TrainingLogFormat::Unknown;
         LoggedStep step;
         std::string problem;
+        bool isStep = false;
         try {
-            if (!readStepLine(lines[i], &format, &step, &problem))
-                continue;
-        } catch (const std::exception&) { // a step number too large for stoll
+            isStep = readStepLine(line, &format, &step, &problem);
+        } catch (const std::exception&) { // a number too large for stoll
+            isStep = true;
             problem = "the step number cannot be read";
+        }
+        std::smatch m;
+        if (std::regex_search(line, m, p.titanStart)) {
+            result.global_batch = std::stoll(m[1].str().substr(0, 15));
+            result.seq_len = std::stoll(m[2].str().substr(0, 15));
+        }
+        if (!isStep)
+            continue;
+        if (unterminated && i + 1 == lines.size()) {
+            result.warnings.push_back(file + " line " + std::to_string(number) +
+                                      ": the last step line has no line end (cut off, or "
+                                      "still being written); ignored");
+            break;
+        }
+        if (problem.empty() && format != TrainingLogFormat::Torchtitan &&
+            std::regex_search(line, m, p.batch)) {
+            const long long batch = std::stoll(m[1].str().substr(0, 15));
+            if (result.global_batch > 0 && batch != result.global_batch)
+                problem = "global batch " + std::to_string(batch) + " where earlier lines say " +
+                          std::to_string(result.global_batch) + " (batch ramp-up is not read)";
+            result.global_batch = batch;
         }
         if (!problem.empty()) {
             *error = file + " line " + std::to_string(number) + ": " + problem;

@@ -34,11 +34,19 @@ struct TrainingLog
     TrainingLogFormat format = TrainingLogFormat::Unknown;
     std::vector<LoggedStep> steps;
     int lines = 0;
+    /// What the log says of the run, where it says it (0: not said): Megatron and NeMo print
+    /// the global batch on every step line, torchtitan its global batch and sequence length
+    /// when training starts.
+    long long global_batch = 0;
+    long long seq_len = 0;
+    std::vector<std::string> warnings; ///< e.g. an unterminated last step line, ignored
 };
 
 /// Reads every step line of a log; the rest (losses, banners, warnings) is ignored. Fails,
-/// naming the file and line, on a step line whose time is missing, not a number or not
-/// positive, and on a log without a single step line. `\r` ends a line too (progress bars).
+/// naming the file and line, on a step line whose time is missing, not a number, not positive
+/// or over a million seconds, on step lines that disagree on the global batch, and on a log
+/// without a single step line. `\r` ends a line too (progress bars); a last line without an
+/// end (a log still being written, or cut off) is ignored with a warning.
 bool parseTrainingLog(const std::string& text, const std::string& file, TrainingLog* log,
                       std::string* error);
 bool loadTrainingLog(const std::string& path, TrainingLog* log, std::string* error);

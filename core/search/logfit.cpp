@@ -64,6 +64,20 @@ Sourced fitted(double value)
 
 } // namespace
 
+namespace {
+
+// The figure a scale multiplies: the assumed one, also where a measurement (an earlier fit,
+// a probe run) has replaced it, so that fitting again does not compound.
+double assumedFigure(const Plan& plan, const char* name, double current)
+{
+    for (const PlanMeasurement& m : plan.measured)
+        if (m.figure == name)
+            return m.assumed;
+    return current;
+}
+
+} // namespace
+
 Plan planWithFit(const Plan& plan, const std::vector<FreeFigure>& figures,
                  const std::vector<double>& values, const HardwareCatalog& catalog)
 {
@@ -72,12 +86,19 @@ Plan planWithFit(const Plan& plan, const std::vector<FreeFigure>& figures,
         const double v = values[i];
         switch (figures[i]) {
         case FreeFigure::GemmScale:
-            p.figures.gemm_peak_fraction = fitted(plan.figures.gemm_peak_fraction.value * v);
+            p.figures.gemm_peak_fraction = fitted(
+                assumedFigure(plan, "gemm_peak_fraction", plan.figures.gemm_peak_fraction.value) *
+                v);
             break;
         case FreeFigure::AttentionScale:
-            p.figures.attention_fraction = fitted(attentionFigure(plan, false, catalog).value * v);
+            p.figures.attention_fraction =
+                fitted(assumedFigure(plan, "attention_fraction",
+                                     attentionFigure(plan, false, catalog).value) *
+                       v);
             p.figures.attention_bwd_fraction =
-                fitted(attentionFigure(plan, true, catalog).value * v);
+                fitted(assumedFigure(plan, "attention_bwd_fraction",
+                                     attentionFigure(plan, true, catalog).value) *
+                       v);
             break;
         case FreeFigure::Overlap:
             p.figures.overlap_fraction = fitted(v);
@@ -230,6 +251,102 @@ int levenbergMarquardt(const Problem& problem, std::vector<std::vector<double>> 
     return iteration;
 }
 
+// Each run's steady step time, after checking its plan and that the log matches it.
+bool measureRuns(const std::vector<TrainingRun>& runs, int warmup, const HardwareCatalog& catalog,
+                 Problem* problem, LogFit* result, std::string* files, std::string* error)
+{
+    for (const TrainingRun& run : runs) {
+        const std::vector<PlanIssue> issues = validatePlan(run.plan, catalog);
+        if (!issues.empty()) {
+            *error = run.plan_file + ": " + issues.front().message;
+            return false;
+        }
+        const ParallelLayout& l = run.plan.parallel;
+        const TrainingLog& log = run.log;
+        auto mismatch = [&](const char* what, long long logged, long long planned) {
+            *error = log.file + ": the run's " + what + " is " + std::to_string(logged) + ", " +
+                     run.plan_file + " says " + std::to_string(planned) +
+                     ": is this the plan that ran?";
+            return false;
+        };
+        if (log.global_batch > 0 && log.global_batch != l.global_batch)
+            return mismatch("global batch", log.global_batch, l.global_batch);
+        if (log.seq_len > 0 && log.seq_len != run.plan.training.seq_len)
+            return mismatch("sequence length", log.seq_len, run.plan.training.seq_len);
+        for (const std::string& w : log.warnings)
+            result->warnings.push_back(w);
+        const double tokensPerGpu =
+            static_cast<double>(l.global_batch) * run.plan.training.seq_len / std::max(1, l.gpus());
+        FittedRun fr;
+        fr.plan_file = run.plan_file;
+        fr.log_file = run.log.file;
+        fr.format = trainingLogFormatName(run.log.format);
+        std::string why;
+        fr.measured_step_time_s =
+            steadyStepTime(run.log, warmup, tokensPerGpu, &fr.steps_used, &why);
+        if (!(fr.measured_step_time_s > 0)) {
+            *error = why;
+            return false;
+        }
+        problem->measured.push_back(fr.measured_step_time_s);
+        result->runs.push_back(fr);
+        const size_t slash = run.log.file.find_last_of('/');
+        *files += (files->empty() ? "" : ", ") +
+                  (slash == std::string::npos ? run.log.file : run.log.file.substr(slash + 1));
+    }
+
+    return true;
+}
+
+// Every figure moves some run's step, and the runs tell the figures apart.
+bool identifiable(const std::vector<FreeFigure>& figures,
+                  const std::vector<std::vector<double>>& jac, std::string* error)
+{
+    const size_t k = figures.size();
+    const size_t n = jac.size();
+    for (size_t j = 0; j < k; ++j) {
+        double norm = 0;
+        for (size_t i = 0; i < n; ++i)
+            norm += jac[i][j] * jac[i][j];
+        if (std::sqrt(norm) < 1e-3) {
+            *error = std::string("no run's step time depends on ") + freeFigureName(figures[j]) +
+                     (figures[j] == FreeFigure::AttentionScale
+                          ? " (no run uses a fused attention kernel)"
+                      : figures[j] == FreeFigure::Overlap
+                          ? " (no run overlaps data-parallel communication with compute)"
+                          : "") +
+                     "; leave it out of --fit";
+            return false;
+        }
+    }
+    // Runs that cannot tell the figures apart (copies of one run, runs of one shape): the
+    // normalised normal matrix is (nearly) singular.
+    if (k > 1) {
+        std::vector<std::vector<double>> c(k, std::vector<double>(k, 0));
+        for (size_t i = 0; i < n; ++i)
+            for (size_t p = 0; p < k; ++p)
+                for (size_t q = 0; q < k; ++q)
+                    c[p][q] += jac[i][p] * jac[i][q];
+        std::vector<double> d(k);
+        for (size_t p = 0; p < k; ++p)
+            d[p] = std::sqrt(c[p][p]);
+        for (size_t p = 0; p < k; ++p)
+            for (size_t q = 0; q < k; ++q)
+                c[p][q] /= d[p] * d[q];
+        const double det = k == 2 ? c[0][0] * c[1][1] - c[0][1] * c[1][0]
+                                  : c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) -
+                                        c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
+                                        c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+        if (!(det > 1e-6)) {
+            *error = "the runs cannot tell the " + std::to_string(k) +
+                     " figures apart (they respond alike, e.g. copies of one run): add runs "
+                     "of other shapes (sequence length, data-parallel size) or fit fewer";
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 bool fitTrainingRuns(const std::vector<TrainingRun>& runs, const std::vector<FreeFigure>& figures,
@@ -249,32 +366,8 @@ bool fitTrainingRuns(const std::vector<TrainingRun>& runs, const std::vector<Fre
     LogFit result;
     result.figures = figures;
     std::string files;
-    for (const TrainingRun& run : runs) {
-        const std::vector<PlanIssue> issues = validatePlan(run.plan, catalog);
-        if (!issues.empty()) {
-            *error = run.plan_file + ": " + issues.front().message;
-            return false;
-        }
-        const ParallelLayout& l = run.plan.parallel;
-        const double tokensPerGpu =
-            static_cast<double>(l.global_batch) * run.plan.training.seq_len / std::max(1, l.gpus());
-        FittedRun fr;
-        fr.plan_file = run.plan_file;
-        fr.log_file = run.log.file;
-        fr.format = trainingLogFormatName(run.log.format);
-        std::string why;
-        fr.measured_step_time_s =
-            steadyStepTime(run.log, warmup, tokensPerGpu, &fr.steps_used, &why);
-        if (!(fr.measured_step_time_s > 0)) {
-            *error = why;
-            return false;
-        }
-        problem.measured.push_back(fr.measured_step_time_s);
-        result.runs.push_back(fr);
-        const size_t slash = run.log.file.find_last_of('/');
-        files += (files.empty() ? "" : ", ") +
-                 (slash == std::string::npos ? run.log.file : run.log.file.substr(slash + 1));
-    }
+    if (!measureRuns(runs, warmup, catalog, &problem, &result, &files, error))
+        return false;
 
     const size_t k = figures.size();
     std::vector<double> x(k);
@@ -286,26 +379,25 @@ bool fitTrainingRuns(const std::vector<TrainingRun>& runs, const std::vector<Fre
         *error = "the engine rejects a run's plan";
         return false;
     }
+    // A run five times off the engine is not a matter of efficiencies.
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const double ratio = problem.measured[i] / before[i];
+        if (ratio > 5 || ratio < 0.2) {
+            *error = runs[i].log.file + ": its steps take " +
+                     units::formatSeconds(problem.measured[i]) + ", " +
+                     units::formatNumber(ratio, 3) + " x what " + runs[i].plan_file +
+                     " predicts (" + units::formatSeconds(before[i]) +
+                     "); no efficiency explains that: is this the plan that ran?";
+            return false;
+        }
+    }
     std::vector<std::vector<double>> jac;
     if (!problem.jacobian(x, r, &jac)) {
         *error = "the engine rejects a run's plan near the assumed figures";
         return false;
     }
-    for (size_t j = 0; j < k; ++j) {
-        double norm = 0;
-        for (size_t i = 0; i < r.size(); ++i)
-            norm += jac[i][j] * jac[i][j];
-        if (std::sqrt(norm) < 1e-3) {
-            *error = std::string("no run's step time depends on ") + freeFigureName(figures[j]) +
-                     (figures[j] == FreeFigure::AttentionScale
-                          ? " (no run uses a fused attention kernel)"
-                      : figures[j] == FreeFigure::Overlap
-                          ? " (no run overlaps data-parallel communication with compute)"
-                          : "") +
-                     "; leave it out of --fit";
-            return false;
-        }
-    }
+    if (!identifiable(figures, jac, error))
+        return false;
     const int iterations = levenbergMarquardt(problem, jac, &x, &r);
     std::vector<double> after;
     problem.residuals(x, &r, &after);
@@ -332,9 +424,11 @@ bool fitTrainingRuns(const std::vector<TrainingRun>& runs, const std::vector<Fre
     for (size_t j = 0; j < k; ++j) {
         const auto [lo, hi] = boundsOf(figures[j]);
         if (x[j] <= lo + 1e-9 || x[j] >= hi - 1e-9)
-            result.warnings.push_back(std::string(freeFigureName(figures[j])) +
-                                      " stopped at its bound (" + units::formatNumber(x[j]) +
-                                      "): the runs want more than the figure can explain");
+            result.warnings.push_back(std::string(freeFigureName(figures[j])) + " stopped at its " +
+                                      (x[j] <= lo + 1e-9 ? "lower" : "upper") + " bound (" +
+                                      units::formatNumber(x[j]) + "): the runs are " +
+                                      (x[j] <= lo + 1e-9 ? "slower" : "faster") +
+                                      " than this figure alone can explain");
     }
     result.provenance = "fitted to " + std::to_string(runs.size()) + " training log" +
                         (runs.size() == 1 ? "" : "s") + " (" + files + "), " +
@@ -356,16 +450,22 @@ std::vector<MeasuredFigure> fittedFigures(const LogFit& fit, const Plan& plan,
         switch (fit.figures[i]) {
         case FreeFigure::GemmScale:
             add("gemm_peak_fraction", after.figures.gemm_peak_fraction.value,
-                plan.figures.gemm_peak_fraction.value, "GEMM efficiency " + scale);
+                assumedFigure(plan, "gemm_peak_fraction", plan.figures.gemm_peak_fraction.value),
+                "GEMM efficiency " + scale);
             break;
         case FreeFigure::AttentionScale:
             add("attention_fraction", after.figures.attention_fraction.value,
-                attentionFigure(plan, false, catalog).value, "attention efficiency " + scale);
+                assumedFigure(plan, "attention_fraction",
+                              attentionFigure(plan, false, catalog).value),
+                "attention efficiency " + scale);
             add("attention_bwd_fraction", after.figures.attention_bwd_fraction.value,
-                attentionFigure(plan, true, catalog).value, "attention efficiency " + scale);
+                assumedFigure(plan, "attention_bwd_fraction",
+                              attentionFigure(plan, true, catalog).value),
+                "attention efficiency " + scale);
             break;
         case FreeFigure::Overlap:
-            add("overlap_fraction", fit.values[i], plan.figures.overlap_fraction.value,
+            add("overlap_fraction", fit.values[i],
+                assumedFigure(plan, "overlap_fraction", plan.figures.overlap_fraction.value),
                 "share of hideable data-parallel traffic hidden");
             break;
         }

@@ -165,13 +165,6 @@ int runCalibrate(const Args& args, std::ostream& out)
     if (!fitTrainingRuns(runs, figures, warmup, catalog, &fit, &error))
         throw UsageError(error);
     const QJsonObject doc = fitJson(fit, warmup);
-    if (args.has("-o")) {
-        QSaveFile f(QString::fromStdString(args.text("-o")));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            f.write(QJsonDocument(doc).toJson()) < 0 || !f.commit())
-            throw UsageError("cannot write " + args.text("-o") + ": " +
-                             f.errorString().toStdString());
-    }
     if (args.has("--apply")) {
         Plan plan = planFromFile(args.text("--apply"));
         for (const MeasuredFigure& figure : fittedFigures(fit, plan, catalog)) {
@@ -184,6 +177,13 @@ int runCalibrate(const Args& args, std::ostream& out)
                              validatePlan(plan, catalog).front().message);
         if (!savePlan(args.text("--plan-out"), plan, &error, catalog))
             throw UsageError(error);
+    }
+    if (args.has("-o")) {
+        QSaveFile f(QString::fromStdString(args.text("-o")));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            f.write(QJsonDocument(doc).toJson()) < 0 || !f.commit())
+            throw UsageError("cannot write " + args.text("-o") + ": " +
+                             f.errorString().toStdString());
     }
     if (args.flag("--json"))
         printJson(doc, out);
