@@ -411,8 +411,12 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
                                          .toString(Qt::ISODate)
                                          .toStdString();
         if (!ok)
-            *error = run->error.empty() ? "the probe output holds no result"
-                                        : "the probe run failed: " + run->error;
+            *error = !run->error.empty() ? "the probe run failed: " + run->error
+                     : run->warnings.empty()
+                         ? "the probe output holds no result"
+                         : "the probe output holds no usable result (" +
+                               std::to_string(run->warnings.size()) +
+                               " line(s) skipped; the first: " + run->warnings.front() + ")";
     } else if (text[first] == '{') {
         ok = parseNcclTestsJson(text, run, error);
     } else {
