@@ -8,9 +8,11 @@
 #include "stepmodel.h"
 #include "testdata.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <sstream>
@@ -127,6 +129,25 @@ private slots:
         QCOMPARE(parser.run().compute.gemms.size(), size_t(1));
         QVERIFY(
             proposeComputeFigures(parser.run(), examplePlan(), HardwareCatalog::bundled()).empty());
+    }
+
+    void aRunWithoutItsHelloIsStillAProbeRun()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("nohello.jsonl"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"type":"device","index":0,"name":"NVIDIA H100 80GB HBM3"})"
+            "\n"
+            R"({"type":"gemm","device":0,"dtype":"bf16","shape":"grid","m":4096,"n":4096,"k":4096,"batch":1,"time_s":0.0002})"
+            "\n");
+        f.close();
+        MeasurementRun run;
+        std::string error;
+        QVERIFY2(loadMeasurements(f.fileName().toStdString(), &run, &error), error.c_str());
+        QCOMPARE(run.compute.gemms.size(), size_t(1));
+        QCOMPARE(run.warnings.front(),
+                 std::string("no hello line: the start of the probe run is missing"));
     }
 
     void measuredComputeAppliesAndReverts()

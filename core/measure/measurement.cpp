@@ -397,13 +397,20 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
         *error = path + ": the file is empty";
         return false;
     }
+    // JSON Lines with "type" fields: a probe run (with or without its hello line); one JSON
+    // document: nccl-tests -J.
+    const bool jsonLines =
+        text.find("}\n{") != std::string::npos || text.find("}\r\n{") != std::string::npos;
     if (text[first] == '{' && text.find("\"type\"") != std::string::npos &&
-        text.find("\"hello\"") != std::string::npos) {
+        (text.find("\"hello\"") != std::string::npos || jsonLines)) {
         ProbeStreamParser parser;
         parser.feed(text);
         parser.finish();
         *run = parser.run();
         ok = !run->points.empty() || !run->copies.empty() || !run->compute.empty();
+        if (parser.protocol() == 0)
+            run->warnings.insert(run->warnings.begin(),
+                                 "no hello line: the start of the probe run is missing");
         if (run->date.empty()) // protocol 1 runs carry no date: the file's own
             run->date = "file of " + QFileInfo(QString::fromStdString(path))
                                          .lastModified()
