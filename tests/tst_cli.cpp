@@ -134,7 +134,7 @@ private slots:
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.contains("2(n-1)/n × S"));
         QVERIFY(run.out.contains("2(8-1)/8 × 134 MB"));
-        QVERIFY(run.out.contains("Approximation: the seed often writes 2S"));
+        QVERIFY(run.out.contains("Approximation: a common shortcut writes 2S"));
         QVERIFY(run.out.contains("597 us")); // the seed's ~0.6 ms, via 2S
         QVERIFY(run.out.contains("user entry: --bw-GBps 450"));
         const CliRun cluster = runCli({"walkthrough", "--op", "all_reduce", "--bytes", "14GB",

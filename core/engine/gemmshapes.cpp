@@ -5,8 +5,7 @@
 namespace paraplan {
 
 std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                                       double headsLocal, double kvLocal, double headDim,
-                                       bool moe)
+                                       double headsLocal, double kvLocal, double headDim, bool moe)
 {
     const double t = p.tp;
     const double T = tokens;

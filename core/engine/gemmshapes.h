@@ -24,8 +24,7 @@ struct GemmShape
 /// The projection and MLP GEMMs of one layer (dense or MoE). `tokens` = micro-batch x
 /// sequence / CP; heads and KV heads are those on one TP rank.
 std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                                       double headsLocal, double kvLocal, double headDim,
-                                       bool moe);
+                                       double headsLocal, double kvLocal, double headDim, bool moe);
 
 /// One attention core: `batch_heads` = micro-batch x heads on one TP rank, queries `seq_q`
 /// (sequence / CP) against `seq_kv` keys, head dimension `head_dim`.

@@ -100,7 +100,7 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                                "write weight, momentum (8) + norm (4) + zero grad (4) bytes "
                                "per parameter");
     f.dp_bucket_bytes = preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
-                                                 "(planner-models.md: 25 MB buckets)");
+                                                 "(torch.nn.parallel.DistributedDataParallel documentation)");
     f.overlap_fraction = preset(1, "the schedule model: a gradient bucket or FSDP gather is "
                                    "hidden as far as the compute it overlaps lasts (PyTorch "
                                    "DDP and FSDP2 overlap, Megatron-LM overlap_grad_reduce)");

@@ -86,14 +86,11 @@ bool finishImport(const TopologyImportOptions& options, const std::string& gpuGu
     const bool hopper = gpu->nvlink_generation >= 4;
     n.nvlink_ring_efficiency =
         hopper ? Sourced{0.822, Origin::Preset,
-                         "NVLink4 ring all_reduce ~370 of 450 GB/s (collectives-and-measurement.md "
-                         "section 3)"}
+                         "NVLink4 ring all_reduce ~370 of 450 GB/s (NVIDIA/nccl-tests issue #212 (S. Jeaugey, NVIDIA, 2024))"}
                : Sourced{0.767, Origin::Preset,
-                         "NVLink3 ring all_reduce ~230 of 300 GB/s (collectives-and-measurement.md "
-                         "section 3)"};
+                         "NVLink3 ring all_reduce ~230 of 300 GB/s (8x A100 SXM nccl-tests results in NVIDIA/nccl-tests issues #100 and #149)"};
     n.nvls_efficiency = {0.611, Origin::Preset,
-                         "NVLS all_reduce algbw ~275 of 450 GB/s (collectives-and-measurement.md "
-                         "section 3)"};
+                         "NVLS all_reduce algbw ~275 of 450 GB/s (NVIDIA/nccl-tests issue #212 (S. Jeaugey, NVIDIA, 2024))"};
     r->notes.push_back("PCIe: " + pcie->name +
                        (pcieGeneration > 0 ? " (from the file's link speed)" : " (the GPU's)"));
 

@@ -16,12 +16,10 @@ using units::formatNumber;
 using units::formatSeconds;
 
 const char* kRingSource =
-    "formula: bandwidth-optimal ring = reduce-scatter then all-gather (seed 11.2.1-11.2.2)";
-const char* kNcclTestsSource = "formula: nccl-tests PERFORMANCE.md definitions "
-                               "(shared/reference/collectives-and-measurement.md section 1)";
+    "formula: bandwidth-optimal ring = reduce-scatter then all-gather (Patarasuk and Yuan 2009)";
+const char* kNcclTestsSource = "formula: nccl-tests doc/PERFORMANCE.md definitions (NVIDIA/nccl-tests)";
 const char* kNcclLatencySource =
-    "formula: NCCL's latency model, src/graph/tuning.cc v2.30 (collectives-and-measurement.md "
-    "section 4)";
+    "formula: NCCL's latency model, src/graph/tuning.cc v2.30 (NVIDIA/nccl)";
 
 std::string busFactorText(CollectiveOp op, int n)
 {
@@ -348,7 +346,7 @@ void resultNotes(const CollectiveModel& model, const CollectiveRequest& request,
             approximateWireBytesPerRank(request.op, request.bytes, n, WireApproximation::LargeN) /
             result.phases[0].bandwidth_Bps;
         const std::string shortcut = request.op == CollectiveOp::AllReduce ? "2S" : "S";
-        d.notes.push_back("Approximation: the seed often writes " + shortcut + " for " +
+        d.notes.push_back("Approximation: a common shortcut writes " + shortcut + " for " +
                           busFactorFormula(request.op) + " × S (the large-n limit). Here " +
                           shortcut + " / B = " + formatBytes(factor * request.bytes) + " / " +
                           formatGBps(result.phases[0].bandwidth_Bps) + " = " +

@@ -44,7 +44,7 @@ Derivation deriveDataParallelTraffic(int zero_stage, double params, double bytes
     d.inputs.push_back("bytes per gradient element = " + formatNumber(bytes_per_param) +
                        " (user entry: dtype)");
     d.inputs.push_back("n = " + std::to_string(n) + " data-parallel ranks (user entry)");
-    const char* zeroSource = "formula: Rajbhandari et al. 2020 (ZeRO); seed 11.2.2";
+    const char* zeroSource = "formula: Rajbhandari et al. 2020 (ZeRO), section 7";
     d.add("Gradient bytes P", "parameters × bytes per element",
           formatNumber(params, 4) + " × " + formatNumber(bytes_per_param), formatBytes(P), P, "B");
     const DataParallelTraffic traffic = dataParallelTraffic(zero_stage, P, n);
@@ -57,7 +57,7 @@ Derivation deriveDataParallelTraffic(int zero_stage, double params, double bytes
                                                "the shard, all-gather"),
           passes + " × " + fractionText(n - 1, n) + " × " + formatBytes(P),
           formatBytes(traffic.wire_bytes_per_rank), traffic.wire_bytes_per_rank, "B", zeroSource);
-    d.notes.push_back("Large-n shortcut (the seed's " + passes + "P): " + passes + " × " +
+    d.notes.push_back("Large-n shortcut (the usual " + passes + "P): " + passes + " × " +
                       formatBytes(P) + " = " + formatBytes(traffic.passes * P) + ".");
     if (bandwidth_GBps > 0) {
         const double Bps = units::bytesPerSecondFromGBps(bandwidth_GBps);
@@ -74,7 +74,7 @@ Derivation deriveDataParallelTraffic(int zero_stage, double params, double bytes
           kMemoryFormula[zero_stage < 0 ? 0 : (zero_stage > 3 ? 3 : zero_stage)],
           "K = 12 bytes (fp32 master, momentum, variance), N = " + std::to_string(n),
           formatBytes(state), state, "B",
-          "formula: Rajbhandari et al. 2020, section 3 (planner-models.md)");
+          "formula: Rajbhandari et al. 2020, section 3");
     return d;
 }
 

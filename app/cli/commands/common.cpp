@@ -114,8 +114,8 @@ Options collectiveOptionList(bool withBytes)
                          "One flat link instead of a cluster: its bandwidth per rank per "
                          "direction, GB/s (1e9 B/s)."),
              valueOption("--latency-us", "Y",
-                         "The flat link's latency per ring step, microseconds (default 0, as the "
-                         "seed's worked examples)."),
+                         "The flat link's latency per ring step, microseconds (default 0: the "
+                         "bandwidth-only textbook form)."),
          })
         options.push_back(option);
     for (const QCommandLineOption& option : clusterOptions())
@@ -170,7 +170,7 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes)
         setup.sources.link = "user entry: --bw-GBps " + args.text("--bw-GBps");
         setup.sources.latency = args.has("--latency-us")
                                     ? "user entry: --latency-us " + args.text("--latency-us")
-                                    : "default: no latency term, as the seed's worked examples";
+                                    : "default: no latency term (the bandwidth-only textbook form)";
     } else {
         if (args.has("--latency-us"))
             throw UsageError("--latency-us applies to a flat link (--bw-GBps); a cluster's "
