@@ -124,8 +124,16 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
 
 void MeasurePanel::setPlan(const Plan& plan)
 {
+    // Every edit of the plan arrives here: the GEMM plot is redrawn only when what it shows of
+    // the plan (GPU, dtype, GEMM share) changed.
+    const bool plotInputs =
+        plan.cluster.gpu_id != m_plan.cluster.gpu_id ||
+        plan.training.dtype != m_plan.training.dtype ||
+        plan.figures.gemm_peak_fraction.value != m_plan.figures.gemm_peak_fraction.value;
     m_plan = plan;
     refreshProposals();
+    if (plotInputs)
+        m_gemmPlot->setData(m_run.compute, m_plan, HardwareCatalog::bundled());
 }
 
 bool MeasurePanel::importFile(const QString& path, QString* error)
@@ -198,6 +206,7 @@ void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QStri
                     .arg(QString::fromStdString(run.warnings.front()).toHtmlEscaped());
     m_status->setText(text);
     refreshProposals();
+    m_gemmPlot->setData(m_run.compute, m_plan, HardwareCatalog::bundled());
     emit runAvailable(m_run, m_fits);
 }
 
@@ -206,7 +215,6 @@ void MeasurePanel::refreshProposals()
     m_proposals = proposeMeasuredFigures(m_run, m_fits, m_plan.cluster);
     for (MeasuredFigure& f : proposeComputeFigures(m_run, m_plan, HardwareCatalog::bundled()))
         m_proposals.push_back(std::move(f));
-    m_gemmPlot->setData(m_run.compute, m_plan, HardwareCatalog::bundled());
     m_proposalList->clear();
     for (const MeasuredFigure& f : m_proposals) {
         auto* item = new QListWidgetItem(tr("%1: assumed %2, measured %3 (%4)")

@@ -4,28 +4,29 @@
 
 namespace paraplan {
 
-std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                                       double headsLocal, double kvLocal, double headDim, bool moe)
+LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
+                           double headsLocal, double kvLocal, double headDim, bool moe)
 {
     const double t = p.tp;
     const double T = tokens;
     const double h = m.hidden;
     const double d = headDim;
-    std::vector<GemmShape> g;
-    g.push_back({"qkv", T, h, (headsLocal + 2 * kvLocal) * d, 1, true});
-    g.push_back({"attn_proj", T, headsLocal * d, h, 1, true});
+    LayerGemms g;
+    auto push = [&g](const GemmShape& shape) { g.items[g.count++] = shape; };
+    push({"qkv", T, h, (headsLocal + 2 * kvLocal) * d, 1, true});
+    push({"attn_proj", T, headsLocal * d, h, 1, true});
     // MLP: dense, or the local experts with the tokens routed to them.
     const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
     if (moe) {
         const double k = m.experts_per_token;
         const double localExperts = std::max(1.0, double(m.experts) / p.ep);
         const double perExpert = T * k / localExperts; // balanced routing
-        g.push_back({"router", T, h, double(m.experts), 1, false});
-        g.push_back({"mlp_up", perExpert, h, up * m.expert_ffn_hidden / t, localExperts, false});
-        g.push_back({"mlp_down", perExpert, m.expert_ffn_hidden / t, h, localExperts, false});
+        push({"router", T, h, double(m.experts), 1, false});
+        push({"mlp_up", perExpert, h, up * m.expert_ffn_hidden / t, localExperts, false});
+        push({"mlp_down", perExpert, m.expert_ffn_hidden / t, h, localExperts, false});
     } else {
-        g.push_back({"mlp_up", T, h, up * m.ffn_hidden / t, 1, true});
-        g.push_back({"mlp_down", T, m.ffn_hidden / t, h, 1, true});
+        push({"mlp_up", T, h, up * m.ffn_hidden / t, 1, true});
+        push({"mlp_down", T, m.ffn_hidden / t, h, 1, true});
     }
     return g;
 }
@@ -42,7 +43,8 @@ PlanShapes planShapes(const Plan& plan)
     const double kvLocal = std::max(1.0, double(m.kv_heads) / tp);
     const double d = m.headDim();
     PlanShapes s;
-    s.gemms = layerGemmShapes(m, p, tokens, headsLocal, kvLocal, d, m.isMoe());
+    for (const GemmShape& g : layerGemmShapes(m, p, tokens, headsLocal, kvLocal, d, m.isMoe()))
+        s.gemms.push_back(g);
     s.gemms.push_back({"lm_head", tokens, double(m.hidden), double(m.vocab) / tp, 1, false});
     s.attention = {p.micro_batch * headsLocal, seqLocal, seqLocal * cp, d};
     return s;

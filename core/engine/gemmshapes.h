@@ -5,6 +5,7 @@
 
 #include "plan.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,7 @@ namespace paraplan {
 /// One GEMM: (M x K) x (K x N), `batch` of them (the local experts of an MoE layer).
 struct GemmShape
 {
-    std::string name; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router", "lm_head"
+    const char* name = ""; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router", "lm_head"
     double M = 0;
     double K = 0;
     double N = 0;
@@ -21,10 +22,21 @@ struct GemmShape
     bool tp_region = false; ///< inside a TP region (TP-overlap kernels share its SMs)
 };
 
+/// The projection and MLP GEMMs of one layer: at most five, kept in place (the engine asks for
+/// them on every evaluation, the search's inner loop).
+struct LayerGemms
+{
+    std::array<GemmShape, 5> items;
+    size_t count = 0;
+
+    const GemmShape* begin() const { return items.data(); }
+    const GemmShape* end() const { return items.data() + count; }
+};
+
 /// The projection and MLP GEMMs of one layer (dense or MoE). `tokens` = micro-batch x
 /// sequence / CP; heads and KV heads are those on one TP rank.
-std::vector<GemmShape> layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                                       double headsLocal, double kvLocal, double headDim, bool moe);
+LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
+                           double headsLocal, double kvLocal, double headDim, bool moe);
 
 /// One attention core: `batch_heads` = micro-batch x heads on one TP rank, queries `seq_q`
 /// (sequence / CP) against `seq_kv` keys, head dimension `head_dim`.

@@ -80,8 +80,6 @@ const Patterns& patterns()
     return p;
 }
 
-// Reads one line into `step`; returns false for a line that is no step line, and sets
-// `problem` for a step line whose figures cannot be read.
 // A step time must be positive and below a million seconds (11.6 days).
 bool plausibleTime(const std::string& token, double scale, double* seconds)
 {
@@ -92,6 +90,8 @@ bool plausibleTime(const std::string& token, double scale, double* seconds)
     return true;
 }
 
+// Reads one line into `step`; returns false for a line that is no step line, and sets
+// `problem` for a step line whose figures cannot be read.
 bool readStepLine(const std::string& line, TrainingLogFormat* format, LoggedStep* step,
                   std::string* problem)
 {
@@ -127,8 +127,8 @@ bool readStepLine(const std::string& line, TrainingLogFormat* format, LoggedStep
         return true;
     }
     const bool validation = line.find("alidat") != std::string::npos; // (V|v)alidation
-    if (!validation && std::regex_search(line, m, p.titanStep) &&
-        line.find("loss:") != std::string::npos) {
+    if (!validation && line.find("loss:") != std::string::npos &&
+        std::regex_search(line, m, p.titanStep)) {
         step->step = std::stoll(m[2].str());
         std::smatch rate;
         double tps = 0;
@@ -157,7 +157,10 @@ bool parseTrainingLog(const std::string& text, const std::string& file, Training
     const Patterns& p = patterns();
     for (size_t i = 0; i < lines.size(); ++i) {
         const int number = static_cast<int>(i) + 1;
-        const std::string line = std::regex_replace(lines[i], p.ansi, "");
+        // Regular expressions only where a line can need them: logs run to millions of lines.
+        const std::string line = lines[i].find('\x1b') == std::string::npos
+                                     ? lines[i]
+                                     : std::regex_replace(lines[i], p.ansi, "");
         TrainingLogFormat format = TrainingLogFormat::Unknown;
         LoggedStep step;
         std::string problem;
@@ -169,7 +172,8 @@ bool parseTrainingLog(const std::string& text, const std::string& file, Training
             problem = "the step number cannot be read";
         }
         std::smatch m;
-        if (std::regex_search(line, m, p.titanStart)) {
+        if (line.find("global batch size ") != std::string::npos &&
+            std::regex_search(line, m, p.titanStart)) {
             result.global_batch = std::stoll(m[1].str().substr(0, 15));
             result.seq_len = std::stoll(m[2].str().substr(0, 15));
         }

@@ -172,9 +172,10 @@ int runCalibrate(const Args& args, std::ostream& out)
                 throw UsageError("the fitted " + figure.figure + " (" + formatNumber(figure.value) +
                                  ") cannot be applied");
         }
-        if (!validatePlan(plan, catalog).empty())
+        const std::vector<PlanIssue> issues = validatePlan(plan, catalog);
+        if (!issues.empty())
             throw UsageError("the plan with the fitted figures breaks a rule: " +
-                             validatePlan(plan, catalog).front().message);
+                             issues.front().message);
         if (!savePlan(args.text("--plan-out"), plan, &error, catalog))
             throw UsageError(error);
     }
