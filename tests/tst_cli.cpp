@@ -392,7 +392,23 @@ private slots:
         QTest::newRow("zero bandwidth")
             << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
                            "--ranks",    "8",    "--bw-GBps",  "0"}
-            << "must be positive";
+            << "--bw-GBps must be a number above 0 up to 100,000 GB/s (got 0)";
+        QTest::newRow("absurd bandwidth")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "8",    "--bw-GBps",  "1e308"}
+            << "up to 100,000 GB/s";
+        QTest::newRow("1e8-rank all-to-all")
+            << QStringList{"collective", "--op",      "all_to_all", "--bytes", "1GB",
+                           "--ranks",    "100000000", "--bw-GBps",  "100"}
+            << "--ranks must be a whole number from 1 to 1,048,576 ranks";
+        QTest::newRow("absurd bytes")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1e300",
+                           "--ranks",    "8",    "--bw-GBps",  "100"}
+            << "--bytes must be";
+        QTest::newRow("absurd measured time")
+            << QStringList{"walkthrough", "--op", "all_reduce",      "--bytes", "1GB",
+                           "--ranks",     "8",    "--measured-time", "1e-300"}
+            << "between 1 ns and 86400 s";
         QTest::newRow("one rank") << QStringList{"collective", "--op",      "all_reduce",
                                                  "--bytes",    "1GB",       "--ranks",
                                                  "1",          "--bw-GBps", "10"}
@@ -413,13 +429,13 @@ private slots:
                            "--ranks",    "8",    "--cluster",  "dgx-x9"}
             << "neither a cluster preset";
         QTest::newRow("group too large")
-            << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB",
-                           "--ranks",    "100000000", "--cluster",  "dgx-h100"}
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "1000", "--cluster",  "dgx-h100"}
             << "the cluster has 32";
         QTest::newRow("zero nodes")
             << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB", "--ranks",
                            "8",          "--cluster", "dgx-h100",   "--nodes", "0"}
-            << "from 1 to 1000000";
+            << "--nodes must be a whole number from 1 to 1,048,576 nodes (got 0)";
         QTest::newRow("bad algorithm")
             << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB",  "--ranks",
                            "8",          "--bw-GBps", "10",         "--algo",  "magic"}

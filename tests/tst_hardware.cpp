@@ -241,9 +241,17 @@ private slots:
         QTest::newRow("no gpu") << R"({"node": {"gpus": 8}})"
                                 << "needs either";
         QTest::newRow("zero nodes") << R"({"preset": "dgx-h100", "nodes": 0})"
-                                    << "at least 1";
+                                    << "from 1 to 1,048,576 nodes (got 0)";
         QTest::newRow("huge nodes") << R"({"preset": "dgx-h100", "nodes": 100000000})"
-                                    << "beyond";
+                                    << "from 1 to 1,048,576 nodes (got 100,000,000)";
+        QTest::newRow("2e9 NICs") << R"({"preset": "dgx-h100", "nodes": 2, "node": {"nics": 2e9}})"
+                                  << "node.nics must be a whole number from 0 to 64 NICs";
+        QTest::newRow("too many GPUs")
+            << R"({"preset": "dgx-h100", "nodes": 1000000})"
+            << "cluster GPUs (nodes x node.gpus) must be a whole number from 1 to 1,048,576";
+        QTest::newRow("inf-like NIC")
+            << R"({"preset": "dgx-h100", "nodes": 2, "node": {"nic_GBps": 1e308}})"
+            << "node.nic_GBps must be a number above 0 up to 100,000 GB/s";
         QTest::newRow("string nodes") << R"({"preset": "dgx-h100", "nodes": "8"})"
                                       << "must be a number";
         QTest::newRow("bad ratio")

@@ -467,11 +467,15 @@ private slots:
         plan.training.train_tokens = std::nan("");
         QVERIFY(!evaluate(plan).ok);
         plan.training.train_tokens = 0;
-        plan.parallel.global_batch = 2000000000;
         plan.parallel.micro_batch = 1;
+        plan.parallel.global_batch = 2000000000; // beyond the stated range (2^30)
+        QVERIFY(!evaluate(plan).ok);
+        plan.parallel.global_batch = 1 << 30;
+        plan.training.seq_len = 1 << 22;
         const StepCost huge = evaluate(plan);
         QVERIFY(huge.ok); // legal, just enormous
-        QVERIFY(std::isfinite(huge.step_time_s));
+        QVERIFY(std::isfinite(huge.step_time_s) && std::isfinite(huge.metrics.mfu));
+        QVERIFY(huge.metrics.mfu > 0 && huge.metrics.mfu < 1);
     }
 };
 

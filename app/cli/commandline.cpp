@@ -227,7 +227,17 @@ double Args::bytes(const std::string& key) const
     const std::optional<double> value = units::parseBytes(text(key), &error);
     if (!value)
         throw UsageError(key + ": " + error);
+    if (auto problem = limits::check(limits::kBytes, *value, key.c_str()))
+        throw UsageError(*problem);
     return *value;
+}
+
+double Args::within(const std::string& key, const limits::Range& range) const
+{
+    const double value = number(key);
+    if (auto problem = limits::check(range, value, key.c_str()))
+        throw UsageError(*problem);
+    return value;
 }
 
 std::string usageLine(const Command& command)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "inputlimits.h"
+
 #include <QCommandLineOption>
 #include <QString>
 
@@ -73,7 +75,10 @@ public:
     double number(const std::string& key) const;
     double positive(const std::string& key) const;
     int integer(const std::string& key, int min, int max) const;
+    /// A byte count ("141GB", "400MiB") within 1 byte to 1 PB.
     double bytes(const std::string& key) const;
+    /// A number within `range` (inputlimits.h); UsageError naming the range otherwise.
+    double within(const std::string& key, const limits::Range& range) const;
     /// Every value of the command's repeatable option, in the order given.
     const std::vector<std::string>& all(const std::string& key) const;
 

@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "inputlimits.h"
+
 namespace paraplan {
 
 ParameterCount countParameters(const ModelSpec& m)
@@ -63,32 +65,32 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, int seq_len)
 std::vector<std::string> validateModel(const ModelSpec& m)
 {
     std::vector<std::string> problems;
-    auto positive = [&](int value, const char* name) {
-        if (value < 1)
-            problems.push_back(std::string("model.") + name + ": must be at least 1 (got " +
-                               std::to_string(value) + ")");
+    auto within = [&](const limits::Range& range, int value) {
+        if (auto problem = limits::check(range, value))
+            problems.push_back(std::move(*problem));
     };
-    positive(m.layers, "layers");
-    positive(m.hidden, "hidden");
-    positive(m.heads, "heads");
-    positive(m.kv_heads, "kv_heads");
-    positive(m.ffn_hidden, "ffn_hidden");
-    positive(m.vocab, "vocab");
-    if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0)
+    within(limits::kLayers, m.layers);
+    within(limits::kHidden, m.hidden);
+    within(limits::kHeads, m.heads);
+    within({"model.kv_heads", 1, limits::kHeads.max, "heads"}, m.kv_heads);
+    within(limits::kHeadDim, m.head_dim);
+    within(limits::kFfnHidden, m.ffn_hidden);
+    within(limits::kVocab, m.vocab);
+    within(limits::kMaxPositions, m.max_positions);
+    within(limits::kExperts, m.experts);
+    if (!problems.empty())
+        return problems;
+    if (m.heads % m.kv_heads != 0)
         problems.push_back("model.kv_heads: " + std::to_string(m.kv_heads) + " must divide the " +
                            std::to_string(m.heads) + " attention heads (grouped-query attention)");
-    if (m.head_dim == 0 && m.heads > 0 && m.hidden % m.heads != 0)
+    if (m.head_dim == 0 && m.hidden % m.heads != 0)
         problems.push_back("model.heads: " + std::to_string(m.heads) + " do not divide hidden " +
                            std::to_string(m.hidden) + "; give head_dim");
-    if (m.layers > 100000 || m.hidden > 1000000 || m.vocab > 100000000)
-        problems.push_back("model: sizes beyond any model we can model (layers <= 100000, "
-                           "hidden <= 1000000, vocab <= 100000000)");
     if (m.isMoe()) {
         if (m.experts_per_token < 1 || m.experts_per_token > m.experts)
             problems.push_back("model.experts_per_token: must be between 1 and experts (" +
                                std::to_string(m.experts) + ")");
-        if (m.expert_ffn_hidden < 1)
-            problems.push_back("model.expert_ffn_hidden: must be at least 1");
+        within({"model.expert_ffn_hidden", 1, limits::kFfnHidden.max, ""}, m.expert_ffn_hidden);
         if (m.dense_layers < 0 || m.dense_layers > m.layers)
             problems.push_back("model.dense_layers: must be between 0 and layers");
     }

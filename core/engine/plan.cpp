@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include "inputlimits.h"
 #include "kernels.h"
 #include "units.h"
 
@@ -99,8 +100,9 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                   : preset(28, "SGD with momentum, fp32: read weight, grad, momentum (12) + "
                                "write weight, momentum (8) + norm (4) + zero grad (4) bytes "
                                "per parameter");
-    f.dp_bucket_bytes = preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
-                                                 "(torch.nn.parallel.DistributedDataParallel documentation)");
+    f.dp_bucket_bytes =
+        preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
+                                 "(torch.nn.parallel.DistributedDataParallel documentation)");
     f.overlap_fraction = preset(1, "the schedule model: a gradient bucket or FSDP gather is "
                                    "hidden as far as the compute it overlaps lasts (PyTorch "
                                    "DDP and FSDP2 overlap, Megatron-LM overlap_grad_reduce)");
@@ -148,22 +150,38 @@ bool PlanRules::degrees()
     {
         const char* field;
         long long value;
+        const limits::Range& range;
     };
     bool degreesOk = true;
-    for (const Degree& d :
-         {Degree{"parallel.tp", p.tp}, Degree{"parallel.pp", p.pp}, Degree{"parallel.dp", p.dp},
-          Degree{"parallel.cp", p.cp}, Degree{"parallel.ep", p.ep},
-          Degree{"parallel.interleave", p.interleave},
-          Degree{"parallel.micro_batch", p.micro_batch},
-          Degree{"parallel.global_batch", p.global_batch}, Degree{"training.seq_len", t.seq_len}}) {
-        if (d.value < 1) {
-            issue("positive", d.field,
-                  std::string(d.field) + " must be at least 1 (got " + std::to_string(d.value) +
-                      ")");
+    for (const Degree& d : {Degree{"parallel.tp", p.tp, limits::kDegree},
+                            Degree{"parallel.pp", p.pp, limits::kDegree},
+                            Degree{"parallel.dp", p.dp, limits::kDegree},
+                            Degree{"parallel.cp", p.cp, limits::kDegree},
+                            Degree{"parallel.ep", p.ep, limits::kDegree},
+                            Degree{"parallel.interleave", p.interleave, limits::kInterleave},
+                            Degree{"parallel.micro_batch", p.micro_batch, limits::kMicroBatch},
+                            Degree{"parallel.global_batch", p.global_batch, limits::kGlobalBatch},
+                            Degree{"training.seq_len", t.seq_len, limits::kSeqLen}}) {
+        if (auto problem = limits::check(d.range, static_cast<double>(d.value), d.field)) {
+            issue(d.value < 1 ? "positive" : "range", d.field, std::move(*problem));
             degreesOk = false;
         }
     }
-    return degreesOk;
+    if (!degreesOk)
+        return false;
+    // Within the ranges above every product below fits 64 bits; the GPU count must also fit
+    // the largest cluster.
+    const auto tpPp = limits::product(p.tp, p.pp);
+    const auto tpPpDp = tpPp ? limits::product(*tpPp, p.dp) : std::nullopt;
+    const auto gpus = tpPpDp ? limits::product(*tpPpDp, p.cp, limits::kMaxGpus) : std::nullopt;
+    if (!gpus) {
+        issue("gpu-count", "parallel",
+              "tp x pp x dp x cp = " + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " x " +
+                  std::to_string(p.dp) + " x " + std::to_string(p.cp) +
+                  " is more GPUs than the largest cluster Paraplan models (1,048,576)");
+        return false;
+    }
+    return true;
 }
 
 void PlanRules::tensorParallel()
@@ -225,9 +243,11 @@ void PlanRules::pipeline()
                       std::to_string(m.layers) + " layers (they add up to " + std::to_string(sum) +
                       ")");
     }
-    if (p.first_stage_layers < 0 || p.last_stage_layers < 0)
+    if (p.first_stage_layers < 0 || p.last_stage_layers < 0 || p.first_stage_layers > m.layers ||
+        p.last_stage_layers > m.layers)
         issue("stage-layers", "parallel.first_stage_layers",
-              "first/last_stage_layers must not be negative");
+              "first/last_stage_layers must lie between 0 and the model's " +
+                  std::to_string(m.layers) + " layers");
     else if ((p.first_stage_layers > 0 || p.last_stage_layers > 0) && !explicitStages) {
         const int fixedStages = (p.first_stage_layers > 0) + (p.last_stage_layers > 0);
         const long long rest =
@@ -238,8 +258,9 @@ void PlanRules::pipeline()
         else if (rest < p.pp - fixedStages || (p.pp == fixedStages && rest != 0))
             issue("stage-layers", "parallel.first_stage_layers",
                   "first_stage_layers + last_stage_layers = " +
-                      std::to_string(p.first_stage_layers + p.last_stage_layers) + " leave " +
-                      std::to_string(rest) + " of " + std::to_string(m.layers) +
+                      std::to_string(static_cast<long long>(p.first_stage_layers) +
+                                     p.last_stage_layers) +
+                      " leave " + std::to_string(rest) + " of " + std::to_string(m.layers) +
                       " layers for the other " + std::to_string(p.pp - fixedStages) +
                       " stages, which need at least one each");
     }
@@ -334,10 +355,10 @@ void PlanRules::training()
         issue("seq-positions", "training.seq_len",
               "seq_len = " + std::to_string(t.seq_len) + " exceeds the model's " +
                   std::to_string(m.max_positions) + " learned positions");
-    if (t.train_tokens < 0 || !std::isfinite(t.train_tokens))
-        issue("positive", "training.train_tokens", "train_tokens must be a positive number");
-    if (t.gpu_hour_usd < 0 || !std::isfinite(t.gpu_hour_usd))
-        issue("positive", "training.gpu_hour_usd", "gpu_hour_usd must not be negative");
+    if (auto problem = limits::check(limits::kTrainTokens, t.train_tokens))
+        issue("range", "training.train_tokens", std::move(*problem));
+    if (auto problem = limits::check(limits::kGpuHourUsd, t.gpu_hour_usd))
+        issue("range", "training.gpu_hour_usd", std::move(*problem));
 }
 
 void PlanRules::figures()
@@ -350,9 +371,13 @@ void PlanRules::figures()
             break;
         }
     }
-    if (!(f.grad_bytes.value > 0) || !(f.optimizer_step_bytes.value > 0) ||
-        !(f.dp_bucket_bytes.value > 0))
-        issue("figure-range", "overrides", "byte-count overrides must be positive");
+    if (!(f.grad_bytes.value > 0 && f.grad_bytes.value <= 16) ||
+        !(f.optimizer_step_bytes.value > 0 && f.optimizer_step_bytes.value <= 256))
+        issue("figure-range", "overrides",
+              "grad_bytes must lie in (0, 16] and optimizer_step_bytes in (0, 256] bytes per "
+              "parameter");
+    if (!(f.dp_bucket_bytes.value > 0 && f.dp_bucket_bytes.value <= limits::kBytes.max))
+        issue("figure-range", "overrides", "dp_bucket_bytes must lie in (0, 1e15] bytes");
     if (!(f.comm_sm_share.value >= 0 && f.comm_sm_share.value < 1))
         issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
     if (!(f.overlap_fraction.value >= 0 && f.overlap_fraction.value <= 1))

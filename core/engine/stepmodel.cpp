@@ -286,6 +286,27 @@ void Evaluation::metrics()
                                 " GiB of " + units::formatNumber(gpu->hbm_GiB) + " GiB HBM");
 }
 
+bool allFinite(const StepCost& cost)
+{
+    const StepBreakdown& b = cost.breakdown;
+    const StepMetrics& m = cost.metrics;
+    double sum = cost.step_time_s + cost.max_stage_total_bytes + cost.hbm_bytes + cost.lm_head_s +
+                 cost.embedding_s + m.tokens_per_step + m.tokens_per_s + m.model_flops_per_step +
+                 m.hardware_flops_per_step + m.mfu + m.hfu + m.time_to_train_s + m.gpu_hours +
+                 m.cost_usd;
+    for (const BreakdownComponent& component : kBreakdownComponents)
+        sum += b.*component.field;
+    for (const CollectiveCost& c : cost.collectives)
+        sum += c.total_s + c.exposed_s + c.call.bytes + c.call.time_s;
+    for (const StageCost& st : cost.stages)
+        sum += st.microbatch_s + st.total_bytes;
+    for (const LinkUse& link : cost.links)
+        sum += link.busy_s + link.share;
+    // Every term is finite and non-negative in a sound result, so one sum tells (an infinite
+    // term, a NaN, or terms that overflow together all show in it).
+    return std::isfinite(sum);
+}
+
 } // namespace detail
 
 StepCost StepEngine::evaluate(const Plan& plan) const
@@ -315,6 +336,14 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     e.criticalCollectives();
     e.sharedLinks();
     e.metrics();
+    if (!detail::allFinite(cost)) {
+        // Within the stated input ranges this cannot happen; if it does, say so rather than
+        // show a number that is not one.
+        cost.issues.push_back({"non-finite", "plan",
+                               "the step cost came out as a non-finite number for this plan; "
+                               "please report it with the plan file"});
+        return cost;
+    }
     cost.ok = true;
     return cost;
 }

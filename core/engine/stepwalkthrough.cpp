@@ -184,7 +184,7 @@ void Walk::stageSteps() const
                                : "sum of stage times - slowest; uniform: (p-1) x stage",
               "p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
                   ", fraction of the pipelined time (p-1)/(v m) = " +
-                  formatNumber(double(p.pp - 1) / (p.interleave * mb)),
+                  formatNumber(double(p.pp - 1) / (double(p.interleave) * mb)),
               formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
               "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
     for (const CollectiveCost& c : cost.collectives) {

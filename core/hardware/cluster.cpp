@@ -1,8 +1,10 @@
 #include "cluster.h"
 
 #include "hardware.h"
+#include "inputlimits.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace paraplan {
@@ -22,10 +24,11 @@ const char* nodeFabricName(NodeFabric fabric)
 
 int NodeSpec::nvlinkLinksPerGpu() const
 {
-    int links = 0;
+    // Summed wide and clamped: an unvalidated file may list any number of any counts.
+    long long links = 0;
     for (int chip : switch_links_per_gpu)
-        links += chip;
-    return links;
+        links = std::clamp(links + chip, 0LL, static_cast<long long>(INT_MAX));
+    return static_cast<int>(links);
 }
 
 bool FailureWhatIf::any() const
@@ -43,62 +46,86 @@ bool positiveFinite(double value)
 
 } // namespace
 
-std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
+namespace {
+
+// The checks of validateCluster; each adds the problems it finds.
+struct ClusterChecks
 {
-    std::vector<std::string> problems;
-    auto problem = [&](std::string text) { problems.push_back(std::move(text)); };
+    const ClusterSpec& cluster;
+    std::vector<std::string>& problems;
 
-    if (!catalog.gpu(cluster.gpu_id))
-        problem("gpu: unknown GPU '" + cluster.gpu_id + "' (see 'paraplan-cli presets')");
-    if (cluster.nodes < 1)
-        problem("nodes: must be at least 1 (got " + std::to_string(cluster.nodes) + ")");
-    if (cluster.nodes > 1000000)
-        problem("nodes: " + std::to_string(cluster.nodes) +
-                " is beyond any cluster we can model "
-                "(at most 1,000,000)");
-
-    const FailureWhatIf& w = cluster.what_if;
-    for (double factor :
-         {w.nvlink_factor, w.pcie_factor, w.nic_factor, w.spine_factor, w.ici_factor}) {
-        if (!(factor > 0 && factor <= 1.0)) {
-            problem("what_if: a degradation factor must lie in (0, 1]");
-            break;
+    void problem(std::string text) { problems.push_back(std::move(text)); }
+    bool within(const limits::Range& range, double value, const char* field = nullptr)
+    {
+        if (auto text = limits::check(range, value, field)) {
+            problem(std::move(*text));
+            return false;
         }
+        return true;
     }
+    void torus();
+    bool nodeCounts();
+    void nvlink();
+};
 
-    if (cluster.is_torus) {
-        long long chips = 1;
-        for (int axis = 0; axis < 3; ++axis) {
-            if (cluster.torus.dims[axis] < 1)
-                problem("torus.dims: every dimension must be at least 1");
-            chips *= cluster.torus.dims[axis];
-        }
-        if (chips != cluster.nodes)
-            problem("torus.dims: " + std::to_string(cluster.torus.dims[0]) + "x" +
-                    std::to_string(cluster.torus.dims[1]) + "x" +
-                    std::to_string(cluster.torus.dims[2]) + " holds " + std::to_string(chips) +
-                    " chips, not " + std::to_string(cluster.nodes));
-        if (!positiveFinite(cluster.torus.link_GBps.value))
-            problem("torus.link_GBps: must be a positive bandwidth");
-        if (!positiveFinite(cluster.torus.efficiency.value) || cluster.torus.efficiency.value > 1)
-            problem("torus.efficiency: must lie in (0, 1]");
-        if (!(cluster.torus.hop_latency_us.value >= 0))
-            problem("torus.hop_latency_us: must not be negative");
-        return problems;
+void ClusterChecks::torus()
+{
+    long long chips = 1;
+    bool dimsOk = true;
+    for (int axis = 0; axis < 3; ++axis) {
+        dimsOk = within(limits::kTorusDim, cluster.torus.dims[axis]) && dimsOk;
+        chips *= dimsOk ? cluster.torus.dims[axis] : 1;
     }
+    if (dimsOk && chips != cluster.nodes)
+        problem("torus.dims: " + std::to_string(cluster.torus.dims[0]) + "x" +
+                std::to_string(cluster.torus.dims[1]) + "x" +
+                std::to_string(cluster.torus.dims[2]) + " holds " + std::to_string(chips) +
+                " chips, not " + std::to_string(cluster.nodes));
+    within(limits::kLinkGBps, cluster.torus.link_GBps.value, "torus.link_GBps");
+    if (!positiveFinite(cluster.torus.efficiency.value) || cluster.torus.efficiency.value > 1)
+        problem("torus.efficiency: must lie in (0, 1]");
+    within(limits::kLatencyUs, cluster.torus.hop_latency_us.value, "torus.hop_latency_us");
+}
 
+// The counts every later check multiplies or sums; false when one is out of range.
+bool ClusterChecks::nodeCounts()
+{
     const NodeSpec& node = cluster.node;
-    if (node.gpus < 1 || node.gpus > 72)
-        problem("node.gpus: must be between 1 and 72 (got " + std::to_string(node.gpus) + ")");
+    if (!within(limits::kGpusPerNode, node.gpus) || !within(limits::kNics, node.nics) ||
+        !within(limits::kNvSwitchChips, static_cast<double>(node.switch_links_per_gpu.size())))
+        return false;
+    for (int links : node.switch_links_per_gpu) {
+        if (!within(limits::kLinksPerChip, links))
+            return false;
+    }
+    if (!within({"cluster GPUs (nodes x node.gpus)", 1, limits::kMaxGpus, "GPUs"},
+                static_cast<double>(cluster.totalGpus())))
+        return false;
+    for (const auto& [link, name] : {std::pair{&node.nvlink_link_GBps, "node.nvlink_link_GBps"},
+                                     {&node.pcie_GBps, "node.pcie_GBps"},
+                                     {&node.host_link_GBps, "node.host_link_GBps"},
+                                     {&node.nic_GBps, "node.nic_GBps"}}) {
+        if (link->value != 0)
+            within(limits::kLinkGBps, link->value, name);
+    }
+    return true;
+}
+
+void ClusterChecks::nvlink()
+{
+    const NodeSpec& node = cluster.node;
+    const FailureWhatIf& w = cluster.what_if;
     if (node.fabric != NodeFabric::PCIe && !positiveFinite(node.nvlink_link_GBps.value))
         problem("node.nvlink: an NVLink fabric needs a per-link bandwidth");
     if (node.fabric == NodeFabric::NVSwitch) {
         if (node.switch_links_per_gpu.empty() || node.nvlinkLinksPerGpu() < 1)
             problem("node.switch_links_per_gpu: an NVSwitch node needs its links per chip");
         for (int chip : w.nvswitch_chips_out) {
-            if (chip < 0 || chip >= static_cast<int>(node.switch_links_per_gpu.size()))
+            if (chip < 0 || chip >= static_cast<int>(node.switch_links_per_gpu.size())) {
                 problem("what_if.nvswitch_chips_out: no NVSwitch chip " + std::to_string(chip) +
                         " (the node has " + std::to_string(node.switch_links_per_gpu.size()) + ")");
+                break;
+            }
         }
         if (!w.nvswitch_chips_out.empty() &&
             w.nvswitch_chips_out.size() >= node.switch_links_per_gpu.size())
@@ -108,15 +135,48 @@ std::vector<std::string> validateCluster(const ClusterSpec& cluster, const Hardw
     if (node.fabric == NodeFabric::NVLinkMesh) {
         for (const NVLinkPair& pair : node.nvlink_pairs) {
             if (pair.gpu_a < 0 || pair.gpu_b < 0 || pair.gpu_a >= node.gpus ||
-                pair.gpu_b >= node.gpus || pair.gpu_a == pair.gpu_b || pair.links < 1)
+                pair.gpu_b >= node.gpus || pair.gpu_a == pair.gpu_b || pair.links < 1 ||
+                pair.links > limits::kLinksPerPair.max) {
                 problem("node.nvlink_pairs: pair " + std::to_string(pair.gpu_a) + "-" +
                         std::to_string(pair.gpu_b) +
-                        " must join two different GPUs of the node "
-                        "with at least one link");
+                        " must join two different GPUs of the node with 1 to 64 links");
+                break;
+            }
         }
         if (node.gpus > 16)
             problem("node.gpus: an NVLink mesh without a switch is modelled up to 16 GPUs");
     }
+}
+
+} // namespace
+
+std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
+{
+    std::vector<std::string> problems;
+    ClusterChecks checks{cluster, problems};
+    auto problem = [&](std::string text) { problems.push_back(std::move(text)); };
+
+    if (!catalog.gpu(cluster.gpu_id))
+        problem("gpu: unknown GPU '" + cluster.gpu_id + "' (see 'paraplan-cli presets')");
+    if (!checks.within(limits::kNodes, cluster.nodes))
+        return problems;
+
+    const FailureWhatIf& w = cluster.what_if;
+    for (double factor :
+         {w.nvlink_factor, w.pcie_factor, w.nic_factor, w.spine_factor, w.ici_factor}) {
+        if (!(factor > 0 && factor <= 1.0)) {
+            problem("what_if: a degradation factor must lie in (0, 1]");
+            break;
+        }
+    }
+    if (cluster.is_torus) {
+        checks.torus();
+        return problems;
+    }
+    const NodeSpec& node = cluster.node;
+    if (!checks.nodeCounts())
+        return problems;
+    checks.nvlink();
     if (node.fabric != NodeFabric::NVSwitch || node.gpus > 1) {
         if (!positiveFinite(node.pcie_GBps.value))
             problem("node.pcie: a per-GPU PCIe bandwidth is required");
@@ -141,12 +201,13 @@ std::vector<std::string> validateCluster(const ClusterSpec& cluster, const Hardw
             break;
         }
     }
-    if (cluster.network.nodes_per_rack < 0)
-        problem("network.nodes_per_rack: must not be negative");
+    checks.within(limits::kNodesPerRack, cluster.network.nodes_per_rack);
     if (!(cluster.network.spine_oversubscription.value >= 1.0) ||
         !std::isfinite(cluster.network.spine_oversubscription.value))
         problem("network.spine_oversubscription: must be a ratio of at least 1 (1 = non-blocking, "
                 "2 = 2:1)");
+    else
+        checks.within(limits::kOversubscription, cluster.network.spine_oversubscription.value);
     return problems;
 }
 

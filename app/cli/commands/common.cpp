@@ -40,15 +40,13 @@ ClusterSpec clusterFromArgs(const Args& args)
 {
     ClusterOptions options;
     if (args.has("--nodes"))
-        options.nodes = args.integer("--nodes", 1, 1000000);
+        options.nodes = static_cast<int>(args.within("--nodes", limits::kNodes));
     if (args.has("--nodes-per-rack"))
-        options.nodes_per_rack = args.integer("--nodes-per-rack", 0, 1000000);
+        options.nodes_per_rack =
+            static_cast<int>(args.within("--nodes-per-rack", limits::kNodesPerRack));
     if (args.has("--oversubscription")) {
-        const double ratio = args.number("--oversubscription");
-        if (!(ratio >= 1))
-            throw UsageError("--oversubscription must be a ratio of at least 1 (got " +
-                             args.text("--oversubscription") + ")");
-        options.spine_oversubscription = ratio;
+        options.spine_oversubscription =
+            args.within("--oversubscription", limits::kOversubscription);
     }
     ClusterSpec cluster;
     std::string error;
@@ -138,11 +136,11 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes)
                          "all_to_all, send_recv)");
     if (needBytes)
         request.bytes = args.bytes("--bytes");
-    request.ranks = args.integer("--ranks", 1, 100000000);
+    request.ranks = static_cast<int>(args.within("--ranks", limits::kRanks));
     if (request.ranks < 2)
         throw UsageError("--ranks: a collective needs at least 2 ranks");
     if (args.has("--stride"))
-        request.stride = args.integer("--stride", 1, 100000000);
+        request.stride = static_cast<int>(args.within("--stride", limits::kRanks));
     if (args.has("--algo")) {
         const std::string algo = args.text("--algo");
         if (!parseAlgorithm(algo, &request.algorithm))
@@ -161,12 +159,10 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes)
         }
         double latency = 0;
         if (args.has("--latency-us")) {
-            latency = args.number("--latency-us");
-            if (!(latency >= 0))
-                throw UsageError("--latency-us must not be negative");
+            latency = args.within("--latency-us", limits::kLatencyUs);
         }
         setup.model = std::make_unique<CollectiveModel>(
-            CollectiveModel::flatLink(args.positive("--bw-GBps"), latency));
+            CollectiveModel::flatLink(args.within("--bw-GBps", limits::kLinkGBps), latency));
         setup.sources.link = "user entry: --bw-GBps " + args.text("--bw-GBps");
         setup.sources.latency = args.has("--latency-us")
                                     ? "user entry: --latency-us " + args.text("--latency-us")
@@ -193,11 +189,17 @@ int measured(const Args& args, std::ostream& out, bool walkthrough)
     if (!parseCollectiveOp(args.text("--op"), &op))
         throw UsageError("--op: unknown collective '" + args.text("--op") + "'");
     const double bytes = args.bytes("--bytes");
-    const int ranks = args.integer("--ranks", 2, 100000000);
+    const int ranks = static_cast<int>(args.within("--ranks", limits::kRanks));
+    if (ranks < 2)
+        throw UsageError("--ranks: a collective needs at least 2 ranks");
     std::string error;
     const std::optional<double> time = units::parseSeconds(args.text("--measured-time"), &error);
     if (!time)
         throw UsageError("--measured-time: " + error);
+    // 1 ns to a day: anything shorter is below any collective's launch latency.
+    if (!(*time >= 1e-9 && *time <= 86400))
+        throw UsageError("--measured-time must lie between 1 ns and 86400 s (got " +
+                         args.text("--measured-time") + ")");
     for (const char* modelOnly : {"--bw-GBps", "--cluster", "--algo"}) {
         if (args.has(modelOnly))
             throw UsageError(std::string("--measured-time reports a measurement; ") + modelOnly +

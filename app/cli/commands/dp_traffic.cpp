@@ -29,7 +29,7 @@ Options dpTrafficOptions()
 
 int runDpTraffic(const Args& args, std::ostream& out)
 {
-    const double params = args.positive("--params");
+    const double params = args.within("--params", limits::kParams);
     double bytesPerParam = 2;
     if (args.has("--dtype") && args.has("--bytes-per-param"))
         throw UsageError("give --dtype or --bytes-per-param, not both");
@@ -43,10 +43,11 @@ int runDpTraffic(const Args& args, std::ostream& out)
                                                                        : 2;
     }
     if (args.has("--bytes-per-param"))
-        bytesPerParam = args.positive("--bytes-per-param");
-    const int ranks = args.integer("--ranks", 1, 100000000);
+        bytesPerParam =
+            args.within("--bytes-per-param", {"--bytes-per-param", 0, 64, "bytes", true, false});
+    const int ranks = static_cast<int>(args.within("--ranks", limits::kRanks));
     const int zero = args.has("--zero") ? args.integer("--zero", 0, 3) : 0;
-    const double bw = args.has("--bw-GBps") ? args.positive("--bw-GBps") : 0;
+    const double bw = args.has("--bw-GBps") ? args.within("--bw-GBps", limits::kLinkGBps) : 0;
     const Derivation d = deriveDataParallelTraffic(zero, params, bytesPerParam, ranks, bw);
     if (args.flag("--walkthrough")) {
         out << (args.flag("--json") ? d.toJson() : d.toText());

@@ -30,14 +30,13 @@ int runImportTopology(const Args& args, std::ostream& out)
     if (args.has("--nic"))
         import.nic_id = args.text("--nic");
     if (args.has("--nodes"))
-        import.nodes = args.integer("--nodes", 1, 1000000);
+        import.nodes = static_cast<int>(args.within("--nodes", limits::kNodes));
     if (args.has("--nodes-per-rack"))
-        import.nodes_per_rack = args.integer("--nodes-per-rack", 0, 1000000);
-    if (args.has("--oversubscription")) {
-        import.spine_oversubscription = args.number("--oversubscription");
-        if (!(import.spine_oversubscription >= 1))
-            throw UsageError("--oversubscription must be a ratio of at least 1");
-    }
+        import.nodes_per_rack =
+            static_cast<int>(args.within("--nodes-per-rack", limits::kNodesPerRack));
+    if (args.has("--oversubscription"))
+        import.spine_oversubscription =
+            args.within("--oversubscription", limits::kOversubscription);
     TopologyImport result;
     std::string error;
     if (!importTopologyFile(args.positional().front(), import, &result, &error,

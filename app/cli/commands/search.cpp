@@ -26,7 +26,8 @@ void applyTokensPerStep(const Args& args, Plan* planPointer)
     if (!args.has("--tokens-per-step"))
         return;
     Plan& plan = *planPointer;
-    const double tokens = args.positive("--tokens-per-step");
+    const double tokens = args.within("--tokens-per-step",
+                                      {"--tokens-per-step", 1, 1LL << 52, "tokens", false, false});
     const double sequences = std::round(tokens / plan.training.seq_len);
     if (sequences < 1 || sequences > 1e9)
         throw UsageError("--tokens-per-step " + args.text("--tokens-per-step") +
