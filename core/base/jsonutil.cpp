@@ -5,7 +5,9 @@
 #include <QJsonParseError>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 namespace paraplan::json {
@@ -115,19 +117,52 @@ bool parseDocument(const std::string& text, QJsonObject* root, std::string* erro
     return true;
 }
 
-bool readFile(const std::string& path, std::string* text, std::string* error)
+bool readFile(const std::string& path, std::string* text, std::string* error, long long maxBytes)
 {
+    // Devices and directories are refused by what they are, not by the size they report
+    // (/dev/zero reports 0 and never ends); a FIFO is read, but only up to the limit.
+    std::error_code code;
+    const std::filesystem::file_status status = std::filesystem::status(path, code);
+    if (!code && status.type() != std::filesystem::file_type::regular &&
+        status.type() != std::filesystem::file_type::fifo) {
+        *error = "'" + path + "' is " +
+                 (status.type() == std::filesystem::file_type::directory ? "a directory"
+                                                                         : "not a regular file") +
+                 "; give a file";
+        return false;
+    }
     QFile file(QString::fromStdString(path));
     if (!file.open(QIODevice::ReadOnly)) {
         *error = "cannot open '" + path + "': " + file.errorString().toStdString();
         return false;
     }
-    constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
-    if (file.size() > kMaxBytes) {
-        *error = "'" + path + "' is larger than 64 MiB; not a Paraplan file";
+    const std::string limitText = std::to_string(maxBytes >> 20) + " MiB";
+    if (file.size() > maxBytes) {
+        *error = "'" + path + "' is larger than " + limitText + "; not a file Paraplan reads";
         return false;
     }
-    *text = file.readAll().toStdString();
+    // Read in pieces and stop one byte past the limit, whatever size() said.
+    QByteArray bytes;
+    constexpr qint64 kChunk = 1 << 20;
+    while (true) {
+        const qint64 want = std::min<qint64>(kChunk, maxBytes + 1 - bytes.size());
+        if (want <= 0)
+            break;
+        const QByteArray chunk = file.read(want);
+        if (chunk.isEmpty()) {
+            if (file.error() != QFileDevice::NoError) {
+                *error = "cannot read '" + path + "': " + file.errorString().toStdString();
+                return false;
+            }
+            break;
+        }
+        bytes += chunk;
+    }
+    if (bytes.size() > maxBytes) {
+        *error = "'" + path + "' is larger than " + limitText + "; not a file Paraplan reads";
+        return false;
+    }
+    *text = bytes.toStdString();
     return true;
 }
 

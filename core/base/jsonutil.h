@@ -78,7 +78,10 @@ private:
 };
 
 bool parseDocument(const std::string& text, QJsonObject* root, std::string* error);
-bool readFile(const std::string& path, std::string* text, std::string* error);
+/// Reads a whole text file of at most `maxBytes` (default 64 MiB): devices and directories
+/// are refused, and reading stops at the limit whatever the file system reports.
+bool readFile(const std::string& path, std::string* text, std::string* error,
+              long long maxBytes = 64LL << 20);
 /// Writes through QSaveFile: the old file stays intact until the new one is complete.
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error);
 

@@ -1,6 +1,7 @@
 #include "topologyimport.h"
 
 #include "hardware.h"
+#include "inputlimits.h"
 #include "jsonutil.h"
 
 #include <QRegularExpression>
@@ -16,6 +17,10 @@
 
 namespace paraplan {
 namespace {
+
+// A node's largest counts (inputlimits.h), checked before anything is allocated per item.
+constexpr size_t kMaxNodeGpus = static_cast<size_t>(limits::kGpusPerNode.max);
+constexpr size_t kMaxNodeNics = static_cast<size_t>(limits::kNics.max);
 
 Sourced fromImport(double value, std::string how)
 {
@@ -86,11 +91,14 @@ bool finishImport(const TopologyImportOptions& options, const std::string& gpuGu
     const bool hopper = gpu->nvlink_generation >= 4;
     n.nvlink_ring_efficiency =
         hopper ? Sourced{0.822, Origin::Preset,
-                         "NVLink4 ring all_reduce ~370 of 450 GB/s (NVIDIA/nccl-tests issue #212 (S. Jeaugey, NVIDIA, 2024))"}
+                         "NVLink4 ring all_reduce ~370 of 450 GB/s (NVIDIA/nccl-tests issue #212 "
+                         "(S. Jeaugey, NVIDIA, 2024))"}
                : Sourced{0.767, Origin::Preset,
-                         "NVLink3 ring all_reduce ~230 of 300 GB/s (8x A100 SXM nccl-tests results in NVIDIA/nccl-tests issues #100 and #149)"};
+                         "NVLink3 ring all_reduce ~230 of 300 GB/s (8x A100 SXM nccl-tests results "
+                         "in NVIDIA/nccl-tests issues #100 and #149)"};
     n.nvls_efficiency = {0.611, Origin::Preset,
-                         "NVLS all_reduce algbw ~275 of 450 GB/s (NVIDIA/nccl-tests issue #212 (S. Jeaugey, NVIDIA, 2024))"};
+                         "NVLS all_reduce algbw ~275 of 450 GB/s (NVIDIA/nccl-tests issue #212 (S. "
+                         "Jeaugey, NVIDIA, 2024))"};
     r->notes.push_back("PCIe: " + pcie->name +
                        (pcieGeneration > 0 ? " (from the file's link speed)" : " (the GPU's)"));
 
@@ -237,16 +245,26 @@ bool findSmiColumns(const QStringList& lines, SmiMatrix* m, std::string* error)
     }
     // Columns: tab-separated; a header cell per GPU, then NIC columns (NIC# or mlx5_#), then
     // the affinity columns.
+    static const QRegularExpression gpuName("^GPU\\d+$");
+    static const QRegularExpression nicName("^(NIC\\d+|mlx\\d+_\\d+|mlx5_\\d+)$");
     const QStringList head = lines[m->header].split('\t');
     for (int col = 0; col < head.size(); ++col) {
         const QString name = head[col].trimmed();
-        if (QRegularExpression("^GPU\\d+$").match(name).hasMatch())
+        if (gpuName.match(name).hasMatch())
             m->gpuColumn.push_back(col);
-        else if (QRegularExpression("^(NIC\\d+|mlx\\d+_\\d+|mlx5_\\d+)$").match(name).hasMatch())
+        else if (nicName.match(name).hasMatch())
             m->nicColumn.push_back(col);
     }
     if (m->gpuColumn.empty()) {
         *error = "no GPU columns in the header (is the output tab-separated?)";
+        return false;
+    }
+    // Checked before the GPU x GPU matrix is allocated.
+    if (m->gpuColumn.size() > kMaxNodeGpus || m->nicColumn.size() > kMaxNodeNics) {
+        *error = "the header lists " + std::to_string(m->gpuColumn.size()) + " GPU and " +
+                 std::to_string(m->nicColumn.size()) + " NIC columns; a node has at most " +
+                 std::to_string(kMaxNodeGpus) + " GPUs and " + std::to_string(kMaxNodeNics) +
+                 " NICs";
         return false;
     }
     return true;
@@ -403,6 +421,11 @@ bool readNcclGpu(const QXmlStreamReader& xml, NcclTopology* t, std::string* erro
             "a <gpu> outside any <pci> element (line " + std::to_string(xml.lineNumber()) + ")";
         return false;
     }
+    if (t->gpus.size() + static_cast<size_t>(t->bareGpus) >= kMaxNodeGpus) {
+        *error = "more than " + std::to_string(kMaxNodeGpus) +
+                 " GPUs in one node's topology (line " + std::to_string(xml.lineNumber()) + ")";
+        return false;
+    }
     t->stack.back().hasGpu = true;
     NcclGpu gpu;
     gpu.busid = t->stack.back().busid;
@@ -432,12 +455,22 @@ bool readNcclStartElement(const QXmlStreamReader& xml, NcclTopology* t, std::str
         if (!t->stack.empty())
             pci.parentSwitch = t->stack.back().cls == "0x060400" ? t->stack.back().busid
                                                                  : t->stack.back().parentSwitch;
+        if (t->stack.size() >= 64) {
+            *error = "<pci> elements nested more than 64 deep (line " +
+                     std::to_string(xml.lineNumber()) + ")";
+            return false;
+        }
         t->stack.push_back(pci);
     } else if (name == "gpu") {
         return readNcclGpu(xml, t, error);
     } else if (name == "nvlink") {
         if (t->gpus.empty() || t->stack.empty() || !t->stack.back().hasGpu) {
             *error = "an <nvlink> outside a <gpu> element (line " +
+                     std::to_string(xml.lineNumber()) + ")";
+            return false;
+        }
+        if (t->gpus.back().nvlinks.size() >= 64) {
+            *error = "more than 64 <nvlink> elements on one GPU (line " +
                      std::to_string(xml.lineNumber()) + ")";
             return false;
         }
@@ -448,7 +481,13 @@ bool readNcclStartElement(const QXmlStreamReader& xml, NcclTopology* t, std::str
         if (!t->stack.empty())
             t->stack.back().hasNic = true;
     } else if (name == "net") {
-        t->netGBps.push_back(a.value("speed").toDouble() / 8000.0); // Mb/s -> GB/s
+        const double GBps = a.value("speed").toDouble() / 8000.0; // Mb/s -> GB/s
+        if (t->netGBps.size() >= kMaxNodeNics) {
+            *error = "more than " + std::to_string(kMaxNodeNics) + " <net> devices in one node";
+            return false;
+        }
+        if (std::isfinite(GBps) && GBps > 0)
+            t->netGBps.push_back(GBps);
     }
     return true;
 }
@@ -469,6 +508,13 @@ bool readNcclXml(const std::string& text, NcclTopology* t, std::string* error)
                     ++t->bareGpus;
                 if (!pci.hasNic && (pci.cls == "0x020000" || pci.cls == "0x020700"))
                     ++t->bareNics;
+                if (t->gpus.size() + static_cast<size_t>(t->bareGpus) > kMaxNodeGpus ||
+                    t->netGBps.size() + static_cast<size_t>(t->bareNics) > kMaxNodeNics) {
+                    *error = "more than " + std::to_string(kMaxNodeGpus) + " GPUs or " +
+                             std::to_string(kMaxNodeNics) + " NICs in one node's topology (line " +
+                             std::to_string(xml.lineNumber()) + ")";
+                    return false;
+                }
                 t->stack.pop_back();
             }
         }

@@ -1,6 +1,6 @@
 #include "traininglog.h"
 
-#include <QFile>
+#include "jsonutil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -225,17 +225,14 @@ bool parseTrainingLog(const std::string& text, const std::string& file, Training
 
 bool loadTrainingLog(const std::string& path, TrainingLog* log, std::string* error)
 {
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = "cannot read " + path + ": " + f.errorString().toStdString();
+    std::string text;
+    // Training logs run long; past 512 MiB the user should cut out the part with the steps.
+    if (!json::readFile(path, &text, error, 512LL << 20)) {
+        if (error->find("larger than") != std::string::npos)
+            *error += "; give the part of the log with the steps";
         return false;
     }
-    constexpr qint64 kMaxBytes = 512LL << 20;
-    if (f.size() > kMaxBytes) {
-        *error = path + " is larger than 512 MiB; give the part of the log with the steps";
-        return false;
-    }
-    return parseTrainingLog(f.readAll().toStdString(), path, log, error);
+    return parseTrainingLog(text, path, log, error);
 }
 
 std::vector<LoggedStep> steadySteps(const TrainingLog& log, int warmup)
