@@ -1,4 +1,5 @@
 #include "inputpanel.h"
+#include "inputlimits.h"
 
 #include "clusterio.h"
 #include "modelio.h"
@@ -19,6 +20,15 @@
 #include <cmath>
 
 namespace paraplan::ui {
+
+namespace {
+// A spin box's top: the field's stated range (inputlimits.h), so the box never clamps a
+// value the engine accepts.
+int maxOf(const limits::Range& range)
+{
+    return static_cast<int>(range.max);
+}
+} // namespace
 namespace {
 
 // A combo box's items from an enum's name table: the description shown, the value as data.
@@ -98,12 +108,12 @@ QGroupBox* InputPanel::buildModelBox()
             plan.model.source = "user entry";
         });
     };
-    m_layers = modelField(1, 100000, tr("layers"), &ModelSpec::layers);
-    m_hidden = modelField(1, 1000000, tr("hidden size"), &ModelSpec::hidden);
-    m_heads = modelField(1, 100000, tr("attention heads"), &ModelSpec::heads);
-    m_kvHeads = modelField(1, 100000, tr("KV heads"), &ModelSpec::kv_heads);
-    m_ffn = modelField(1, 10000000, tr("FFN hidden"), &ModelSpec::ffn_hidden);
-    m_vocab = modelField(1, 100000000, tr("vocabulary"), &ModelSpec::vocab);
+    m_layers = modelField(1, maxOf(limits::kLayers), tr("layers"), &ModelSpec::layers);
+    m_hidden = modelField(1, maxOf(limits::kHidden), tr("hidden size"), &ModelSpec::hidden);
+    m_heads = modelField(1, maxOf(limits::kHeads), tr("attention heads"), &ModelSpec::heads);
+    m_kvHeads = modelField(1, maxOf(limits::kHeads), tr("KV heads"), &ModelSpec::kv_heads);
+    m_ffn = modelField(1, maxOf(limits::kFfnHidden), tr("FFN hidden"), &ModelSpec::ffn_hidden);
+    m_vocab = modelField(1, maxOf(limits::kVocab), tr("vocabulary"), &ModelSpec::vocab);
     auto* shapeRow = new QGridLayout;
     shapeRow->addWidget(new QLabel(tr("layers")), 0, 0);
     shapeRow->addWidget(m_layers, 0, 1);
@@ -157,9 +167,9 @@ QGroupBox* InputPanel::buildClusterBox()
     clusterRow->addWidget(m_clusterPreset, 1);
     clusterRow->addWidget(clusterFileButton);
     clusterForm->addRow(tr("Preset"), clusterRow);
-    m_nodes = spin(1, 1000000, Field::ClusterNodes, tr("nodes"),
+    m_nodes = spin(1, maxOf(limits::kNodes), Field::ClusterNodes, tr("nodes"),
                    [](Plan& plan, int value) { plan.cluster.nodes = value; });
-    m_perRack = spin(0, 1000000, Field::ClusterRack, tr("nodes per rack"),
+    m_perRack = spin(0, maxOf(limits::kNodesPerRack), Field::ClusterRack, tr("nodes per rack"),
                      [](Plan& plan, int value) { plan.cluster.network.nodes_per_rack = value; });
     m_perRack->setSpecialValueText(tr("one rack"));
     m_spine = new QDoubleSpinBox(clusterBox);
@@ -202,7 +212,7 @@ QGroupBox* InputPanel::buildParallelBox()
     auto* parallelBox = new QGroupBox(tr("Parallelism"), this);
     auto* parallelForm = new QFormLayout(parallelBox);
     auto degree = [this](Field field, const QString& name, int ParallelLayout::*member) {
-        return spin(1, 100000000, field, name,
+        return spin(1, maxOf(limits::kDegree), field, name,
                     [member](Plan& plan, int value) { plan.parallel.*member = value; });
     };
     m_tp = degree(Field::Tp, "TP", &ParallelLayout::tp);
@@ -213,6 +223,9 @@ QGroupBox* InputPanel::buildParallelBox()
     m_interleave = degree(Field::Interleave, tr("interleave"), &ParallelLayout::interleave);
     m_micro = degree(Field::MicroBatch, tr("micro-batch"), &ParallelLayout::micro_batch);
     m_global = degree(Field::GlobalBatch, tr("global batch"), &ParallelLayout::global_batch);
+    m_interleave->setMaximum(maxOf(limits::kInterleave));
+    m_micro->setMaximum(maxOf(limits::kMicroBatch));
+    m_global->setMaximum(maxOf(limits::kGlobalBatch));
     auto* degrees = new QGridLayout;
     const std::pair<const char*, QSpinBox*> cells[] = {
         {"TP", m_tp}, {"PP", m_pp}, {"DP", m_dp}, {"CP", m_cp}, {"EP", m_ep}};
@@ -285,7 +298,7 @@ void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* paralle
     // Uneven pipelines (Megatron's --decoder-first/last-pipeline-num-layers) and HSDP.
     auto optionalCount = [this](Field field, const QString& name, const QString& tip,
                                 std::function<void(Plan&, int)> apply) {
-        QSpinBox* box = spin(0, 1000000, field, name, std::move(apply));
+        QSpinBox* box = spin(0, maxOf(limits::kLayers), field, name, std::move(apply));
         box->setSpecialValueText(tr("even"));
         box->setToolTip(tip);
         return box;
@@ -310,7 +323,7 @@ void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* paralle
     stageRow->addWidget(new QLabel(tr("last")));
     stageRow->addWidget(m_lastStage);
     parallelForm->addRow(tr("First stage layers"), stageRow);
-    m_dpShard = spin(0, 100000000, Field::DpShard, tr("ZeRO shard group"),
+    m_dpShard = spin(0, maxOf(limits::kDegree), Field::DpShard, tr("ZeRO shard group"),
                      [](Plan& plan, int value) { plan.parallel.dp_shard = value; });
     m_dpShard->setSpecialValueText(tr("all DP ranks"));
     m_dpShard->setToolTip(tr("HSDP: shard over groups of this many data-parallel ranks and "
@@ -325,7 +338,7 @@ QGroupBox* InputPanel::buildTrainingBox()
 {
     auto* trainingBox = new QGroupBox(tr("Training"), this);
     auto* trainingForm = new QFormLayout(trainingBox);
-    m_seq = spin(1, 10000000, Field::SeqLen, tr("sequence length"),
+    m_seq = spin(1, maxOf(limits::kSeqLen), Field::SeqLen, tr("sequence length"),
                  [](Plan& plan, int value) { plan.training.seq_len = value; });
     trainingForm->addRow(tr("Sequence length"), m_seq);
     m_dtype = new QComboBox(trainingBox);
@@ -375,7 +388,7 @@ QGroupBox* InputPanel::buildTrainingBox()
     trainingForm->addRow(tr("Element-wise kernels"), m_kernels);
     m_tokens = new QDoubleSpinBox(trainingBox);
     m_tokens->setObjectName("trainTokens");
-    m_tokens->setRange(0, 1e9);
+    m_tokens->setRange(0, limits::kTrainTokens.max / 1e9);
     m_tokens->setDecimals(1);
     m_tokens->setSuffix(tr(" B tokens"));
     m_tokens->setSpecialValueText(tr("not given"));
@@ -387,7 +400,7 @@ QGroupBox* InputPanel::buildTrainingBox()
     trainingForm->addRow(tr("Token budget"), m_tokens);
     m_price = new QDoubleSpinBox(trainingBox);
     m_price->setObjectName("gpuHourUsd");
-    m_price->setRange(0, 1000);
+    m_price->setRange(0, limits::kGpuHourUsd.max);
     m_price->setDecimals(2);
     m_price->setPrefix("$");
     m_price->setSuffix(tr(" / GPU-hour"));

@@ -21,6 +21,11 @@
 
 namespace paraplan::ui {
 
+namespace {
+// Nodes drawn at most: a scene of a few thousand items stays responsive.
+constexpr long long kMaxDrawnNodes = 2048;
+} // namespace
+
 int TopologyEditor::rackAt(const QPointF& scenePos) const
 {
     for (QGraphicsItem* item : m_scene->items(scenePos)) {
@@ -180,27 +185,46 @@ void TopologyEditor::rebuildScene()
         QVector<QPointF> switchPoints;
         QVector<double> factors;
         double left = 1e300, right = -1e300, top = 1e300;
-        for (const TopoRack& rack : g.racks) {
-            const std::vector<const TopoNode*> nodes = g.nodesInRack(rack.id);
+        // A cluster of thousands of nodes is drawn in part: its first racks and nodes, and a
+        // line saying what is not drawn (the cluster's fields still edit all of it).
+        const std::vector<std::vector<const TopoNode*>> byRack = g.nodesByRack();
+        long long drawnNodes = 0;
+        size_t drawnRacks = 0;
+        for (size_t r = 0; r < g.racks.size() && drawnNodes < kMaxDrawnNodes; ++r, ++drawnRacks) {
+            const TopoRack& rack = g.racks[r];
+            const std::vector<const TopoNode*>& nodes = byRack[r];
             QRectF area(rack.x, rack.y, 4 * (kNodeWidth + 12) + 12, 60);
             long long gpus = 0;
+            QVector<QPointF> anchors;
             for (const TopoNode* n : nodes) {
-                area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
                 gpus += n->spec.gpus;
+                if (drawnNodes + anchors.size() >= kMaxDrawnNodes)
+                    continue;
+                area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
+                anchors.append(QPointF(n->x + kNodeWidth / 2, n->y));
+                auto* node = new NodeItem(this, *n);
+                m_scene->addItem(node);
+                node->setSelected(selected.contains(n->id));
             }
-            auto* item = new RackItem(this, rack, area, static_cast<int>(nodes.size()), gpus);
+            drawnNodes += anchors.size();
+            auto* item =
+                new RackItem(this, rack, area, static_cast<int>(nodes.size()), gpus, anchors);
             m_scene->addItem(item);
             switchPoints.append(item->switchPoint());
             factors.append(rack.uplink_factor);
             left = std::min(left, area.left());
             right = std::max(right, area.right());
             top = std::min(top, area.top());
-            for (const TopoNode* n : nodes) {
-                auto* node = new NodeItem(this, *n);
-                m_scene->addItem(node);
-                node->setSelected(selected.contains(n->id));
-            }
         }
+        if (drawnNodes < static_cast<long long>(g.nodes.size()))
+            m_scene
+                ->addText(tr("Showing %1 of %2 nodes in %3 of %4 racks; the rest repeat the "
+                             "pattern (edit them all through the cluster's fields).")
+                              .arg(drawnNodes)
+                              .arg(g.nodes.size())
+                              .arg(drawnRacks)
+                              .arg(g.racks.size()))
+                ->setPos(left, top - 130);
         if (g.racks.size() > 1 || !g.nodes.empty()) {
             const double width = std::min(600.0, std::max(200.0, (right - left) * 0.5));
             const QRectF spine((left + right) / 2 - width / 2, top - 80, width, 30);

@@ -170,8 +170,9 @@ void NodeItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* event)
 // --- RackItem ------------------------------------------------------------------------------
 
 RackItem::RackItem(TopologyEditor* editor, const TopoRack& rack, const QRectF& area, int nodes,
-                   long long gpus)
-    : m_editor(editor), m_rack(rack), m_area(area), m_nodes(nodes), m_gpus(gpus)
+                   long long gpus, QVector<QPointF> anchors)
+    : m_editor(editor), m_rack(rack), m_area(area), m_nodes(nodes), m_gpus(gpus),
+      m_anchors(std::move(anchors))
 {
     setFlags(ItemIsSelectable);
     setZValue(-1);
@@ -215,9 +216,8 @@ void RackItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                       Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(m_rack.name));
     const double nic = tierUtilisation(loads, {Tier::Network, Tier::Spine});
     painter->setPen(QPen(overlay ? loadColour(nic) : QColor(170, 170, 170), 1));
-    for (const TopoNode* n : m_editor->m_document->graph().nodesInRack(m_rack.id))
-        painter->drawLine(QPointF(tor.center().x(), tor.bottom()),
-                          QPointF(n->x + kNodeWidth / 2, n->y));
+    for (const QPointF& anchor : m_anchors)
+        painter->drawLine(QPointF(tor.center().x(), tor.bottom()), anchor);
 }
 
 void RackItem::mousePressEvent(QGraphicsSceneMouseEvent* event)

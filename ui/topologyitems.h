@@ -52,8 +52,9 @@ private:
 class RackItem : public QGraphicsItem
 {
 public:
+    /// `anchors`: the top centres of the rack's drawn nodes (its switch's downlinks).
     RackItem(TopologyEditor* editor, const TopoRack& rack, const QRectF& area, int nodes,
-             long long gpus);
+             long long gpus, QVector<QPointF> anchors);
     int id() const { return m_rack.id; }
     QPointF switchPoint() const { return {m_area.center().x(), m_area.top() + 10}; }
     QRectF boundingRect() const override { return m_area.adjusted(-4, -4, 4, 4); }
@@ -68,6 +69,7 @@ private:
     QRectF m_area;
     int m_nodes;
     long long m_gpus;
+    QVector<QPointF> m_anchors;
 };
 
 // Spine switches and the rack uplinks to them.

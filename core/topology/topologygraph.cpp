@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 namespace paraplan {
 namespace {
@@ -57,6 +58,19 @@ std::vector<const TopoNode*> TopologyGraph::nodesInRack(int rackId) const
     return out;
 }
 
+std::vector<std::vector<const TopoNode*>> TopologyGraph::nodesByRack() const
+{
+    std::unordered_map<int, size_t> index;
+    for (size_t r = 0; r < racks.size(); ++r)
+        index.emplace(racks[r].id, r);
+    std::vector<std::vector<const TopoNode*>> out(racks.size());
+    for (const TopoNode& n : nodes) {
+        if (const auto it = index.find(n.rack); it != index.end())
+            out[it->second].push_back(&n);
+    }
+    return out;
+}
+
 long long TopologyGraph::gpuCount() const
 {
     if (is_torus)
@@ -69,19 +83,26 @@ long long TopologyGraph::gpuCount() const
 
 void layoutGraph(TopologyGraph* g)
 {
+    // One pass over the nodes (a million-node cluster lays out in milliseconds): each rack's
+    // column, then each node in the next free slot of its rack.
+    std::unordered_map<int, size_t> rackIndex;
     double x = 0;
-    for (TopoRack& rack : g->racks) {
+    for (size_t r = 0; r < g->racks.size(); ++r) {
+        TopoRack& rack = g->racks[r];
         rack.x = x;
         rack.y = 0;
-        int i = 0;
-        for (TopoNode& n : g->nodes) {
-            if (n.rack != rack.id)
-                continue;
-            n.x = rack.x + kGap + (i % kNodesPerRow) * (kNodeWidth + kGap);
-            n.y = rack.y + 40 + (i / kNodesPerRow) * (kNodeHeight + kGap);
-            ++i;
-        }
+        rackIndex[rack.id] = r;
         x += kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    }
+    std::vector<long long> placed(g->racks.size(), 0);
+    for (TopoNode& n : g->nodes) {
+        const auto it = rackIndex.find(n.rack);
+        if (it == rackIndex.end())
+            continue;
+        const TopoRack& rack = g->racks[it->second];
+        const long long i = placed[it->second]++;
+        n.x = rack.x + kGap + static_cast<double>(i % kNodesPerRow) * (kNodeWidth + kGap);
+        n.y = rack.y + 40 + static_cast<double>(i / kNodesPerRow) * (kNodeHeight + kGap);
     }
 }
 
@@ -165,15 +186,18 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
     }
     // Racks: as many nodes in each, but the last may hold fewer.
     std::vector<int> perRack;
-    for (const TopoRack& rack : g.racks) {
-        const int count = static_cast<int>(g.nodesInRack(rack.id).size());
-        if (count > 0)
-            perRack.push_back(count);
+    size_t inRacks = 0;
+    for (const std::vector<const TopoNode*>& nodes : g.nodesByRack()) {
+        inRacks += nodes.size();
+        if (!nodes.empty())
+            perRack.push_back(static_cast<int>(nodes.size()));
     }
-    for (const TopoNode& n : g.nodes) {
-        if (!g.rack(n.rack)) {
-            *error = n.name + " is in no rack";
-            return false;
+    if (inRacks != g.nodes.size()) {
+        for (const TopoNode& n : g.nodes) {
+            if (!g.rack(n.rack)) {
+                *error = n.name + " is in no rack";
+                return false;
+            }
         }
     }
     for (size_t i = 0; i < perRack.size(); ++i) {
