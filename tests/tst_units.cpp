@@ -1,6 +1,12 @@
+#include "inputlimits.h"
 #include "units.h"
 
+#include <QFile>
+
 #include <QTest>
+
+#include <cmath>
+#include <limits>
 
 using namespace paraplan;
 
@@ -9,6 +15,36 @@ class TestUnits : public QObject
     Q_OBJECT
 
 private slots:
+    void inputRangesAreDocumented()
+    {
+        // docs/limits.md lists every stated range exactly as the program checks it.
+        QFile doc(QStringLiteral(PARAPLAN_SOURCE_DIR "/docs/limits.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(doc.readAll());
+        for (const paraplan::limits::Range& range : paraplan::limits::all()) {
+            const QString row = QStringLiteral("| `%1` | %2")
+                                    .arg(QString::fromLatin1(range.field),
+                                         QString::fromStdString(paraplan::limits::describe(range)));
+            QVERIFY2(text.contains(row), qPrintable("docs/limits.md lacks: " + row));
+        }
+    }
+
+    void inputRangeMessagesNameFieldRangeAndValue()
+    {
+        using namespace paraplan::limits;
+        QCOMPARE(QString::fromStdString(*check(kSeqLen, 2e9)),
+                 QStringLiteral("training.seq_len must be a whole number from 1 to 4,194,304 "
+                                "tokens (got 2,000,000,000)"));
+        QVERIFY(!check(kSeqLen, 4194304));
+        QVERIFY(check(kSeqLen, 8192.5)); // not whole
+        QVERIFY(check(kLinkGBps, 0));    // exclusive minimum
+        QVERIFY(check(kGpuHourUsd, std::numeric_limits<double>::infinity()));
+        QVERIFY(check(kGpuHourUsd, std::nan("")));
+        QVERIFY(!product(1 << 20, 1 << 20, kMaxGpus));
+        QVERIFY(!product(1LL << 62, 4));
+        QCOMPARE(*product(1024, 1024, kMaxGpus), 1LL << 20);
+    }
+
     void parseBytes_data()
     {
         QTest::addColumn<QString>("text");

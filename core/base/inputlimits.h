@@ -2,7 +2,7 @@
 
 // The ranges Paraplan accepts for every number a user gives it, in one table: plan and
 // cluster files, the window's fields and the command line all check against these at the
-// boundary, and docs/user-guide.md lists them (a test keeps the two in step). Within these
+// boundary, and docs/limits.md lists them (a test keeps the two in step). Within these
 // ranges every product the engine forms fits a 64-bit integer or a finite double.
 
 #include <optional>
