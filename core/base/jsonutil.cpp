@@ -5,7 +5,12 @@
 #include <QJsonParseError>
 #include <QSaveFile>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -132,7 +137,18 @@ bool readFile(const std::string& path, std::string* text, std::string* error, lo
         return false;
     }
     QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly)) {
+    if (!code && status.type() == std::filesystem::file_type::fifo) {
+        // A FIFO is opened without waiting for a writer (none: it reads as empty), then read
+        // blocking as any file.
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0 || ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+            !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+            if (fd >= 0)
+                ::close(fd);
+            *error = "cannot open '" + path + "': " + std::strerror(errno);
+            return false;
+        }
+    } else if (!file.open(QIODevice::ReadOnly)) {
         *error = "cannot open '" + path + "': " + file.errorString().toStdString();
         return false;
     }
