@@ -129,8 +129,10 @@ std::optional<double> parseSeconds(std::string_view text, std::string* error)
 
 std::string formatNumber(double value, int significant)
 {
+    // Not a number is never printed as one ("inf", "nan"): the engine refuses such results,
+    // so reaching here means a value was not available.
     if (!std::isfinite(value))
-        return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+        return "n/a";
     if (std::fabs(value) < 1e-12)
         return "0";
     // Whole numbers (ratios, counts, link rates) print without a decimal tail.
@@ -165,9 +167,21 @@ std::string formatBytes(double bytes)
     return formatNumber(bytes) + " B";
 }
 
+std::string formatPercent(double share)
+{
+    if (!std::isfinite(share))
+        return "n/a";
+    if (share > 0 && share < 1e-4)
+        return "<0.01%";
+    return formatNumber(100 * share, 3) + "%";
+}
+
 std::string formatSeconds(double seconds)
 {
     const double magnitude = std::fabs(seconds);
+    // Beyond two days, days: a step of 2e11 s reads as 2.7 million days, not 12 digits.
+    if (std::isfinite(magnitude) && magnitude >= 2 * 86400)
+        return formatNumber(seconds / 86400) + " days";
     if (magnitude >= 1.0 || magnitude == 0)
         return formatNumber(seconds) + " s";
     if (magnitude >= 1e-3)

@@ -85,5 +85,7 @@ std::string formatSeconds(double seconds);
 std::string formatGBps(double bytes_per_s);
 /// Three significant digits, no exponent for everyday magnitudes.
 std::string formatNumber(double value, int significant = 3);
+/// A share as a percentage for tables: "12.3%", "<0.01%" for what rounds away, "0%".
+std::string formatPercent(double share);
 
 } // namespace paraplan::units

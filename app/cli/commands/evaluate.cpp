@@ -47,8 +47,7 @@ int runEvaluate(const Args& args, std::ostream& out)
             return;
         out << "    " << std::left << std::setw(20) << label << std::right << std::setw(10)
             << formatSeconds(seconds) << std::setw(8)
-            << formatNumber(100 * seconds / cost.step_time_s) + "%"
-            << "\n";
+            << units::formatPercent(seconds / cost.step_time_s) << "\n";
     };
     for (const BreakdownComponent& component : kBreakdownComponents)
         part(component.label, b.*component.field);
@@ -75,8 +74,7 @@ int runEvaluate(const Args& args, std::ostream& out)
         for (const LinkUse& link : cost.links)
             out << "    " << std::left << std::setw(16) << tierName(link.tier) << std::right
                 << std::setw(11) << formatSeconds(link.busy_s) << std::setw(10)
-                << formatNumber(100 * link.share, 3) + "%"
-                << "  " << link.busiest_group << "\n";
+                << units::formatPercent(link.share) << "  " << link.busiest_group << "\n";
     }
     const StepAssumptions& as = cost.assumptions;
     out << "\n  Kernels: attention " << attentionKernelName(as.attention);
