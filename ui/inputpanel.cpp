@@ -28,6 +28,21 @@ int maxOf(const limits::Range& range)
 {
     return static_cast<int>(range.max);
 }
+
+// Shows a plan's value as it is: a box whose stated range does not hold it (a file written
+// by hand) widens to show it, and the rules mark the field; it narrows again once the value
+// is back in range.
+template <typename Box, typename Value> void showValue(Box* box, Value value)
+{
+    if (!box->property("baseMax").isValid()) {
+        box->setProperty("baseMin", box->minimum());
+        box->setProperty("baseMax", box->maximum());
+    }
+    const auto low = box->property("baseMin").template value<Value>();
+    const auto high = box->property("baseMax").template value<Value>();
+    box->setRange(std::min(low, value), std::max(high, value));
+    box->setValue(value);
+}
 } // namespace
 namespace {
 
@@ -477,12 +492,12 @@ void InputPanel::syncFromPlan()
 
     const int modelIndex = m_modelPreset->findData(QString::fromStdString(m.preset));
     m_modelPreset->setCurrentIndex(modelIndex >= 0 ? modelIndex : m_modelPreset->count() - 1);
-    m_layers->setValue(m.layers);
-    m_hidden->setValue(m.hidden);
-    m_heads->setValue(m.heads);
-    m_kvHeads->setValue(m.kv_heads);
-    m_ffn->setValue(m.ffn_hidden);
-    m_vocab->setValue(m.vocab);
+    showValue(m_layers, m.layers);
+    showValue(m_hidden, m.hidden);
+    showValue(m_heads, m.heads);
+    showValue(m_kvHeads, m.kv_heads);
+    showValue(m_ffn, m.ffn_hidden);
+    showValue(m_vocab, m.vocab);
     const ParameterCount count = countParameters(m);
     m_modelSummary->setText(
         tr("%1: %2B parameters%3, %4 MLP. Source: %5")
@@ -497,8 +512,8 @@ void InputPanel::syncFromPlan()
     const int clusterIndex = m_clusterPreset->findData(QString::fromStdString(c.preset));
     m_clusterPreset->setCurrentIndex(clusterIndex >= 0 ? clusterIndex
                                                        : m_clusterPreset->count() - 1);
-    m_nodes->setValue(c.nodes);
-    m_perRack->setValue(c.network.nodes_per_rack);
+    showValue(m_nodes, c.nodes);
+    showValue(m_perRack, c.network.nodes_per_rack);
     m_spine->setValue(c.network.spine_oversubscription.value);
     const int chips = c.is_torus ? 0 : static_cast<int>(c.node.switch_links_per_gpu.size());
     m_switchOut->setEnabled(chips > 1);
@@ -517,20 +532,20 @@ void InputPanel::syncFromPlan()
                                   .arg(QString::fromStdString(c.source)));
 
     const ParallelLayout& p = plan.parallel;
-    m_tp->setValue(p.tp);
-    m_pp->setValue(p.pp);
-    m_dp->setValue(p.dp);
-    m_cp->setValue(p.cp);
-    m_ep->setValue(p.ep);
+    showValue(m_tp, p.tp);
+    showValue(m_pp, p.pp);
+    showValue(m_dp, p.dp);
+    showValue(m_cp, p.cp);
+    showValue(m_ep, p.ep);
     m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
     m_sp->setChecked(p.sequence_parallel);
     m_recompute->setCurrentIndex(static_cast<int>(p.recompute));
-    m_interleave->setValue(p.interleave);
-    m_firstStage->setValue(p.first_stage_layers);
-    m_lastStage->setValue(p.last_stage_layers);
-    m_dpShard->setValue(p.dp_shard);
-    m_micro->setValue(p.micro_batch);
-    m_global->setValue(p.global_batch);
+    showValue(m_interleave, p.interleave);
+    showValue(m_firstStage, p.first_stage_layers);
+    showValue(m_lastStage, p.last_stage_layers);
+    showValue(m_dpShard, p.dp_shard);
+    showValue(m_micro, p.micro_batch);
+    showValue(m_global, p.global_batch);
     const long long gpus = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
     m_gpuSummary->setText(
         tr("TP x PP x DP x CP = %1 of %2 GPUs; %3 micro-batches per pipeline")
@@ -540,10 +555,10 @@ void InputPanel::syncFromPlan()
                      ? QString::number(p.global_batch / double(p.micro_batch * p.dp))
                      : QString("-")));
     const TrainingSettings& t = plan.training;
-    m_seq->setValue(t.seq_len);
+    showValue(m_seq, t.seq_len);
     m_dtype->setCurrentIndex(static_cast<int>(t.dtype));
-    m_tokens->setValue(t.train_tokens / 1e9);
-    m_price->setValue(t.gpu_hour_usd);
+    showValue(m_tokens, t.train_tokens / 1e9);
+    showValue(m_price, t.gpu_hour_usd);
     m_stack->setCurrentIndex(m_stack->findData(int(t.stack)));
     m_attention->setCurrentIndex(m_attention->findData(int(t.attention)));
     m_kernels->setCurrentIndex(m_kernels->findData(int(t.kernels)));
