@@ -4,6 +4,7 @@
 #include "clirun.h"
 #include "clusterio.h"
 #include "commandtable.h"
+#include "testdata.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -125,6 +126,28 @@ private slots:
                     "100", "--json", "--min-bytes", "1MB", "--max-bytes", "1GB", "--factor", "10"});
         QCOMPARE(js.code, 0);
         QCOMPARE(json(js)["points"].toArray().size(), 4);
+    }
+
+    void importMeasurementsListsItsPointsAndRefusesEmptyRuns()
+    {
+        const CliRun js =
+            runCli({"import-measurements", test::dataPath("measurements/allreduce.txt"), "--json"});
+        QCOMPARE(js.code, 0);
+        const QJsonArray points = json(js)["points"].toArray();
+        QCOMPARE(points.size(), 22);
+        QCOMPARE(json(js)["point_count"].toInt(), 22);
+        const QJsonObject first = points.first().toObject();
+        QCOMPARE(first["op"].toString(), QString("all_reduce"));
+        QCOMPARE(first["ranks"].toInt(), 8);
+        QCOMPARE(first["hosts"].toInt(), 1);
+        QCOMPARE(first["bytes"].toDouble(), 1048576.0);
+        QVERIFY(first["time_us"].toDouble() > 0 && first["busbw_GBps"].toDouble() > 0);
+        const CliRun empty = runCli(
+            {"import-measurements", test::dataPath("measurements/all_reduce_no_usable_rows.json")});
+        QCOMPARE(empty.code, 2);
+        QVERIFY2(empty.err.startsWith("error: ") && empty.err.contains("no usable"),
+                 qPrintable(empty.err));
+        QVERIFY(empty.out.isEmpty());
     }
 
     void walkthroughReadsLikeTheSeed()
