@@ -370,7 +370,22 @@ private slots:
         const CliRun unknown = runCli(
             {"model", "--hf-config", QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/t5-small.json"});
         QCOMPARE(unknown.code, 2);
-        QVERIFY(unknown.err.contains("hidden_size"));
+        QVERIFY2(unknown.err.startsWith("error: ") && unknown.err.contains("model_type 't5'") &&
+                     unknown.err.contains("qwen2_moe"),
+                 qPrintable(unknown.err));
+        // The sequence comes from --seq-len (default 2048), never from the config's context
+        // window; a longer one than the window is said.
+        const QString dsv3 = QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/deepseek-v3.json";
+        const CliRun window = runCli({"model", "--hf-config", dsv3, "--json"});
+        QCOMPARE(window.code, 0);
+        QCOMPARE(json(window)["seq_len"].toInt(), 2048);
+        QCOMPARE(json(window)["context_window"].toInt(), 163840);
+        QVERIFY(qAbs(json(window)["parameters"].toDouble() / 671e9 - 1) < 0.02);
+        const CliRun longer =
+            runCli({"model", "--hf-config",
+                    QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/gpt2.json", "--seq-len", "4096"});
+        QCOMPARE(longer.code, 0);
+        QVERIFY(longer.out.contains("beyond the model's context window of 1024"));
     }
 
     void importTopology()
