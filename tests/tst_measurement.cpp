@@ -7,6 +7,7 @@
 #include "testdata.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -169,6 +170,16 @@ private slots:
         QVERIFY2(parseNcclTestsLog(stripped, &run, &error, "all_gather.log"), error.c_str());
         QCOMPARE(run.points.front().ranks, 16);
         QCOMPARE(run.points.front().op, CollectiveOp::AllGather);
+        // Rank lines that disagree with the columns: the columns are what nccl-tests computed
+        // its busbw with, so they win, and the disagreement is said.
+        std::string fewer;
+        for (const QString& line :
+             QString::fromStdString(readAll(fixture("allreduce.txt"))).split('\n'))
+            if (!line.contains(QRegularExpression("Rank +[4-7] ")))
+                fewer += line.toStdString() + "\n";
+        QVERIFY(parseNcclTestsLog(fewer, &run, &error));
+        QCOMPARE(run.points.front().ranks, 8);
+        QVERIFY(run.warnings.front().find("the rank lines list 4 ranks") != std::string::npos);
         // Without any name at all, a columns-only guess says so.
         QVERIFY(parseNcclTestsLog(stripped, &run, &error, "run.log"));
         bool assumed = false;

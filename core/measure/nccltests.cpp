@@ -358,6 +358,13 @@ int decideRanks(const Reading& in, CollectiveOp op, int columnRanks,
         columnRanks >= 2 && (op == CollectiveOp::AllReduce || op == CollectiveOp::AllGather ||
                              op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll);
     if (listed >= 1) {
+        // busbw/algbw printed to two decimals cannot tell 2(n-1)/n of neighbouring large n
+        // apart: there the rank lines stand.
+        const bool indistinct =
+            columnsTell && op == CollectiveOp::AllReduce &&
+            std::fabs(busBandwidthFactor(op, listed) - busBandwidthFactor(op, columnRanks)) < 0.003;
+        if (indistinct)
+            return listed;
         if (columnsTell && columnRanks != listed)
             warnings->push_back("the rank lines list " + std::to_string(listed) +
                                 " ranks but the columns were computed for " +
