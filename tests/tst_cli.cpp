@@ -4,6 +4,7 @@
 #include "clirun.h"
 #include "clusterio.h"
 #include "commandtable.h"
+#include "testdata.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -125,6 +126,28 @@ private slots:
                     "100", "--json", "--min-bytes", "1MB", "--max-bytes", "1GB", "--factor", "10"});
         QCOMPARE(js.code, 0);
         QCOMPARE(json(js)["points"].toArray().size(), 4);
+    }
+
+    void importMeasurementsListsItsPointsAndRefusesEmptyRuns()
+    {
+        const CliRun js =
+            runCli({"import-measurements", test::dataPath("measurements/allreduce.txt"), "--json"});
+        QCOMPARE(js.code, 0);
+        const QJsonArray points = json(js)["points"].toArray();
+        QCOMPARE(points.size(), 22);
+        QCOMPARE(json(js)["point_count"].toInt(), 22);
+        const QJsonObject first = points.first().toObject();
+        QCOMPARE(first["op"].toString(), QString("all_reduce"));
+        QCOMPARE(first["ranks"].toInt(), 8);
+        QCOMPARE(first["hosts"].toInt(), 1);
+        QCOMPARE(first["bytes"].toDouble(), 1048576.0);
+        QVERIFY(first["time_us"].toDouble() > 0 && first["busbw_GBps"].toDouble() > 0);
+        const CliRun empty = runCli(
+            {"import-measurements", test::dataPath("measurements/all_reduce_no_usable_rows.json")});
+        QCOMPARE(empty.code, 2);
+        QVERIFY2(empty.err.startsWith("error: ") && empty.err.contains("no usable"),
+                 qPrintable(empty.err));
+        QVERIFY(empty.out.isEmpty());
     }
 
     void walkthroughReadsLikeTheSeed()
@@ -347,7 +370,22 @@ private slots:
         const CliRun unknown = runCli(
             {"model", "--hf-config", QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/t5-small.json"});
         QCOMPARE(unknown.code, 2);
-        QVERIFY(unknown.err.contains("hidden_size"));
+        QVERIFY2(unknown.err.startsWith("error: ") && unknown.err.contains("model_type 't5'") &&
+                     unknown.err.contains("qwen2_moe"),
+                 qPrintable(unknown.err));
+        // The sequence comes from --seq-len (default 2048), never from the config's context
+        // window; a longer one than the window is said.
+        const QString dsv3 = QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/deepseek-v3.json";
+        const CliRun window = runCli({"model", "--hf-config", dsv3, "--json"});
+        QCOMPARE(window.code, 0);
+        QCOMPARE(json(window)["seq_len"].toInt(), 2048);
+        QCOMPARE(json(window)["context_window"].toInt(), 163840);
+        QVERIFY(qAbs(json(window)["parameters"].toDouble() / 671e9 - 1) < 0.02);
+        const CliRun longer =
+            runCli({"model", "--hf-config",
+                    QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf/gpt2.json", "--seq-len", "4096"});
+        QCOMPARE(longer.code, 0);
+        QVERIFY(longer.out.contains("beyond the model's context window of 1024"));
     }
 
     void importTopology()

@@ -7,6 +7,7 @@
 #include "testdata.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -74,6 +75,21 @@ private slots:
                                     << "all_reduce" << 32 << 4 << 28 << 366.0 << 90.0;
         QTest::newRow("-J JSON") << "all_reduce_8xh200.json"
                                  << "all_reduce" << 8 << 1 << 16 << 480.0 << 30.0;
+        QTest::newRow("header names the test, file named allreduce.txt")
+            << "allreduce.txt"
+            << "all_reduce" << 8 << 1 << 22 << 450.0 << 25.0;
+        QTest::newRow("no name, file named reduce: the columns win")
+            << "reduce_run.txt"
+            << "all_reduce" << 8 << 1 << 22 << 450.0 << 25.0;
+        QTest::newRow("pre-2020 rank lines without Group, no redop or root")
+            << "all_gather_2019_no_group.log"
+            << "all_gather" << 8 << 1 << 22 << 220.0 << 20.0;
+        QTest::newRow("real -J layout (version 2), nan and inf skipped")
+            << "all_gather_2hosts_v2.json"
+            << "all_gather" << 8 << 2 << 20 << 90.0 << 40.0;
+        QTest::newRow("nan, inf, negative and zero times skipped")
+            << "all_reduce_nan_rows.log"
+            << "all_reduce" << 8 << 1 << 18 << 450.0 << 25.0;
     }
     void everyFormatVariantReads()
     {
@@ -100,6 +116,92 @@ private slots:
         QVERIFY2(std::fabs(fits.front().alpha_s * 1e6 / alphaUs - 1) < 0.08,
                  qPrintable(QString::number(fits.front().alpha_s * 1e6)));
         QVERIFY(fits.front().residual < 0.02);
+    }
+
+    void theContentDecidesTheCollectiveNotTheFileName()
+    {
+        MeasurementRun run;
+        std::string error;
+        auto warned = [&](const char* part) {
+            for (const std::string& w : run.warnings)
+                if (w.find(part) != std::string::npos)
+                    return true;
+            return false;
+        };
+        // No test name in the content: size = count x 4 B and busbw/algbw = 2 x 7/8 say an
+        // all_reduce over 8 ranks; the file name's "reduce" is overruled, with a warning.
+        QVERIFY2(loadMeasurements(fixture("reduce_run.txt"), &run, &error), error.c_str());
+        QCOMPARE(run.points.front().op, CollectiveOp::AllReduce);
+        QVERIFY(warned("the file name suggests reduce"));
+        QCOMPARE(run.nccl_version, std::string("2.23.4"));
+        // The header's name decides without any warning about the name.
+        QVERIFY(loadMeasurements(fixture("allreduce.txt"), &run, &error));
+        QVERIFY(!warned("file name"));
+        QCOMPARE(run.devices.size(), size_t(8));
+        QCOMPARE(run.devices.front(), std::string("NVIDIA H100 80GB HBM3"));
+        // 2019: all_gather and alltoall print alike; the file name picks, with a warning;
+        // ranks, host and GPU come from the rank lines without a Group column.
+        QVERIFY(loadMeasurements(fixture("all_gather_2019_no_group.log"), &run, &error));
+        QVERIFY(warned("taken from the file name"));
+        QCOMPARE(run.hosts, std::vector<std::string>{"host1"});
+        QCOMPARE(run.devices.front(), std::string("A100-SXM4-80GB"));
+        QVERIFY(!warned("assumed"));
+        // The -J writer's own layout: program in args[0], devices under config.
+        QVERIFY(loadMeasurements(fixture("all_gather_2hosts_v2.json"), &run, &error));
+        QCOMPARE(run.nccl_version, std::string("2.27.4"));
+        QCOMPARE(run.devices.front(), std::string("NVIDIA A100-SXM4-80GB"));
+        QVERIFY(warned("skipped 2 measurement(s)"));
+        QVERIFY(loadMeasurements(fixture("all_reduce_nan_rows.log"), &run, &error));
+        QVERIFY(warned("skipped 4 measurement(s)"));
+        for (const MeasuredPoint& p : run.points)
+            QVERIFY(std::isfinite(p.time_s) && p.time_s > 0 && std::isfinite(p.busbw_GBps));
+    }
+
+    void theRankCountComesFromTheColumnsWithoutRankLines()
+    {
+        // An all_gather of 16 ranks without rank lines or a name: count x 4 B x 16 = size.
+        std::string text = readAll(fixture("all_gather_2hosts_na.log"));
+        std::string stripped;
+        for (const QString& line : QString::fromStdString(text).split('\n'))
+            if (!line.contains("Rank") && !line.contains("_perf"))
+                stripped += line.toStdString() + "\n";
+        MeasurementRun run;
+        std::string error;
+        QVERIFY2(parseNcclTestsLog(stripped, &run, &error, "all_gather.log"), error.c_str());
+        QCOMPARE(run.points.front().ranks, 16);
+        QCOMPARE(run.points.front().op, CollectiveOp::AllGather);
+        // Rank lines that disagree with the columns: the columns are what nccl-tests computed
+        // its busbw with, so they win, and the disagreement is said.
+        std::string fewer;
+        for (const QString& line :
+             QString::fromStdString(readAll(fixture("allreduce.txt"))).split('\n'))
+            if (!line.contains(QRegularExpression("Rank +[4-7] ")))
+                fewer += line.toStdString() + "\n";
+        QVERIFY(parseNcclTestsLog(fewer, &run, &error));
+        QCOMPARE(run.points.front().ranks, 8);
+        QVERIFY(run.warnings.front().find("the rank lines list 4 ranks") != std::string::npos);
+        // Without any name at all, a columns-only guess says so.
+        QVERIFY(parseNcclTestsLog(stripped, &run, &error, "run.log"));
+        bool assumed = false;
+        for (const std::string& w : run.warnings)
+            assumed = assumed || w.find("assumed") != std::string::npos;
+        QVERIFY(assumed);
+    }
+
+    void aProbeStreamOfGarbageKeepsABoundedNumberOfWarnings()
+    {
+        ProbeStreamParser parser;
+        std::string chunk;
+        for (int i = 0; i < 1000; ++i)
+            chunk += "garbage line " + std::to_string(i) + "\n";
+        for (int round = 0; round < 300; ++round) // 300,000 lines
+            parser.feed(chunk);
+        parser.finish();
+        const MeasurementRun& run = parser.run();
+        QCOMPARE(run.warnings.size(), ProbeStreamParser::kKeptWarnings + 1);
+        QCOMPARE(run.warnings_dropped, 300000LL - 20);
+        QVERIFY(run.warnings.back().find("and 299980 more") != std::string::npos);
+        QVERIFY(run.points.empty());
     }
 
     void fitRecoversAlphaAndBetaWithinTwoPercent_data()
@@ -214,6 +316,19 @@ private slots:
                                               << "results";
         QTest::newRow("broken json") << "{\"results\": ["
                                      << "invalid JSON";
+        QTest::newRow("nccl-tests JSON without a usable row")
+            << readAll(fixture("all_reduce_no_usable_rows.json")).c_str()
+            << "no usable nccl-tests rows: 2 measurement(s)";
+        QTest::newRow("log rows of nan only")
+            << "# Collective test starting: all_reduce_perf\n 1048576 262144 float sum -1 nan "
+               "nan nan 0 nan nan nan 0\n"
+            << "no usable nccl-tests rows";
+        QTest::newRow("no name anywhere and no columns that tell")
+            << "  1048576  262144 mytype  12.0  4.0  2.0  0\n"
+            << "cannot tell which collective";
+        QTest::newRow("probe run of garbage only")
+            << "{\"type\":\"hello\",\"protocol\":2}\nnot json\n{\"type\":\"done\"}\n"
+            << "no usable result";
         QTest::newRow("probe run with only an error")
             << "{\"type\":\"hello\",\"protocol\":1}\n{\"type\":\"error\",\"code\":3,\"what\":"
                "\"cudaGetDeviceCount\",\"detail\":\"no GPU visible\"}\n"

@@ -109,6 +109,27 @@ private slots:
         QVERIFY(warnings.count() >= 3);
     }
 
+    void aRunWithoutAValidResultFails()
+    {
+        useProbe("nothing-valid.sh");
+        MeasurementRunner runner;
+        QSignalSpy finished(&runner, &MeasurementRunner::finished);
+        QSignalSpy failed(&runner, &MeasurementRunner::failed);
+        QSignalSpy warnings(&runner, &MeasurementRunner::warningReported);
+        runner.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QCOMPARE(finished.count(), 0);
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains("without a valid result") &&
+                     message.contains("not a protocol line"),
+                 qPrintable(message));
+        // 5001 bad lines: the first 20 kept and one line counting the rest.
+        QCOMPARE(runner.run().warnings.size(), ProbeStreamParser::kKeptWarnings + 1);
+        QCOMPARE(runner.run().warnings_dropped, 5001LL - 20);
+        QCOMPARE(warnings.count(), 21);
+        QVERIFY(warnings.last().front().toString().contains("and 4981 more"));
+    }
+
     void cancelStopsTheRun()
     {
         useProbe("slow.sh");

@@ -1,6 +1,7 @@
 // Plan files and model imports: the bundled examples, round trips, Hugging Face configs, and
 // every kind of bad file getting a message instead of a crash.
 #include "modelio.h"
+#include "modeljson.h"
 #include "planio.h"
 #include "stepmodel.h"
 #include "testdata.h"
@@ -165,15 +166,33 @@ private slots:
 
     void huggingFaceConfigs_data()
     {
+        // Published totals and active parameters (billions); tolerance 2%.
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("layers");
         QTest::addColumn<int>("kvHeads");
         QTest::addColumn<int>("experts");
         QTest::addColumn<double>("billions");
-        QTest::newRow("llama") << "llama2-7b.json" << 32 << 32 << 0 << 6.74;
-        QTest::newRow("mixtral") << "mixtral-8x7b.json" << 32 << 8 << 8 << 46.70;
-        QTest::newRow("qwen2") << "qwen2-7b.json" << 28 << 4 << 0 << 7.62;
-        QTest::newRow("gpt2") << "gpt2.json" << 12 << 12 << 0 << 0.1244;
+        QTest::addColumn<double>("activeBillions"); // 0: dense (= total)
+        QTest::newRow("llama") << "llama2-7b.json" << 32 << 32 << 0 << 6.74 << 0.0;
+        QTest::newRow("mixtral") << "mixtral-8x7b.json" << 32 << 8 << 8 << 46.70 << 12.9;
+        QTest::newRow("qwen2") << "qwen2-7b.json" << 28 << 4 << 0 << 7.62 << 0.0;
+        QTest::newRow("gpt2") << "gpt2.json" << 12 << 12 << 0 << 0.1244 << 0.0;
+        // Qwen1.5-MoE-A2.7B model card: 14.3B in total, 2.7B activated.
+        QTest::newRow("qwen2_moe") << "qwen1.5-moe-a2.7b.json" << 24 << 16 << 60 << 14.3 << 2.7;
+        // Qwen3-30B-A3B model card: 30.5B in total, 3.3B activated.
+        QTest::newRow("qwen3_moe") << "qwen3-30b-a3b.json" << 48 << 4 << 128 << 30.5 << 3.3;
+        // DeepSeek-V3 technical report (arXiv:2412.19437): 671B in total, 37B activated.
+        QTest::newRow("deepseek_v3") << "deepseek-v3.json" << 61 << 128 << 256 << 671.0 << 37.0;
+        // Gemma 2 report (arXiv:2408.00118), 9B: 917,504,000 embedding + 8,324,201,984 others.
+        QTest::newRow("gemma2") << "gemma-2-9b.json" << 42 << 8 << 0 << 9.2417 << 0.0;
+        // Gemma report (arXiv:2403.08295), 7B: 786,432,000 embedding + 7,751,248,896 others.
+        QTest::newRow("gemma") << "gemma-7b.json" << 28 << 16 << 0 << 8.5377 << 0.0;
+        // Phi-3 report (arXiv:2404.14219): phi-3-mini, 3.8B.
+        QTest::newRow("phi3") << "phi-3-mini-4k.json" << 32 << 32 << 0 << 3.8 << 0.0;
+        // GPT-NeoX-20B paper (arXiv:2204.06745): 20,554,567,680 parameters.
+        QTest::newRow("gpt_neox") << "gpt-neox-20b.json" << 44 << 64 << 0 << 20.55 << 0.0;
+        // tiiuae/falcon-7b model card: 7B; multi-query attention (one KV head).
+        QTest::newRow("falcon") << "falcon-7b.json" << 32 << 1 << 0 << 7.0 << 0.0;
     }
     void huggingFaceConfigs()
     {
@@ -182,6 +201,7 @@ private slots:
         QFETCH(int, kvHeads);
         QFETCH(int, experts);
         QFETCH(double, billions);
+        QFETCH(double, activeBillions);
         ModelSpec model;
         std::string error;
         QVERIFY2(loadHuggingFaceConfig(test::dataPath("hf/" + file).toStdString(), &model, &error),
@@ -189,8 +209,112 @@ private slots:
         QCOMPARE(model.layers, layers);
         QCOMPARE(model.kv_heads, kvHeads);
         QCOMPARE(model.experts, experts);
-        const double total = countParameters(model).total / 1e9;
-        QVERIFY2(std::fabs(total / billions - 1) < 0.01, qPrintable(QString::number(total)));
+        const ParameterCount count = countParameters(model);
+        const double total = count.total / 1e9;
+        QVERIFY2(std::fabs(total / billions - 1) < 0.02, qPrintable(QString::number(total)));
+        const double active = count.active_per_token / 1e9;
+        const double wanted = activeBillions > 0 ? activeBillions : billions;
+        QVERIFY2(std::fabs(active / wanted - 1) < 0.02, qPrintable(QString::number(active)));
+        // The FLOPs agree with the parameters: at s = 1 (no attention-score term to speak of),
+        // one token's training FLOPs are 6 x the weight matrices it touches, which is the
+        // active count less the embeddings, norms, routers and biases (under 1%), plus the LM
+        // head's V x h product (a matrix product even when tied to the embedding).
+        const double flops = modelFlopsPerStep(model, 1, 1);
+        const double matrices = count.active_per_token - count.embedding - count.lm_head -
+                                count.final_norm -
+                                model.layers * (count.norms_per_layer + count.router_per_layer) +
+                                double(model.vocab) * model.hidden;
+        QVERIFY2(std::fabs(flops / (6 * matrices) - 1) < 0.01,
+                 qPrintable(QString::number(flops / (6 * matrices))));
+        // The context window stays information; it is not the training sequence.
+        QVERIFY(model.max_positions >= 0);
+    }
+
+    void huggingFaceImportRefusesWhatItCannotModel_data()
+    {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("unknown model_type")
+            << R"({"model_type":"mamba","hidden_size":768,"num_hidden_layers":24})"
+            << "cannot read model_type 'mamba': Paraplan reads the families llama";
+        QTest::newRow("no model_type")
+            << R"({"hidden_size":768,"num_hidden_layers":24,"num_attention_heads":12})"
+            << "names no model_type";
+        QTest::newRow("absurd hidden")
+            << R"({"model_type":"llama","hidden_size":4294967296,"num_hidden_layers":2,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100})"
+            << "config.hidden_size: 4294967296 is outside 1..1048576";
+        QTest::newRow("absurd layers")
+            << R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":100000,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100})"
+            << "config.num_hidden_layers: 100000 is outside 1..16384";
+        QTest::newRow("absurd vocab")
+            << R"({"model_type":"gpt2","n_embd":64,"n_layer":2,"n_head":8,"vocab_size":1e12})"
+            << "config.vocab_size: 1000000000000 is outside 1..16777216";
+        QTest::newRow("absurd experts")
+            << R"({"model_type":"qwen3_moe","hidden_size":64,"num_hidden_layers":2,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100,
+                  "num_experts":1000000,"num_experts_per_tok":2,"moe_intermediate_size":32})"
+            << "config.num_experts: 1000000 is outside 1..65536";
+        QTest::newRow("gpt2 hidden that 4 x would overflow")
+            << R"({"model_type":"gpt2","n_embd":1073741824,"n_layer":2,"n_head":8,"vocab_size":9})"
+            << "config.n_embd: 1073741824 is outside";
+        QTest::newRow("fractional size")
+            << R"({"model_type":"mistral","hidden_size":64.5,"num_hidden_layers":2,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100})"
+            << "config.hidden_size: not a whole number";
+        QTest::newRow("more experts per token than experts")
+            << R"({"model_type":"qwen3_moe","hidden_size":64,"num_hidden_layers":2,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100,
+                  "num_experts":4,"num_experts_per_tok":8,"moe_intermediate_size":32})"
+            << "more than the 4 experts";
+    }
+    void huggingFaceImportRefusesWhatItCannotModel()
+    {
+        QFETCH(QString, config);
+        QFETCH(QString, messagePart);
+        ModelSpec model;
+        std::vector<std::string> errors;
+        QVERIFY(!modelFromHuggingFaceConfig(config.toStdString(), "test", &model, &errors));
+        QVERIFY(!errors.empty());
+        QVERIFY2(QString::fromStdString(errors.front()).contains(messagePart),
+                 errors.front().c_str());
+    }
+
+    void huggingFaceImportSaysWhatItApproximates()
+    {
+        ModelSpec model;
+        std::string error;
+        std::vector<std::string> warnings;
+        QVERIFY(loadHuggingFaceConfig(test::dataPath("hf/deepseek-v3.json").toStdString(), &model,
+                                      &error, &warnings));
+        QCOMPARE(model.dense_layers, 3);
+        QCOMPARE(model.shared_expert_ffn_hidden, 2048);
+        QCOMPARE(model.kv_lora_rank, 512);
+        QCOMPARE(model.headDim(), 192);
+        QCOMPARE(model.valueHeadDim(), 128);
+        QCOMPARE(model.max_positions, 163840); // kept as the window, not the sequence
+        QString all;
+        for (const std::string& w : warnings)
+            all += QString::fromStdString(w) + "\n";
+        QVERIFY2(all.contains("latent attention") && all.contains("multi-token-prediction"),
+                 qPrintable(all));
+        warnings.clear();
+        QVERIFY(loadHuggingFaceConfig(test::dataPath("hf/gemma-2-9b.json").toStdString(), &model,
+                                      &error, &warnings));
+        QCOMPARE(model.mlp, MlpKind::SwiGLU); // the gate is kept
+        QCOMPARE(model.headDim(), 256);       // not 3584 / 16 = 224
+        QVERIFY(model.tied_embeddings);
+        QVERIFY(!warnings.empty());
+        // A plan-free model reading keeps MLA and shared experts through its JSON.
+        QVERIFY(loadHuggingFaceConfig(test::dataPath("hf/deepseek-v3.json").toStdString(), &model,
+                                      &error));
+        ModelSpec copy;
+        std::vector<std::string> errors;
+        json::Reader reader(&errors);
+        applyModelFields(modelToJson(model), "model", reader, &copy);
+        QVERIFY(errors.empty());
+        QCOMPARE(countParameters(copy).total, countParameters(model).total);
     }
 
     void llamaConfigMatchesThePreset()
@@ -205,7 +329,7 @@ private slots:
         QCOMPARE(imported.mlp, MlpKind::SwiGLU);
     }
 
-    void unknownArchitectureListsMissingKeys()
+    void unknownArchitectureListsTheFamilies()
     {
         ModelSpec model;
         std::string error;
@@ -213,9 +337,9 @@ private slots:
                                        &error));
         const QString message = QString::fromStdString(error);
         QVERIFY2(message.contains("model_type 't5'"), error.c_str());
-        for (const char* key :
-             {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"})
-            QVERIFY2(message.contains(key), key);
+        for (const char* family :
+             {"llama", "qwen2_moe", "deepseek_v3", "gemma2", "phi3", "gpt_neox", "falcon", "gpt2"})
+            QVERIFY2(message.contains(family), family);
     }
 
     void planWithRelativeHuggingFaceConfig()

@@ -154,8 +154,11 @@ void MeasurementRunner::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     m_silence->stop();
     readOutput();
+    const size_t warningsBefore = m_parser.run().warnings.size();
     m_parser.finish();
     const MeasurementRun& run = m_parser.run();
+    for (size_t i = warningsBefore; i < run.warnings.size(); ++i)
+        emit warningReported(QString::fromStdString(run.warnings[i]));
     const int points = static_cast<int>(run.points.size() + run.copies.size());
     QString message = m_pendingFailure;
     if (message.isEmpty() && m_cancelled)
@@ -166,6 +169,12 @@ void MeasurementRunner::onFinished(int exitCode, QProcess::ExitStatus status)
         message = exitMessage(exitCode);
     if (message.isEmpty() && !m_done)
         message = tr("the probe ended without its closing line (a partial run)");
+    // A closing line after nothing usable is no measurement: say why, never "finished".
+    if (message.isEmpty() && points == 0 && run.compute.empty())
+        message = run.warnings.empty()
+                      ? tr("the probe finished without a valid result")
+                      : tr("the probe finished without a valid result (first problem: %1)")
+                            .arg(QString::fromStdString(run.warnings.front()));
     if (message.isEmpty()) {
         emit finished(run);
         return;

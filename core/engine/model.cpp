@@ -4,22 +4,49 @@
 
 namespace paraplan {
 
+namespace {
+
+// The attention's weight matrices (no biases, no norms): Q, K, V, O, or for latent attention
+// (DeepSeek-V2, arXiv:2405.04434, section 2.1) the down- and up-projections of Q and of the
+// joint KV, the decoupled RoPE key and the output.
+double attentionMatrices(const ModelSpec& m)
+{
+    const double h = m.hidden;
+    const double a = m.heads;
+    const double d = m.headDim();
+    if (m.isMla()) {
+        const double qk = a * d;
+        const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank * qk : h * qk;
+        const double kv = h * (m.kv_lora_rank + m.rope_head_dim) +
+                          double(m.kv_lora_rank) * a * (d - m.rope_head_dim + m.valueHeadDim());
+        return q + kv + a * m.valueHeadDim() * h;
+    }
+    const double q = a * d;
+    const double kv = static_cast<double>(m.kv_heads) * d;
+    return h * q + 2 * h * kv + q * h;
+}
+
+} // namespace
+
 ParameterCount countParameters(const ModelSpec& m)
 {
     ParameterCount c;
     const double h = m.hidden;
     const double q = static_cast<double>(m.heads) * m.headDim();
     const double kv = static_cast<double>(m.kv_heads) * m.headDim();
-    c.attention_per_layer = h * q + 2 * h * kv + q * h;
+    c.attention_per_layer = attentionMatrices(m);
+    if (m.isMla()) // the RMSNorms of the compressed Q and KV
+        c.attention_per_layer += m.q_lora_rank + m.kv_lora_rank;
     if (m.biases)
         c.attention_per_layer += q + 2 * kv + h;
     const double mats = m.mlp == MlpKind::SwiGLU ? 3 : 2;
     c.dense_mlp_per_layer = mats * h * m.ffn_hidden;
     if (m.biases)
         c.dense_mlp_per_layer += m.ffn_hidden * (mats - 1) + h;
+    const double shared = mats * h * m.shared_expert_ffn_hidden;
     if (m.isMoe()) {
         const double expert = mats * h * m.expert_ffn_hidden;
-        c.mlp_per_layer = m.experts * expert;
+        c.mlp_per_layer = m.experts * expert + shared;
         c.router_per_layer = h * m.experts;
     } else {
         c.mlp_per_layer = c.dense_mlp_per_layer;
@@ -36,7 +63,7 @@ ParameterCount countParameters(const ModelSpec& m)
     double activeMoe = c.layer(false);
     if (m.isMoe())
         activeMoe = c.attention_per_layer + c.norms_per_layer + c.router_per_layer +
-                    m.experts_per_token * mats * h * m.expert_ffn_hidden;
+                    m.experts_per_token * mats * h * m.expert_ffn_hidden + shared;
     c.active_per_token =
         dense * c.layer(false) + moe * activeMoe + c.embedding + c.lm_head + c.final_norm;
     return c;
@@ -47,17 +74,18 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, int seq_len)
     const double B = global_batch;
     const double s = seq_len;
     const double h = m.hidden;
-    const double a = m.heads;
-    const double g = m.kv_heads;
-    const double q = a * m.headDim();
-    const double c = m.mlp == MlpKind::SwiGLU ? 1.5 : 1.0;
-    auto layers = [&](double count, double ffn, double k) {
-        return 12 * B * s * count * h * h * ((1 + g / a + s / h) * (q / h) + (ffn / h) * k * c);
-    };
+    const double mats = m.mlp == MlpKind::SwiGLU ? 3 : 2;
     const int moe = m.moeLayers();
-    double flops = layers(m.layers - moe, m.ffn_hidden, 1);
+    const int dense = m.layers - moe;
+    // Forward + backward: 6 FLOPs per weight per token, and the score and context products
+    // (2 s d per head each way, three times over).
+    const double perLayerAttention = 6 * B * s * attentionMatrices(m) +
+                                     6 * B * s * s * m.heads * (m.headDim() + m.valueHeadDim());
+    double flops = m.layers * perLayerAttention;
+    flops += dense * 6 * B * s * mats * h * m.ffn_hidden;
     if (moe > 0)
-        flops += layers(moe, m.expert_ffn_hidden, m.experts_per_token);
+        flops += moe * 6 * B * s * mats * h *
+                 (double(m.experts_per_token) * m.expert_ffn_hidden + m.shared_expert_ffn_hidden);
     flops += 6 * B * s * h * m.vocab; // the LM head: 12 B s L h^2 x V/(2 L h)
     return flops;
 }
@@ -94,6 +122,13 @@ std::vector<std::string> validateModel(const ModelSpec& m)
         if (m.dense_layers < 0 || m.dense_layers > m.layers)
             problems.push_back("model.dense_layers: must be between 0 and layers");
     }
+    if (m.shared_expert_ffn_hidden < 0 || (m.shared_expert_ffn_hidden > 0 && !m.isMoe()))
+        problems.push_back("model.shared_expert_ffn_hidden: needs experts and must be at least 0");
+    if (m.q_lora_rank < 0 || m.kv_lora_rank < 0 || m.rope_head_dim < 0 || m.v_head_dim < 0)
+        problems.push_back("model: latent-attention sizes must be at least 0");
+    if (m.isMla() && (m.head_dim < 1 || m.rope_head_dim >= m.head_dim))
+        problems.push_back("model.rope_head_dim: latent attention needs head_dim (qk_nope + "
+                           "qk_rope) above rope_head_dim");
     return problems;
 }
 

@@ -34,11 +34,22 @@ struct ModelSpec
     int experts_per_token = 0;
     int expert_ffn_hidden = 0;
     int dense_layers = 0; ///< leading layers with a dense MLP
+    /// Always-active shared expert(s) of each MoE layer (Qwen2-MoE, DeepSeek), their total
+    /// FFN width; 0: none.
+    int shared_expert_ffn_hidden = 0;
+    // Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank 0: ordinary attention). Q and
+    // K heads are head_dim wide (qk_nope + qk_rope), V heads v_head_dim.
+    int q_lora_rank = 0;   ///< 0: a full-rank Q projection
+    int kv_lora_rank = 0;  ///< the compressed KV width
+    int rope_head_dim = 0; ///< the decoupled RoPE part of each Q/K head
+    int v_head_dim = 0;
     std::string source;
 
     bool isMoe() const { return experts > 0; }
     int headDim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
     int moeLayers() const { return isMoe() ? layers - dense_layers : 0; }
+    bool isMla() const { return kv_lora_rank > 0; }
+    int valueHeadDim() const { return isMla() && v_head_dim > 0 ? v_head_dim : headDim(); }
 };
 
 /// Parameter counts, by part.
@@ -64,10 +75,12 @@ struct ParameterCount
 ParameterCount countParameters(const ModelSpec& model);
 
 /// Model FLOPs of one training step (forward + backward, no recompute), Megatron-LM's
-/// generalisation of Korthikanti et al. 2022 (planner-models.md):
+/// generalisation of Korthikanti et al. 2022:
 /// 12 B s L h^2 [ (1 + g/a + s/h)(q/h) + (f/h) k c + V/(2 L h) ], q = a x head_dim,
 /// k = experts per token (1 dense), c = 1.5 for SwiGLU, 1 otherwise; MoE and dense layers
-/// are summed separately.
+/// are summed separately. Written as 6 B s x (the layer's weight-matrix parameters a token
+/// touches) + 6 B s^2 L a (d_qk + d_v) + 6 B s h V, which is the same sum and also covers
+/// shared experts (their width adds to k f) and latent attention (its low-rank matrices).
 double modelFlopsPerStep(const ModelSpec& model, double global_batch, int seq_len);
 
 /// Problems with the description itself, one message each.

@@ -53,6 +53,11 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
                       "experts_per_token",
                       "expert_ffn_hidden",
                       "dense_layers",
+                      "shared_expert_ffn_hidden",
+                      "q_lora_rank",
+                      "kv_lora_rank",
+                      "rope_head_dim",
+                      "v_head_dim",
                       "source",
                       "hf_config"});
     reader.string(object, "name", path, &m->name);
@@ -77,6 +82,11 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
     reader.integer(object, "experts_per_token", path, &m->experts_per_token);
     reader.integer(object, "expert_ffn_hidden", path, &m->expert_ffn_hidden);
     reader.integer(object, "dense_layers", path, &m->dense_layers);
+    reader.integer(object, "shared_expert_ffn_hidden", path, &m->shared_expert_ffn_hidden);
+    reader.integer(object, "q_lora_rank", path, &m->q_lora_rank);
+    reader.integer(object, "kv_lora_rank", path, &m->kv_lora_rank);
+    reader.integer(object, "rope_head_dim", path, &m->rope_head_dim);
+    reader.integer(object, "v_head_dim", path, &m->v_head_dim);
 }
 
 QJsonObject modelToJson(const ModelSpec& m)
@@ -101,6 +111,14 @@ QJsonObject modelToJson(const ModelSpec& m)
         object["experts_per_token"] = m.experts_per_token;
         object["expert_ffn_hidden"] = m.expert_ffn_hidden;
         object["dense_layers"] = m.dense_layers;
+        if (m.shared_expert_ffn_hidden > 0)
+            object["shared_expert_ffn_hidden"] = m.shared_expert_ffn_hidden;
+    }
+    if (m.isMla()) {
+        object["q_lora_rank"] = m.q_lora_rank;
+        object["kv_lora_rank"] = m.kv_lora_rank;
+        object["rope_head_dim"] = m.rope_head_dim;
+        object["v_head_dim"] = m.v_head_dim;
     }
     if (!m.source.empty())
         object["source"] = QString::fromStdString(m.source);
@@ -140,101 +158,6 @@ bool modelFromPreset(const std::string& id, ModelSpec* model, std::string* error
         known += (known.empty() ? "" : ", ") + info.id;
     *error = "unknown model preset '" + id + "' (known: " + known + ")";
     return false;
-}
-
-bool modelFromHuggingFaceConfig(const std::string& text, const std::string& label, ModelSpec* model,
-                                std::vector<std::string>* errors)
-{
-    QJsonObject c;
-    std::string parseError;
-    if (!json::parseDocument(text, &c, &parseError)) {
-        errors->push_back(parseError);
-        return false;
-    }
-    const QString type = c.value("model_type").toString();
-    ModelSpec m;
-    m.source = "Hugging Face config " + label;
-    m.name = type.isEmpty() ? label : type.toStdString() + " (" + label + ")";
-    // Which key holds each figure, for the two families of config we read.
-    const bool gpt2 = type == "gpt2" || (c.contains("n_embd") && c.contains("n_layer"));
-    struct Field
-    {
-        const char* key;
-        int* target;
-    };
-    const std::vector<Field> required =
-        gpt2 ? std::vector<Field>{{"n_embd", &m.hidden},
-                                  {"n_layer", &m.layers},
-                                  {"n_head", &m.heads},
-                                  {"vocab_size", &m.vocab}}
-             : std::vector<Field>{{"hidden_size", &m.hidden},
-                                  {"num_hidden_layers", &m.layers},
-                                  {"num_attention_heads", &m.heads},
-                                  {"intermediate_size", &m.ffn_hidden},
-                                  {"vocab_size", &m.vocab}};
-    std::vector<std::string> missing;
-    for (const Field& field : required) {
-        const QJsonValue value = c.value(QLatin1String(field.key));
-        if (!value.isDouble() || value.toDouble() < 1)
-            missing.push_back(field.key);
-        else
-            *field.target = value.toInt();
-    }
-    if (!missing.empty()) {
-        std::string list;
-        for (const std::string& key : missing)
-            list += (list.empty() ? "" : ", ") + key;
-        errors->push_back("cannot read model_type '" + type.toStdString() + "': the config lacks " +
-                          list +
-                          " (Paraplan reads Llama, Mistral, Mixtral, Qwen2 and GPT-2 style "
-                          "configs)");
-        return false;
-    }
-    if (gpt2) {
-        m.kv_heads = m.heads;
-        const QJsonValue inner = c.value("n_inner");
-        m.ffn_hidden = inner.isDouble() ? inner.toInt() : 4 * m.hidden;
-        m.mlp = MlpKind::GeLU;
-        m.max_positions = c.value("n_positions").toInt(1024);
-        m.learned_positions = true;
-        m.tied_embeddings = c.value("tie_word_embeddings").toBool(true);
-        m.biases = true;
-        m.dropout = c.value("resid_pdrop").toDouble(0.1) > 0;
-    } else {
-        m.kv_heads = c.value("num_key_value_heads").toInt(m.heads);
-        if (c.value("head_dim").isDouble())
-            m.head_dim = c.value("head_dim").toInt();
-        const QString act = c.value("hidden_act").toString("silu");
-        m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
-        m.max_positions = c.value("max_position_embeddings").toInt(4096);
-        m.tied_embeddings = c.value("tie_word_embeddings").toBool(false);
-        m.biases = c.value("attention_bias").toBool(false) || type == "qwen2";
-        m.dropout = c.value("attention_dropout").toDouble(0) > 0;
-        if (c.contains("num_local_experts")) {
-            m.experts = c.value("num_local_experts").toInt();
-            m.experts_per_token = c.value("num_experts_per_tok").toInt(2);
-            m.expert_ffn_hidden = m.ffn_hidden;
-        }
-    }
-    for (std::string& problem : validateModel(m))
-        errors->push_back(std::move(problem));
-    if (!errors->empty())
-        return false;
-    *model = m;
-    return true;
-}
-
-bool loadHuggingFaceConfig(const std::string& path, ModelSpec* model, std::string* error)
-{
-    std::string text;
-    if (!json::readFile(path, &text, error))
-        return false;
-    std::vector<std::string> errors;
-    if (!modelFromHuggingFaceConfig(text, path, model, &errors)) {
-        *error = path + ": " + errors.front();
-        return false;
-    }
-    return true;
 }
 
 } // namespace paraplan

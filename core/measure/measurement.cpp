@@ -1,4 +1,5 @@
 #include "measurement.h"
+#include "measurementdetail.h"
 
 #include "jsonutil.h"
 #include "plan.h"
@@ -6,11 +7,8 @@
 
 #include <QDateTime>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QRegularExpression>
 #include <QString>
-#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +20,10 @@ namespace {
 
 // The newest probe protocol this reader knows: 1 (links), 2 (adds compute records).
 constexpr int kReaderProtocol = 2;
+
+} // namespace
+
+namespace detail {
 
 CollectiveOp opFromName(const QString& name, bool* ok)
 {
@@ -45,7 +47,10 @@ void addPoint(MeasurementRun* run, MeasuredPoint point)
     run->points.push_back(point);
 }
 
-} // namespace
+} // namespace detail
+
+using detail::addPoint;
+using detail::opFromName;
 
 std::string MeasurementRun::describe() const
 {
@@ -84,7 +89,7 @@ std::vector<ProbeStreamParser::Event> ProbeStreamParser::feed(const std::string&
     m_pending.erase(0, start);
     // A runaway line without a newline is garbage, not memory to hold forever.
     if (m_pending.size() > 1 << 20) {
-        m_run.warnings.push_back("a line of more than 1 MiB without a newline was dropped");
+        warn("a line of more than 1 MiB without a newline was dropped");
         m_pending.clear();
         events.push_back(Event::Garbage);
     }
@@ -100,7 +105,20 @@ std::vector<ProbeStreamParser::Event> ProbeStreamParser::finish()
             events.push_back(event);
         m_pending.clear();
     }
+    if (m_run.warnings_dropped > 0 && !m_summarised) {
+        m_run.warnings.push_back("and " + std::to_string(m_run.warnings_dropped) +
+                                 " more warning(s) not kept");
+        m_summarised = true;
+    }
     return events;
+}
+
+void ProbeStreamParser::warn(std::string message)
+{
+    if (m_run.warnings.size() < kKeptWarnings)
+        m_run.warnings.push_back(std::move(message));
+    else
+        ++m_run.warnings_dropped;
 }
 
 ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
@@ -111,7 +129,7 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(line.toUtf8(), &error);
     if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        m_run.warnings.push_back("not a protocol line: " + line.left(120).toStdString());
+        warn("not a protocol line: " + line.left(120).toStdString());
         return Event::Garbage;
     }
     const QJsonObject o = document.object();
@@ -137,9 +155,8 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
         if (!host.empty())
             m_run.hosts = {host};
         if (m_protocol > kReaderProtocol)
-            m_run.warnings.push_back(
-                "protocol " + std::to_string(m_protocol) + " is newer than this reader's " +
-                std::to_string(kReaderProtocol) + "; unknown lines are skipped");
+            warn("protocol " + std::to_string(m_protocol) + " is newer than this reader's " +
+                 std::to_string(kReaderProtocol) + "; unknown lines are skipped");
         return Event::Hello;
     }
     if (type == "device") {
@@ -177,27 +194,27 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
         point.busbw_GBps = o.value("busbw_GBps").toDouble();
         point.wrong = o.value("wrong").toInteger(-1);
         if (!ok || !(point.bytes > 0) || point.ranks < 2 || !(point.time_s > 0)) {
-            m_run.warnings.push_back("a result line without a usable op, size, ranks or time: " +
-                                     line.left(120).toStdString());
+            warn("a result line without a usable op, size, ranks or time: " +
+                 line.left(120).toStdString());
             return Event::Garbage;
         }
         if (point.wrong > 0)
-            m_run.warnings.push_back(std::string(collectiveOpName(point.op)) + " of " +
-                                     units::formatBytes(point.bytes) + " had " +
-                                     std::to_string(point.wrong) + " wrong values");
+            warn(std::string(collectiveOpName(point.op)) + " of " +
+                 units::formatBytes(point.bytes) + " had " + std::to_string(point.wrong) +
+                 " wrong values");
         addPoint(&m_run, point);
         return Event::Result;
     }
     if (type == "gemm" || type == "attention" || type == "hbm" || type == "clock") {
         std::string problem;
         if (!readComputeRecord(o, type.toStdString(), &m_run.compute, &problem)) {
-            m_run.warnings.push_back(problem + ": " + line.left(120).toStdString());
+            warn(problem + ": " + line.left(120).toStdString());
             return Event::Garbage;
         }
         return Event::Result;
     }
     if (type == "warning") {
-        m_run.warnings.push_back(o.value("message").toString().toStdString());
+        warn(o.value("message").toString().toStdString());
         return Event::Warning;
     }
     if (type == "error") {
@@ -211,179 +228,6 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
         return Event::Done;
     }
     return Event::None; // a type from a newer protocol
-}
-
-bool parseNcclTestsLog(const std::string& text, MeasurementRun* run, std::string* error,
-                       const std::string& name_hint)
-{
-    MeasurementRun r;
-    r.source = "nccl-tests log";
-    const QStringList lines = QString::fromStdString(text).split('\n');
-    CollectiveOp op = CollectiveOp::AllReduce;
-    bool haveOp = false;
-    int ranks = 0;
-    std::vector<std::string> hosts;
-    static const QRegularExpression rankLine(
-        "^#\\s*Rank\\s+(\\d+)\\s+Group\\s+\\d+\\s+Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device\\s+\\d+\\s+"
-        "\\[[^\\]]*\\]\\s*(.*)$");
-    static const QRegularExpression testName("(\\w+)_perf");
-    bool sawTable = false;
-    if (!name_hint.empty()) {
-        // nccl-tests does not print its own name; a file named after the test tells it.
-        static const char* kTests[] = {"reduce_scatter", "all_reduce", "all_gather", "alltoall",
-                                       "all_to_all",     "broadcast",  "sendrecv",   "reduce"};
-        const QString hint = QString::fromStdString(name_hint).toLower();
-        for (const char* test : kTests) {
-            if (hint.contains(test)) {
-                bool ok = false;
-                op = opFromName(test, &ok);
-                haveOp = ok;
-                break;
-            }
-        }
-    }
-    for (const QString& raw : lines) {
-        const QString line = raw.trimmed();
-        if (line.isEmpty())
-            continue;
-        if (line.startsWith('#')) {
-            const auto rank = rankLine.match(line);
-            if (rank.hasMatch()) {
-                ++ranks;
-                const std::string host = rank.captured(2).toStdString();
-                if (std::find(hosts.begin(), hosts.end(), host) == hosts.end())
-                    hosts.push_back(host);
-                r.devices.push_back(rank.captured(3).trimmed().toStdString());
-            } else if (line.contains("nccl-tests") || line.contains("Using devices")) {
-                // header chatter
-            } else if (line.contains("Avg bus bandwidth")) {
-                r.complete = true;
-            }
-            if (!haveOp) {
-                const auto name = testName.match(line);
-                if (name.hasMatch()) {
-                    bool ok = false;
-                    op = opFromName(name.captured(1), &ok);
-                    haveOp = ok;
-                }
-            }
-            continue;
-        }
-        if (line.startsWith("NCCL version") || line.contains("NCCL INFO"))
-            continue;
-        // A table row: size count type [redop] [root] then out-of-place and in-place blocks of
-        // time algbw busbw check. The check is #wrong (an integer), the older "error" (a
-        // float) or N/A; 2019 logs have no root column.
-        const QStringList cells = line.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts);
-        bool sizeOk = false;
-        const double size = cells.value(0).toDouble(&sizeOk);
-        if (!sizeOk || cells.size() < 7)
-            continue;
-        // Find the first numeric field after the type/redop/root columns: blocks are the last
-        // 8 (or 4 if only one half was printed) fields.
-        int blocks = (cells.size() >= 11) ? 2 : 1;
-        const int first = cells.size() - 4 * blocks;
-        if (first < 3) {
-            r.warnings.push_back("a row too short to read: " + line.left(100).toStdString());
-            continue;
-        }
-        for (int b = 0; b < blocks; ++b) {
-            const int at = first + 4 * b;
-            bool timeOk = false;
-            const double time_us = cells.value(at).toDouble(&timeOk);
-            if (!timeOk || !(time_us > 0)) {
-                r.warnings.push_back("a row with an unreadable time: " +
-                                     line.left(100).toStdString());
-                continue;
-            }
-            MeasuredPoint point;
-            point.op = op;
-            point.bytes = size;
-            point.ranks = std::max(ranks, 2);
-            point.hosts = std::max<int>(1, static_cast<int>(hosts.size()));
-            point.time_s = time_us * 1e-6;
-            point.algbw_GBps = cells.value(at + 1).toDouble();
-            point.busbw_GBps = cells.value(at + 2).toDouble();
-            point.in_place = b == 1;
-            const QString check = cells.value(at + 3);
-            bool checkOk = false;
-            const double value = check.toDouble(&checkOk);
-            point.wrong = check == "N/A" || !checkOk ? -1 : (value > 0 ? 1 : 0);
-            addPoint(&r, point);
-            sawTable = true;
-        }
-    }
-    if (!sawTable) {
-        *error = "no nccl-tests result rows found (expected lines of size, count, type, ..., "
-                 "time, algbw, busbw)";
-        return false;
-    }
-    if (!haveOp)
-        r.warnings.push_back("the log does not name its test (all_reduce_perf, ...): "
-                             "all_reduce assumed");
-    if (ranks == 0)
-        r.warnings.push_back("no '# Rank' lines: the rank count is unknown, 2 assumed");
-    r.hosts = hosts;
-    *run = std::move(r);
-    return true;
-}
-
-bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error)
-{
-    QJsonObject root;
-    if (!json::parseDocument(text, &root, error))
-        return false;
-    const QJsonArray results = root.value("results").toArray();
-    if (results.isEmpty()) {
-        *error = "an nccl-tests JSON file needs a non-empty \"results\" array";
-        return false;
-    }
-    MeasurementRun r;
-    r.source = "nccl-tests JSON";
-    r.date = root.value("start_time").toString().toStdString();
-    r.nccl_version = root.value("nccl_version").toVariant().toString().toStdString();
-    std::vector<std::string> hosts;
-    const QJsonArray devices = root.value("devices").toArray();
-    for (const QJsonValue& value : devices) {
-        const QJsonObject device = value.toObject();
-        const std::string host = device.value("hostname").toString().toStdString();
-        if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end())
-            hosts.push_back(host);
-        r.devices.push_back(device.value("device").toVariant().toString().toStdString());
-    }
-    const QJsonObject config = root.value("config").toObject();
-    QString testName = config.value("test").toString(root.value("test").toString());
-    bool ok = false;
-    CollectiveOp op = opFromName(testName, &ok);
-    if (!ok) {
-        r.warnings.push_back("the JSON does not name its collective: all_reduce assumed");
-        op = CollectiveOp::AllReduce;
-    }
-    const int ranks = std::max<int>(2, static_cast<int>(devices.size()));
-    for (const QJsonValue& value : results) {
-        const QJsonObject row = value.toObject();
-        for (const char* half : {"out_of_place", "in_place"}) {
-            const QJsonObject block = row.value(half).toObject();
-            if (block.isEmpty())
-                continue;
-            MeasuredPoint point;
-            point.op = op;
-            point.bytes = row.value("size").toDouble();
-            point.ranks = ranks;
-            point.hosts = std::max<int>(1, static_cast<int>(hosts.size()));
-            point.time_s = block.value("time").toDouble() * 1e-6;
-            point.algbw_GBps = block.value("alg_bw").toDouble();
-            point.busbw_GBps = block.value("bus_bw").toDouble();
-            point.in_place = QString(half) == "in_place";
-            point.wrong = block.value("nwrong").toInteger(-1);
-            if (point.bytes > 0 && point.time_s > 0)
-                addPoint(&r, point);
-        }
-    }
-    r.hosts = hosts;
-    r.complete = root.contains("average_bus_bandwidth");
-    *run = std::move(r);
-    return true;
 }
 
 bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string* error)
@@ -422,10 +266,11 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
                      : run->warnings.empty()
                          ? "the probe output holds no result"
                          : "the probe output holds no usable result (" +
-                               std::to_string(run->warnings.size()) +
+                               std::to_string(run->warnings.size() + run->warnings_dropped -
+                                              (run->warnings_dropped > 0 ? 1 : 0)) +
                                " line(s) skipped; the first: " + run->warnings.front() + ")";
     } else if (text[first] == '{') {
-        ok = parseNcclTestsJson(text, run, error);
+        ok = parseNcclTestsJson(text, run, error, path.substr(path.find_last_of('/') + 1));
     } else {
         ok = parseNcclTestsLog(text, run, error, path.substr(path.find_last_of('/') + 1));
     }

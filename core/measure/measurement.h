@@ -51,7 +51,8 @@ struct MeasurementRun
     std::vector<CopyMeasurement> copies;
     ComputeMeasurements compute; ///< protocol 2: GEMMs, attention, HBM, SM clock
     std::vector<std::string> warnings;
-    std::string error; ///< the run's own error line, if it ended with one
+    long long warnings_dropped = 0; ///< probe stream: warnings beyond the kept ones
+    std::string error;              ///< the run's own error line, if it ended with one
     int error_code = 0;
     bool complete = false; ///< a "done" line (probe) or the closing summary (nccl-tests)
     int progress_done = 0;
@@ -63,10 +64,14 @@ struct MeasurementRun
 
 /// The probe's stream, parsed as it arrives: feed() any chunk; complete lines are parsed, a
 /// partial last line waits for the rest. Unknown types are ignored; lines that are not JSON
-/// become warnings and never stop the parse.
+/// become warnings and never stop the parse. Only the first kKeptWarnings warnings are kept
+/// (a stream of garbage must not grow without bound); the rest are counted in
+/// warnings_dropped, and finish() adds one line saying how many.
 class ProbeStreamParser
 {
 public:
+    static constexpr size_t kKeptWarnings = 20;
+
     enum class Event
     {
         None,
@@ -90,19 +95,28 @@ public:
 
 private:
     Event parseLine(const std::string& line);
+    void warn(std::string message);
 
     MeasurementRun m_run;
+    bool m_summarised = false;
     std::string m_pending;
     int m_protocol = 0;
 };
 
-/// nccl-tests text output, every variant: with or without the root column (2019), #wrong or
-/// the older float "error" column, N/A, out-of-place and in-place halves, rank header lines.
-/// `name_hint` (a file name such as "all_reduce_perf.log") names the test when the log does not.
+/// nccl-tests text output, every variant from 2019 on: with or without the root and redop
+/// columns, #wrong, the older float "error" column or N/A, out-of-place and in-place halves,
+/// rank lines with or without their Group column. The collective comes from the content (the
+/// "Collective test starting" header or a *_perf command line), else from the columns (size
+/// against count x element bytes, busbw against algbw, the redop); `name_hint` (the file
+/// name) only as a last resort, with a warning. The rank count comes from the rank lines,
+/// checked against the columns. Rows with a nan, inf, zero or negative time or bandwidth are
+/// skipped with a counted warning; a log without a usable row is an error.
 bool parseNcclTestsLog(const std::string& text, MeasurementRun* run, std::string* error,
                        const std::string& name_hint = {});
-/// nccl-tests -J JSON.
-bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error);
+/// nccl-tests -J JSON (version, args, nccl_version, config with devices, results), read the
+/// same way.
+bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error,
+                        const std::string& name_hint = {});
 /// Any of the three, told apart by their content.
 bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string* error);
 

@@ -40,6 +40,16 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
                                        {"measured", f.value},
                                        {"assumed", f.assumed},
                                        {"why", QString::fromStdString(f.why)}});
+    QJsonArray points;
+    for (const MeasuredPoint& p : run.points)
+        points.append(QJsonObject{{"op", collectiveOpName(p.op)},
+                                  {"bytes", p.bytes},
+                                  {"ranks", p.ranks},
+                                  {"hosts", p.hosts},
+                                  {"time_us", p.time_s * 1e6},
+                                  {"algbw_GBps", p.algbw_GBps},
+                                  {"busbw_GBps", p.busbw_GBps},
+                                  {"in_place", p.in_place}});
     QJsonArray warnings;
     for (const std::string& w : run.warnings)
         warnings.append(QString::fromStdString(w));
@@ -69,7 +79,8 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
     printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
                           {"compute",
                            QJsonObject{{"gemms", gemms}, {"attention", attention}, {"hbm", hbm}}},
-                          {"points", static_cast<int>(run.points.size())},
+                          {"point_count", static_cast<int>(run.points.size())},
+                          {"points", points},
                           {"complete", run.complete},
                           {"fits", fitArray},
                           {"copies", copies},

@@ -4,6 +4,7 @@
 #include "modelio.h"
 #include "units.h"
 
+#include <QJsonArray>
 #include <QStringList>
 
 namespace paraplan::cli {
@@ -19,8 +20,8 @@ Options modelOptions()
         valueOption("--preset", "ID", "A model preset: " + presets.join(", ") + "."),
         valueOption("--hf-config", "FILE", "A Hugging Face config.json instead of a preset."),
         valueOption("--seq-len", "S",
-                    "Sequence length for the FLOPs per token (default: the model's context, or "
-                    "2048)."),
+                    "Sequence length for the FLOPs per token (default 2048; a model's context "
+                    "window is never taken as the training sequence)."),
         jsonOption(),
     };
 }
@@ -31,14 +32,19 @@ int runModel(const Args& args, std::ostream& out)
     std::string error;
     if (args.has("--preset") == args.has("--hf-config"))
         throw UsageError("give --preset ID or --hf-config FILE");
-    if (args.has("--preset") ? !modelFromPreset(args.text("--preset"), &model, &error)
-                             : !loadHuggingFaceConfig(args.text("--hf-config"), &model, &error))
+    std::vector<std::string> warnings;
+    if (args.has("--preset")
+            ? !modelFromPreset(args.text("--preset"), &model, &error)
+            : !loadHuggingFaceConfig(args.text("--hf-config"), &model, &error, &warnings))
         throw UsageError(error);
     const std::vector<std::string> problems = validateModel(model);
     if (!problems.empty())
         throw UsageError(problems.front());
-    const int seq = args.has("--seq-len") ? args.integer("--seq-len", 1, 10000000)
-                                          : (model.max_positions > 0 ? model.max_positions : 2048);
+    const int seq = args.has("--seq-len") ? args.integer("--seq-len", 1, 10000000) : 2048;
+    if (model.max_positions > 0 && seq > model.max_positions)
+        warnings.push_back("s = " + std::to_string(seq) +
+                           " is beyond the model's context window of " +
+                           std::to_string(model.max_positions) + " positions");
     const ParameterCount count = countParameters(model);
     const double flopsPerToken = modelFlopsPerStep(model, 1, seq) / seq;
     if (args.flag("--json")) {
@@ -53,6 +59,14 @@ int runModel(const Args& args, std::ostream& out)
                               {"parameters", count.total},
                               {"active_parameters", count.active_per_token},
                               {"seq_len", seq},
+                              {"context_window", model.max_positions},
+                              {"warnings",
+                               [&] {
+                                   QJsonArray list;
+                                   for (const std::string& w : warnings)
+                                       list.append(QString::fromStdString(w));
+                                   return list;
+                               }()},
                               {"training_flops_per_token", flopsPerToken},
                               {"source", QString::fromStdString(model.source)}},
                   out);
@@ -73,6 +87,16 @@ int runModel(const Args& args, std::ostream& out)
         << formatNumber(flopsPerToken / 1e9, 4)
         << " GFLOP (6 x parameters = " << formatNumber(6 * count.active_per_token / 1e9, 4)
         << " GFLOP, plus attention)\n";
+    if (model.max_positions > 0)
+        out << "  context window " << model.max_positions << " positions (information only)\n";
+    if (model.shared_expert_ffn_hidden > 0)
+        out << "  shared expert FFN " << model.shared_expert_ffn_hidden << "\n";
+    if (model.isMla())
+        out << "  latent attention: q_lora " << model.q_lora_rank << ", kv_lora "
+            << model.kv_lora_rank << ", heads of " << model.headDim() << " (Q/K) and "
+            << model.valueHeadDim() << " (V)\n";
+    for (const std::string& warning : warnings)
+        out << "  warning: " << warning << "\n";
     return kExitOk;
 }
 

@@ -1,0 +1,329 @@
+// Hugging Face config.json -> ModelSpec, for the families whose layer shapes we know (the
+// modeling_*.py files of huggingface/transformers): every figure is range-checked before any
+// arithmetic, an unknown model_type is refused, and what the import approximates is said.
+#include "modelio.h"
+
+#include "jsonutil.h"
+
+#include <QJsonArray>
+
+#include <cmath>
+#include <set>
+
+namespace paraplan {
+namespace {
+
+enum class Family
+{
+    Llama,    ///< gated MLP (gate, up, down), RMSNorm, RoPE: Llama, Mistral, Mixtral, Qwen2/3
+    QwenMoe,  ///< Qwen2-MoE / Qwen3-MoE: routed experts (+ one shared expert in Qwen2-MoE)
+    DeepSeek, ///< DeepSeek-V2/V3: latent attention, shared + routed experts, dense first layers
+    Gemma,    ///< gated GeLU, head_dim apart from hidden / heads, tied embeddings
+    Phi3,     ///< fused qkv and gate_up projections: the same matrices as Llama
+    NeoX,     ///< GPT-NeoX: 4h GeLU MLP, biases, parallel residual
+    Falcon,   ///< multi-query (or grouped with the new decoder) attention, 4h GeLU MLP
+    Gpt2,
+};
+
+struct FamilyName
+{
+    const char* type;
+    Family family;
+};
+
+constexpr FamilyName kFamilies[] = {
+    {"llama", Family::Llama},
+    {"mistral", Family::Llama},
+    {"mixtral", Family::Llama},
+    {"qwen2", Family::Llama},
+    {"qwen3", Family::Llama},
+    {"qwen2_moe", Family::QwenMoe},
+    {"qwen3_moe", Family::QwenMoe},
+    {"deepseek_v2", Family::DeepSeek},
+    {"deepseek_v3", Family::DeepSeek},
+    {"gemma", Family::Gemma},
+    {"gemma2", Family::Gemma},
+    {"phi3", Family::Phi3},
+    {"gpt_neox", Family::NeoX},
+    {"falcon", Family::Falcon},
+    {"RefinedWeb", Family::Falcon},
+    {"RefinedWebModel", Family::Falcon},
+    {"gpt2", Family::Gpt2},
+};
+
+std::string familyList()
+{
+    std::string list;
+    for (const FamilyName& f : kFamilies)
+        list += (list.empty() ? "" : ", ") + std::string(f.type);
+    return list;
+}
+
+// Reads whole numbers from the config, each checked against its range before it is used.
+class Fields
+{
+public:
+    Fields(const QJsonObject& config, std::vector<std::string>* errors)
+        : m_c(config), m_errors(errors)
+    {
+    }
+
+    bool has(const char* key) const
+    {
+        return m_c.contains(QLatin1String(key)) && !m_c.value(QLatin1String(key)).isNull();
+    }
+
+    /// The first present key of `keys` into *out; absent: `fallback`, or an error when
+    /// fallback < 0.
+    void integer(std::initializer_list<const char*> keys, long long lo, long long hi, int* out,
+                 long long fallback = -1)
+    {
+        for (const char* key : keys) {
+            if (!has(key))
+                continue;
+            const QJsonValue value = m_c.value(QLatin1String(key));
+            const double number = value.toDouble(std::nan(""));
+            if (!value.isDouble() || !std::isfinite(number) || number != std::floor(number)) {
+                m_errors->push_back("config." + std::string(key) + ": not a whole number");
+            } else if (number < lo || number > hi) {
+                m_errors->push_back("config." + std::string(key) + ": " +
+                                    std::to_string(static_cast<long long>(number)) +
+                                    " is outside " + std::to_string(lo) + ".." +
+                                    std::to_string(hi));
+            } else {
+                *out = static_cast<int>(number);
+            }
+            return;
+        }
+        if (fallback >= 0) {
+            *out = static_cast<int>(fallback);
+            return;
+        }
+        std::string names;
+        for (const char* key : keys)
+            names += (names.empty() ? "" : " or ") + std::string(key);
+        m_errors->push_back("the config lacks " + names);
+    }
+
+    bool flag(const char* key, bool fallback) const
+    {
+        return has(key) ? m_c.value(QLatin1String(key)).toBool(fallback) : fallback;
+    }
+    QString text(const char* key) const { return m_c.value(QLatin1String(key)).toString(); }
+    QJsonValue value(const char* key) const { return m_c.value(QLatin1String(key)); }
+
+private:
+    const QJsonObject& m_c;
+    std::vector<std::string>* m_errors;
+};
+
+// Upper bounds: far above any published model, low enough that no product overflows.
+constexpr long long kMaxHidden = 1LL << 20;
+constexpr long long kMaxLayers = 1LL << 14;
+constexpr long long kMaxVocab = 1LL << 24;
+constexpr long long kMaxHeads = 1LL << 16;
+constexpr long long kMaxFfn = 1LL << 24;
+constexpr long long kMaxExperts = 1LL << 16;
+constexpr long long kMaxPositions = 1LL << 30;
+
+void readCommon(Fields& f, Family family, ModelSpec* m)
+{
+    f.integer({"hidden_size"}, 1, kMaxHidden, &m->hidden);
+    f.integer({"num_hidden_layers", "n_layer"}, 1, kMaxLayers, &m->layers);
+    f.integer({"num_attention_heads", "n_head"}, 1, kMaxHeads, &m->heads);
+    f.integer({"vocab_size"}, 1, kMaxVocab, &m->vocab);
+    if (family != Family::Falcon)
+        f.integer({"intermediate_size"}, 1, kMaxFfn, &m->ffn_hidden);
+    f.integer({"num_key_value_heads"}, 1, kMaxHeads, &m->kv_heads, m->heads);
+    f.integer({"head_dim"}, 1, kMaxHeads, &m->head_dim, 0);
+    // The context window, kept as information: a plan's sequence length is its own.
+    f.integer({"max_position_embeddings"}, 1, kMaxPositions, &m->max_positions, 0);
+}
+
+void readQwenMoe(Fields& f, const std::string& type, ModelSpec* m,
+                 std::vector<std::string>* warnings)
+{
+    f.integer({"num_experts"}, 1, kMaxExperts, &m->experts);
+    f.integer({"num_experts_per_tok"}, 1, kMaxExperts, &m->experts_per_token);
+    f.integer({"moe_intermediate_size"}, 1, kMaxFfn, &m->expert_ffn_hidden);
+    f.integer({"shared_expert_intermediate_size"}, 0, kMaxFfn, &m->shared_expert_ffn_hidden, 0);
+    int step = 1;
+    f.integer({"decoder_sparse_step"}, 1, kMaxLayers, &step, 1);
+    std::set<int> dense;
+    for (const QJsonValue& v : f.value("mlp_only_layers").toArray())
+        if (v.isDouble() && v.toInt() >= 0 && v.toInt() < m->layers)
+            dense.insert(v.toInt());
+    for (int i = 0; i < m->layers; ++i)
+        if ((i + 1) % step != 0)
+            dense.insert(i);
+    m->dense_layers = static_cast<int>(dense.size());
+    const bool leading = dense.empty() || *dense.rbegin() == m->dense_layers - 1;
+    if (!leading)
+        warnings->push_back(type + ": its " + std::to_string(m->dense_layers) +
+                            " dense-MLP layers are modelled as the first ones (their count, and "
+                            "so parameters and FLOPs, are exact; their place in the pipeline is "
+                            "not)");
+}
+
+void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
+                  std::vector<std::string>* warnings)
+{
+    f.integer({"n_routed_experts"}, 1, kMaxExperts, &m->experts);
+    f.integer({"num_experts_per_tok"}, 1, kMaxExperts, &m->experts_per_token);
+    f.integer({"moe_intermediate_size"}, 1, kMaxFfn, &m->expert_ffn_hidden);
+    int shared = 0;
+    f.integer({"n_shared_experts"}, 0, kMaxExperts, &shared, 0);
+    m->shared_expert_ffn_hidden = static_cast<int>(
+        std::min<long long>(kMaxFfn, static_cast<long long>(shared) * m->expert_ffn_hidden));
+    f.integer({"first_k_dense_replace"}, 0, kMaxLayers, &m->dense_layers, 0);
+    int freq = 1;
+    f.integer({"moe_layer_freq"}, 1, kMaxLayers, &freq, 1);
+    if (freq > 1 && m->layers > m->dense_layers) {
+        const int moe = (m->layers - m->dense_layers + freq - 1) / freq;
+        m->dense_layers = m->layers - moe;
+        warnings->push_back(type + ": every " + std::to_string(freq) +
+                            "th layer is MoE; the dense ones are modelled as leading layers");
+    }
+    // Latent attention: Q/K heads of qk_nope + qk_rope, V heads of v_head_dim.
+    int nope = 0;
+    f.integer({"q_lora_rank"}, 1, kMaxHidden, &m->q_lora_rank, 0);
+    f.integer({"kv_lora_rank"}, 1, kMaxHidden, &m->kv_lora_rank);
+    f.integer({"qk_rope_head_dim"}, 1, kMaxHeads, &m->rope_head_dim);
+    f.integer({"qk_nope_head_dim"}, 1, kMaxHeads, &nope);
+    f.integer({"v_head_dim"}, 1, kMaxHeads, &m->v_head_dim);
+    m->head_dim = nope + m->rope_head_dim;
+    m->kv_heads = m->heads;
+    warnings->push_back(
+        type +
+        ": multi-head latent attention is counted exactly in parameters and model FLOPs; "
+        "the step model's attention GEMMs and memory treat it as " +
+        std::to_string(m->heads) + " ordinary heads of " + std::to_string(m->head_dim) +
+        " (an approximation)");
+    int mtp = 0;
+    f.integer({"num_nextn_predict_layers"}, 0, kMaxLayers, &mtp, 0);
+    if (mtp > 0)
+        warnings->push_back(type + ": the " + std::to_string(mtp) +
+                            " multi-token-prediction module(s) are not counted (published "
+                            "totals exclude them)");
+}
+
+void readFalcon(Fields& f, ModelSpec* m)
+{
+    f.integer({"ffn_hidden_size"}, 1, kMaxFfn, &m->ffn_hidden, 4LL * m->hidden);
+    if (f.flag("new_decoder_architecture", false))
+        f.integer({"num_kv_heads", "n_head_kv"}, 1, kMaxHeads, &m->kv_heads, m->heads);
+    else
+        m->kv_heads = f.flag("multi_query", true) ? 1 : m->heads;
+    m->mlp = MlpKind::GeLU;
+    m->biases = f.flag("bias", false);
+    m->tied_embeddings = f.flag("tie_word_embeddings", true);
+}
+
+bool readGpt2(Fields& f, const QJsonObject& c, ModelSpec* m)
+{
+    f.integer({"n_embd"}, 1, kMaxHidden, &m->hidden);
+    f.integer({"n_layer"}, 1, kMaxLayers, &m->layers);
+    f.integer({"n_head"}, 1, kMaxHeads, &m->heads);
+    f.integer({"vocab_size"}, 1, kMaxVocab, &m->vocab);
+    f.integer({"n_positions"}, 1, kMaxPositions, &m->max_positions, 1024);
+    if (m->hidden <= 0) // the error is already recorded
+        return false;
+    f.integer({"n_inner"}, 1, kMaxFfn, &m->ffn_hidden, 4LL * m->hidden);
+    m->kv_heads = m->heads;
+    m->mlp = MlpKind::GeLU;
+    m->learned_positions = true;
+    m->tied_embeddings = f.flag("tie_word_embeddings", true);
+    m->biases = true;
+    m->dropout = c.value("resid_pdrop").toDouble(0.1) > 0;
+    return true;
+}
+
+} // namespace
+
+bool modelFromHuggingFaceConfig(const std::string& text, const std::string& label, ModelSpec* model,
+                                std::vector<std::string>* errors,
+                                std::vector<std::string>* warnings)
+{
+    QJsonObject c;
+    std::string parseError;
+    if (!json::parseDocument(text, &c, &parseError)) {
+        errors->push_back(parseError);
+        return false;
+    }
+    const QString typeName = c.value("model_type").toString();
+    const std::string type = typeName.toStdString();
+    const FamilyName* known = nullptr;
+    for (const FamilyName& f : kFamilies)
+        if (typeName == QLatin1String(f.type))
+            known = &f;
+    if (!known) {
+        errors->push_back((type.empty() ? std::string("the config names no model_type")
+                                        : "cannot read model_type '" + type + "'") +
+                          ": Paraplan reads the families " + familyList());
+        return false;
+    }
+    std::vector<std::string> notes;
+    ModelSpec m;
+    m.source = "Hugging Face config " + label;
+    m.name = type + " (" + label + ")";
+    Fields f(c, errors);
+    const Family family = known->family;
+    if (family == Family::Gpt2) {
+        readGpt2(f, c, &m);
+    } else {
+        readCommon(f, family, &m);
+        m.mlp = MlpKind::SwiGLU; // gate, up and down matrices, whatever the activation
+        m.tied_embeddings = f.flag("tie_word_embeddings", family == Family::Gemma);
+        m.biases = f.flag("attention_bias", false) || type == "qwen2" || type == "qwen2_moe";
+        m.dropout = c.value("attention_dropout").toDouble(0) > 0;
+        if (family == Family::Llama && f.has("num_local_experts")) { // Mixtral
+            f.integer({"num_local_experts"}, 1, kMaxExperts, &m.experts);
+            f.integer({"num_experts_per_tok"}, 1, kMaxExperts, &m.experts_per_token, 2);
+            m.expert_ffn_hidden = m.ffn_hidden;
+        } else if (family == Family::QwenMoe) {
+            readQwenMoe(f, type, &m, &notes);
+        } else if (family == Family::DeepSeek) {
+            readDeepSeek(f, type, &m, &notes);
+        } else if (family == Family::Gemma) {
+            notes.push_back(type + ": gated GeLU is modelled with SwiGLU's shape (the same three "
+                                   "matrices and FLOPs)");
+        } else if (family == Family::NeoX) {
+            m.mlp = MlpKind::GeLU;
+            m.biases = true;
+        } else if (family == Family::Falcon) {
+            readFalcon(f, &m);
+        }
+    }
+    if (m.shared_expert_ffn_hidden > 0)
+        notes.push_back(type + ": the shared expert counts in parameters and model FLOPs; the "
+                               "step model's per-layer time covers the routed experts only");
+    if (!errors->empty())
+        return false;
+    if (m.experts > 0 && m.experts_per_token > m.experts)
+        errors->push_back("config.num_experts_per_tok: " + std::to_string(m.experts_per_token) +
+                          " is more than the " + std::to_string(m.experts) + " experts");
+    for (std::string& problem : validateModel(m))
+        errors->push_back(std::move(problem));
+    if (!errors->empty())
+        return false;
+    *model = m;
+    if (warnings)
+        warnings->insert(warnings->end(), notes.begin(), notes.end());
+    return true;
+}
+
+bool loadHuggingFaceConfig(const std::string& path, ModelSpec* model, std::string* error,
+                           std::vector<std::string>* warnings)
+{
+    std::string text;
+    if (!json::readFile(path, &text, error))
+        return false;
+    std::vector<std::string> errors;
+    if (!modelFromHuggingFaceConfig(text, path, model, &errors, warnings)) {
+        *error = path + ": " + errors.front();
+        return false;
+    }
+    return true;
+}
+
+} // namespace paraplan
