@@ -3,6 +3,7 @@
 // arithmetic, an unknown model_type is refused, and what the import approximates is said.
 #include "modelio.h"
 
+#include "inputlimits.h"
 #include "jsonutil.h"
 
 #include <QJsonArray>
@@ -117,14 +118,15 @@ private:
     std::vector<std::string>* m_errors;
 };
 
-// Upper bounds: far above any published model, low enough that no product overflows.
-constexpr long long kMaxHidden = 1LL << 20;
-constexpr long long kMaxLayers = 1LL << 14;
-constexpr long long kMaxVocab = 1LL << 24;
-constexpr long long kMaxHeads = 1LL << 16;
-constexpr long long kMaxFfn = 1LL << 24;
-constexpr long long kMaxExperts = 1LL << 16;
-constexpr long long kMaxPositions = 1LL << 30;
+// Upper bounds: the model's stated ranges (inputlimits.h, docs/limits.md), far above any
+// published model and low enough that no product overflows.
+constexpr long long kMaxHidden = static_cast<long long>(limits::kHidden.max);
+constexpr long long kMaxLayers = static_cast<long long>(limits::kLayers.max);
+constexpr long long kMaxVocab = static_cast<long long>(limits::kVocab.max);
+constexpr long long kMaxHeads = static_cast<long long>(limits::kHeads.max);
+constexpr long long kMaxFfn = static_cast<long long>(limits::kFfnHidden.max);
+constexpr long long kMaxExperts = static_cast<long long>(limits::kExperts.max);
+constexpr long long kMaxPositions = static_cast<long long>(limits::kMaxPositions.max);
 
 void readCommon(Fields& f, Family family, ModelSpec* m)
 {

@@ -106,6 +106,12 @@ std::vector<std::string> validateModel(const ModelSpec& m)
     within(limits::kVocab, m.vocab);
     within(limits::kMaxPositions, m.max_positions);
     within(limits::kExperts, m.experts);
+    within({"model.shared_expert_ffn_hidden", 0, limits::kFfnHidden.max, ""},
+           m.shared_expert_ffn_hidden);
+    within({"model.q_lora_rank", 0, limits::kHidden.max, ""}, m.q_lora_rank);
+    within({"model.kv_lora_rank", 0, limits::kHidden.max, ""}, m.kv_lora_rank);
+    within({"model.rope_head_dim", 0, limits::kHeadDim.max, ""}, m.rope_head_dim);
+    within({"model.v_head_dim", 0, limits::kHeadDim.max, ""}, m.v_head_dim);
     if (!problems.empty())
         return problems;
     if (m.heads % m.kv_heads != 0)
