@@ -145,6 +145,14 @@ void Evaluation::stageSetup()
         cost.warnings.push_back(std::to_string(m.layers) + " layers over pp = " +
                                 std::to_string(p.pp) + " stages are split unevenly: " + split);
     }
+    // Rotary models run past their context window only after a context extension; learned
+    // position tables cannot (a rule rejects that).
+    if (!m.learned_positions && m.max_positions > 0 && plan.training.seq_len > m.max_positions)
+        cost.warnings.push_back("seq_len " + std::to_string(plan.training.seq_len) +
+                                " exceeds the model's context window of " +
+                                std::to_string(m.max_positions) +
+                                " tokens (max_position_embeddings): train at this length only "
+                                "with a context extension (e.g. RoPE scaling)");
 }
 
 void Evaluation::stages()
