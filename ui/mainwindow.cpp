@@ -9,6 +9,7 @@
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "plots.h"
+#include "recoverystore.h"
 #include "searchpanel.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
@@ -70,7 +71,8 @@ QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), m_interactive(interactive), m_session(new PlanSession(this)),
-      m_document(m_session->document()), m_evaluator(m_session->evaluator())
+      m_document(m_session->document()), m_evaluator(m_session->evaluator()),
+      m_recovery(std::make_unique<RecoveryStore>())
 {
     setAcceptDrops(true);
     setWindowIcon(QIcon(":/paraplan/icons/paraplan.svg"));
@@ -97,7 +99,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_recoveryTimer = new QTimer(this);
     m_recoveryTimer->setSingleShot(true);
     m_recoveryTimer->setInterval(2000);
-    connect(m_recoveryTimer, &QTimer::timeout, this, &MainWindow::writeRecovery);
+    connect(m_recoveryTimer, &QTimer::timeout, this, [this] { writeRecovery(); });
     connectDocument();
     connectPanels();
 
@@ -106,7 +108,17 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     resize(1280, 800);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The session is a child, destroyed after this destructor has run; its undo stack clears
+    // itself as it goes and would signal a half-destroyed window. Cut every connection from
+    // the session, its document and its stack to this window first.
+    m_recoveryTimer->stop();
+    disconnect(m_session, nullptr, this, nullptr);
+    disconnect(m_document, nullptr, this, nullptr);
+    disconnect(m_evaluator, nullptr, this, nullptr);
+    disconnect(m_document->undoStack(), nullptr, this, nullptr);
+}
 
 QWidget* MainWindow::buildInputs()
 {

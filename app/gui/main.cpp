@@ -34,11 +34,16 @@ int main(int argc, char** argv)
     parser.process(app);
 
     paraplan::ui::MainWindow window(!parser.isSet(screenshot));
-    if (!parser.isSet(screenshot))
-        window.offerRecovery();
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty())
-        window.openFile(files.front());
+    const QString file = files.isEmpty() ? QString() : files.front();
+    if (parser.isSet(screenshot)) {
+        if (!file.isEmpty())
+            window.openFile(file);
+    } else {
+        // Offers what a window that did not close cleanly left (never a running window's),
+        // and asks before the named file would take the recovered plan's place.
+        window.start(file);
+    }
     if (parser.isSet(measurements)) {
         QString error;
         if (!window.measurePanel()->importFile(parser.value(measurements), &error))
