@@ -91,8 +91,10 @@ void clearRecoveryCopies()
         dir.remove(name);
 }
 
-// A copy left by a window whose process died: the plan, and a lock naming a dead process.
-QString crashedCopy(int globalBatch, const QString& id = "crashed")
+// A copy left by a window whose process died (`owner` 0): the plan, and a lock naming a
+// dead process; or one held by the live process `owner`, running `name`.
+QString crashedCopy(int globalBatch, const QString& id = "crashed", qint64 owner = 0,
+                    const QByteArray& name = "paraplan")
 {
     Plan plan = examplePlan();
     plan.parallel.global_batch = globalBatch;
@@ -100,14 +102,17 @@ QString crashedCopy(int globalBatch, const QString& id = "crashed")
     std::string error;
     if (!savePlan(path.toStdString(), plan, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
-    QProcess gone;
-    gone.start("true", {});
-    gone.waitForStarted();
-    const qint64 pid = gone.processId();
-    gone.waitForFinished();
+    qint64 pid = owner;
+    if (pid == 0) {
+        QProcess gone;
+        gone.start("true", {});
+        gone.waitForStarted();
+        pid = gone.processId();
+        gone.waitForFinished();
+    }
     QFile lock(QDir(MainWindow::recoveryDirectory()).filePath("recovery-" + id + ".lock"));
     lock.open(QIODevice::WriteOnly);
-    lock.write(QByteArray::number(pid) + "\nparaplan\n" + QSysInfo::machineHostName().toUtf8() +
+    lock.write(QByteArray::number(pid) + "\n" + name + "\n" + QSysInfo::machineHostName().toUtf8() +
                "\n");
     return path;
 }
@@ -368,6 +373,36 @@ private slots:
         QVERIFY(second.close()); // non-interactive: a clean close without asking
         QVERIFY(!QFile::exists(second.recoveryPath()));
         QCOMPARE(bytesOf(first.recoveryPath()), firstCopy);
+    }
+
+    // Another process's live copy (its lock names a running process) is not offered, nor
+    // touched; once that process is gone, it is.
+    void anotherRunningProcessKeepsItsCopy()
+    {
+        QProcess owner;
+        owner.start("sleep", {"30"});
+        QVERIFY(owner.waitForStarted());
+        const QString live = crashedCopy(144, "live", owner.processId(), "sleep");
+        const QByteArray bytes = bytesOf(live);
+        int offers = 0;
+        auto count = [&](const RecoveryOffer&) {
+            ++offers;
+            return RecoveryChoice::Keep;
+        };
+        {
+            MainWindow window(false);
+            window.setRecoveryChooser(count);
+            window.start();
+        }
+        QCOMPARE(offers, 0);
+        QCOMPARE(bytesOf(live), bytes);
+        owner.kill();
+        owner.waitForFinished();
+        MainWindow later(false);
+        later.setRecoveryChooser(count);
+        later.start();
+        QCOMPARE(offers, 1);
+        QCOMPARE(bytesOf(live), bytes); // kept ("Keep")
     }
 
     // The timer writes the copy a moment after an edit, without a call.

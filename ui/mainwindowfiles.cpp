@@ -113,6 +113,7 @@ void MainWindow::newPlan()
 {
     if (!maybeSave())
         return;
+    m_recovery->discard(); // the unsaved work was saved or discarded
     m_document->reset(examplePlan(), QString());
 }
 
