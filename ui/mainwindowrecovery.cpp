@@ -8,8 +8,10 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QStatusBar>
 
 namespace paraplan::ui {
 
@@ -36,8 +38,8 @@ bool MainWindow::writeRecovery()
     if (!savePlan(recoveryPath().toStdString(), m_document->plan(), &error,
                   HardwareCatalog::bundled())) {
         m_status->setStyleSheet("color: #c0392b;");
-        m_status->setText(tr("The recovery copy of unsaved work was not written: %1")
-                              .arg(QString::fromStdString(error)));
+        statusBar()->showMessage(tr("The recovery copy of unsaved work was not written: %1")
+                                     .arg(QString::fromStdString(error)));
         return false;
     }
     return true;
@@ -126,6 +128,12 @@ void MainWindow::start(const QString& file)
     // Never over the recovered plan: the named file stays on disk to open later.
     if (!file.isEmpty() && !recovered)
         openFile(file);
+    else if (!file.isEmpty())
+        statusBar()->showMessage(
+            tr("Showing the recovered plan; %1 is unchanged on disk (File > Open "
+               "opens it).")
+                .arg(file),
+            20000);
 }
 
 } // namespace paraplan::ui

@@ -9,8 +9,15 @@
 #include <QFile>
 #include <QTimer>
 
+#include <csignal>
+
 int main(int argc, char** argv)
 {
+#ifdef SIGXFSZ
+    // A save past the file-size limit fails with EFBIG and is reported (the plan kept),
+    // instead of the window being killed with the user's work.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Paraplan");
     QApplication::setApplicationName("Paraplan");
