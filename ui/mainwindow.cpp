@@ -110,14 +110,14 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 
 MainWindow::~MainWindow()
 {
-    // The session is a child, destroyed after this destructor has run; its undo stack clears
-    // itself as it goes and would signal a half-destroyed window. Cut every connection from
-    // the session, its document and its stack to this window first.
+    // The session and the panels are children, destroyed after this destructor has run;
+    // the session's undo stack clears itself as it goes, a search or a measurement may still
+    // be running. Cut every connection from them (and from the stack, which is nobody's
+    // child) to this window first: nothing may reach a half-destroyed window.
     m_recoveryTimer->stop();
-    disconnect(m_session, nullptr, this, nullptr);
-    disconnect(m_document, nullptr, this, nullptr);
-    disconnect(m_evaluator, nullptr, this, nullptr);
     disconnect(m_document->undoStack(), nullptr, this, nullptr);
+    for (QObject* child : findChildren<QObject*>())
+        disconnect(child, nullptr, this, nullptr);
 }
 
 QWidget* MainWindow::buildInputs()
