@@ -10,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
@@ -109,7 +110,14 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName("ParaplanTests");
         QCoreApplication::setApplicationName("tst_planwindow");
-        QFile::remove(MainWindow::recoveryPath());
+        clearRecoveryCopies();
+    }
+
+    static void clearRecoveryCopies()
+    {
+        QDir dir(MainWindow::recoveryDirectory());
+        for (const QString& name : dir.entryList({"recovery-*"}, QDir::Files))
+            dir.remove(name);
     }
 
     void opensWithResultsAndPlots()
@@ -322,18 +330,24 @@ private slots:
 
     void unsavedWorkIsRecovered()
     {
-        QFile::remove(MainWindow::recoveryPath());
+        clearRecoveryCopies();
+        QString kept;
         {
             MainWindow crashed(false);
             field<QSpinBox>(crashed, "global batch")->setValue(192);
-            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath()), 6000);
+            kept = crashed.recoveryPath();
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(kept), 6000);
             // No clean close: the recovery file stays, as after a crash.
         }
         MainWindow next(false);
-        next.offerRecovery();
+        next.setRecoveryChooser([](const RecoveryOffer&) { return RecoveryChoice::Recover; });
+        next.start();
         QCOMPARE(next.document()->plan().parallel.global_batch, 192);
         QVERIFY(next.document()->isModified());
-        QVERIFY(!QFile::exists(MainWindow::recoveryPath()));
+        // Accepting keeps the copy until the plan is saved, and the window writes its own.
+        QVERIFY(QFile::exists(kept));
+        QVERIFY(QFile::exists(next.recoveryPath()));
+        clearRecoveryCopies();
     }
 
     void droppingAPlanFileOpensIt()

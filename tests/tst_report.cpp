@@ -24,7 +24,10 @@
 #include <QTest>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <sstream>
+#include <sys/resource.h>
 
 using namespace paraplan;
 using namespace paraplan::ui;
@@ -203,16 +206,25 @@ private slots:
         QVERIFY(!ReportWriter::writePdf(*m_results, "/nonexistent-dir/r.pdf", {}, &error));
         QVERIFY2(error.contains("/nonexistent-dir/r.pdf"), qPrintable(error));
 
-        // A report being replaced stays whole when the new one cannot be written (here its
-        // temporary file is blocked by a directory of that name).
+        // A report being replaced stays whole when the new one cannot be written (here the
+        // process may not write files past 4 KiB, so the new one fails part way, EFBIG).
         const QString path = m_dir.filePath("kept.pdf");
         QVERIFY(ReportWriter::writePdf(*m_results, path, {}, &error));
         const QByteArray first = readAll(path);
         QVERIFY(first.startsWith("%PDF-"));
-        QVERIFY(QDir(m_dir.path()).mkdir("kept.pdf.part"));
         error.clear();
-        QVERIFY(!ReportWriter::writePdf(*m_results, path, {}, &error));
-        QVERIFY2(error.contains("kept.pdf"), qPrintable(error));
+        rlimit old{};
+        getrlimit(RLIMIT_FSIZE, &old);
+        const auto handler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit small = old;
+        small.rlim_cur = 4096;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+        const bool written = ReportWriter::writePdf(*m_results, path, {}, &error);
+        setrlimit(RLIMIT_FSIZE, &old);
+        std::signal(SIGXFSZ, handler);
+        QVERIFY(!written);
+        QVERIFY2(error.contains("kept.pdf") && error.contains(std::strerror(EFBIG)),
+                 qPrintable(error));
         QCOMPARE(readAll(path), first);
     }
 

@@ -9,6 +9,7 @@
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "plots.h"
+#include "recoverystore.h"
 #include "searchpanel.h"
 #include "stepwalkthrough.h"
 #include "tablemodels.h"
@@ -70,7 +71,8 @@ QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), m_interactive(interactive), m_session(new PlanSession(this)),
-      m_document(m_session->document()), m_evaluator(m_session->evaluator())
+      m_document(m_session->document()), m_evaluator(m_session->evaluator()),
+      m_recovery(std::make_unique<RecoveryStore>())
 {
     setAcceptDrops(true);
     setWindowIcon(QIcon(":/paraplan/icons/paraplan.svg"));
@@ -97,7 +99,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_recoveryTimer = new QTimer(this);
     m_recoveryTimer->setSingleShot(true);
     m_recoveryTimer->setInterval(2000);
-    connect(m_recoveryTimer, &QTimer::timeout, this, &MainWindow::writeRecovery);
+    connect(m_recoveryTimer, &QTimer::timeout, this, [this] { writeRecovery(); });
     connectDocument();
     connectPanels();
 
@@ -106,7 +108,17 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     resize(1280, 800);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The session and the panels are children, destroyed after this destructor has run;
+    // the session's undo stack clears itself as it goes, a search or a measurement may still
+    // be running. Cut every connection from them (and from the stack, which is nobody's
+    // child) to this window first: nothing may reach a half-destroyed window.
+    m_recoveryTimer->stop();
+    disconnect(m_document->undoStack(), nullptr, this, nullptr);
+    for (QObject* child : findChildren<QObject*>())
+        disconnect(child, nullptr, this, nullptr);
+}
 
 QWidget* MainWindow::buildInputs()
 {

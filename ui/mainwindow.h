@@ -4,8 +4,10 @@
 #include "planevaluator.h"
 #include "plansession.h"
 
+#include <QDateTime>
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -32,6 +34,24 @@ class PlotView;
 class TopologyEditor;
 class MeasurePanel;
 class SearchPanel;
+class RecoveryStore;
+
+/// What to do with a recovery copy left by a window that did not close cleanly.
+enum class RecoveryChoice
+{
+    Recover,  ///< open the unsaved plan (a file named on the command line stays on disk)
+    OpenFile, ///< open the named file; the copy is kept for a later start
+    Keep,     ///< neither: the copy is kept for a later start
+    Discard   ///< delete the copy (and open the named file, if any)
+};
+
+/// The offer: the copy, when it was last written, and the file the user asked to open.
+struct RecoveryOffer
+{
+    QString recoveryPath;
+    QDateTime saved;
+    QString fileToOpen; ///< empty when none was named
+};
 
 /// The planner window: inputs on the left, the step cost, plots, cluster picture and
 /// derivations on the right; every edit recomputes once per event-loop turn.
@@ -65,10 +85,19 @@ public:
     bool exportReport(const QString& path, bool letter = false);
     /// The collectives and memory-per-stage tables as CSV.
     bool exportTablesCsv(const QString& path);
-    /// Where the recovery copy of unsaved work lives.
-    static QString recoveryPath();
-    /// Offers a recovery copy left by a session that did not end cleanly.
-    void offerRecovery();
+    /// Where this window's recovery copy of unsaved work lives (its own, one per window).
+    QString recoveryPath() const;
+    /// Where all recovery copies live.
+    static QString recoveryDirectory();
+    /// Writes the recovery copy now (normally 2 s after an edit); false with a status line
+    /// when it could not be written. Nothing is written while the plan is unmodified.
+    bool writeRecovery();
+    /// The start: offers a recovery copy left by a window that did not close cleanly (never
+    /// a live window's), then opens `file` (may be empty) unless the user chose the
+    /// recovered plan; nothing is overwritten or deleted without a choice.
+    void start(const QString& file = QString());
+    /// Asks how to treat a recovery copy; by default a dialog (interactive) or Keep.
+    void setRecoveryChooser(std::function<RecoveryChoice(const RecoveryOffer&)> chooser);
 
 signals:
     void errorReported(const QString& message);
@@ -106,7 +135,8 @@ private:
     void updateTitle();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
-    void writeRecovery();
+    RecoveryChoice chooseRecovery(const RecoveryOffer& offer);
+    bool recover(const QString& orphan);
     void reportError(const QString& title, const QString& message);
     void generateFatTreeDialog();
     void generateTorusDialog();
@@ -135,6 +165,8 @@ private:
     QTableView* m_memoryTable;
     QTextBrowser* m_derivation;
     QTimer* m_recoveryTimer;
+    std::unique_ptr<RecoveryStore> m_recovery;
+    std::function<RecoveryChoice(const RecoveryOffer&)> m_recoveryChooser;
     QMenu* m_recentMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;

@@ -6,6 +6,7 @@
 #include "clusterio.h"
 #include "modelio.h"
 #include "planio.h"
+#include "recoverystore.h"
 #include "reportwriter.h"
 #include "searchpanel.h"
 
@@ -20,9 +21,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSaveFile>
 #include <QSettings>
-#include <QStandardPaths>
 
 namespace paraplan::ui {
 
@@ -34,7 +33,8 @@ bool MainWindow::openFile(const QString& path)
         return false;
     }
     addRecent(path);
-    QFile::remove(recoveryPath());
+    // The window's unsaved work was saved or discarded (maybeSave) before a file was opened.
+    m_recovery->discard();
     return true;
 }
 
@@ -71,10 +71,9 @@ bool MainWindow::exportTablesCsv(const QString& path)
         return false;
     }
     const QString text = ReportWriter::tablesCsv(latest->cost);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
-        reportError(tr("Cannot export tables"),
-                    tr("%1 was not written: %2").arg(path, file.errorString()));
+    QString error;
+    if (!writeFileSafely(path, text.toUtf8(), &error)) {
+        reportError(tr("Cannot export tables"), error);
         return false;
     }
     m_status->setText(tr("Tables written to %1").arg(path));
@@ -84,12 +83,15 @@ bool MainWindow::exportTablesCsv(const QString& path)
 bool MainWindow::saveTo(const QString& path)
 {
     QString error;
+    // The document is marked saved, and the recovery copies go, only once every byte is on
+    // disk; on failure the old file is intact, the window stays unsaved and the copy stays.
     if (!m_document->save(path, &error)) {
-        reportError(tr("Cannot save plan"), error);
+        reportError(tr("Cannot save plan"),
+                    tr("The plan was not saved (the previous file is unchanged):\n%1").arg(error));
         return false;
     }
     addRecent(path);
-    QFile::remove(recoveryPath());
+    m_recovery->discard();
     return true;
 }
 
@@ -111,6 +113,7 @@ void MainWindow::newPlan()
 {
     if (!maybeSave())
         return;
+    m_recovery->discard(); // the unsaved work was saved or discarded
     m_document->reset(examplePlan(), QString());
 }
 
@@ -210,50 +213,13 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
-QString MainWindow::recoveryPath()
-{
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
-    return QDir(dir).filePath("recovery-plan.json");
-}
-
-void MainWindow::writeRecovery()
-{
-    if (!m_document->isModified())
-        return;
-    QDir().mkpath(QFileInfo(recoveryPath()).absolutePath());
-    std::string error;
-    savePlan(recoveryPath().toStdString(), m_document->plan(), &error, HardwareCatalog::bundled());
-}
-
-void MainWindow::offerRecovery()
-{
-    if (!QFile::exists(recoveryPath()))
-        return;
-    if (m_interactive &&
-        QMessageBox::question(this, tr("Recover unsaved plan"),
-                              tr("Paraplan did not close cleanly last time. Open the unsaved "
-                                 "plan it kept?")) != QMessageBox::Yes) {
-        QFile::remove(recoveryPath());
-        return;
-    }
-    QString error;
-    const QString path = recoveryPath();
-    if (m_document->open(path, &error)) {
-        // The recovered plan is unsaved work, not the recovery file itself.
-        const Plan plan = m_document->plan();
-        m_document->reset(plan, QString());
-        m_document->edit(tr("Recovered plan"), Field::Whole, [](Plan&) {});
-    }
-    QFile::remove(path);
-}
-
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (!maybeSave()) {
         event->ignore();
         return;
     }
-    QFile::remove(recoveryPath());
+    m_recovery->discard(); // saved, or discarded by the user's choice
     event->accept();
 }
 

@@ -88,6 +88,11 @@ PlanDocument::PlanDocument(QObject* parent) : QObject(parent)
             [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
+PlanDocument::~PlanDocument()
+{
+    m_undo.blockSignals(true);
+}
+
 void PlanDocument::edit(const QString& description, Field field,
                         const std::function<void(Plan&)>& edit, int mergeKey)
 {

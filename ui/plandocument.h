@@ -52,6 +52,9 @@ class PlanDocument : public QObject
 
 public:
     explicit PlanDocument(QObject* parent = nullptr);
+    /// Silences the undo stack first: it clears itself as it is destroyed, after this
+    /// document's own destructor has run, and nobody may hear that.
+    ~PlanDocument() override;
 
     const Plan& plan() const { return m_plan; }
     QString path() const { return m_path; }

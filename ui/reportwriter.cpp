@@ -4,11 +4,9 @@
 
 #include "clusterio.h"
 #include "clusterview.h"
-#include "costjson.h"
 #include "derivationhtml.h"
 #include "hardware.h"
 #include "paraplan_version.h"
-#include "planio.h"
 #include "plots.h"
 #include "stepwalkthrough.h"
 #include "units.h"
@@ -17,13 +15,9 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QDateTime>
-#include <QFile>
-#include <QFileInfo>
-#include <QJsonDocument>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPicture>
-#include <QSaveFile>
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QTextObjectInterface>
@@ -488,7 +482,7 @@ QStringList ReportWriter::sectionTitles(const PlanResults&, const ReportOptions&
     return titles;
 }
 
-bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
+bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
                             const ReportOptions& options, QString* error, int* pages)
 {
     // The same plots the window shows, drawn once more into vector pictures.
@@ -518,8 +512,7 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
         clusterView.render(&painter);
     }
 
-    const QString partial = path + ".part";
-    QPdfWriter writer(partial);
+    QPdfWriter writer(device);
     writer.setPageSize(QPageSize(options.paper));
     writer.setPageMargins(QMarginsF(16, 20, 16, 20), QPageLayout::Millimeter);
     writer.setResolution(300);
@@ -557,7 +550,7 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
 
     QPainter painter;
     if (!painter.begin(&writer)) {
-        *error = "cannot write " + path;
+        *error = "cannot start the PDF: the output is not writable";
         return false;
     }
     const int count = document.pageCount();
@@ -592,13 +585,6 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
         painter.restore();
     }
     painter.end();
-    // Written aside, then moved into place: an old report stays intact until the new one is.
-    QFile::remove(path);
-    if (!QFile::rename(partial, path)) {
-        *error = "cannot move the report into " + path;
-        QFile::remove(partial);
-        return false;
-    }
     if (pages)
         *pages = count;
     return true;
@@ -644,55 +630,6 @@ QString ReportWriter::memoryCsv(const StepCost& cost)
                    .arg(st.total_bytes, 0, 'f', 0)
                    .arg(st.fits ? "yes" : "no");
     return csv;
-}
-
-bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
-                         const ReportOptions& options, std::ostream& out, std::string* error)
-{
-    auto fail = [&](const std::string& message) {
-        if (error)
-            *error = message;
-        return false;
-    };
-    Plan plan;
-    std::vector<std::string> errors;
-    if (!loadPlan(planPath, &plan, &errors, HardwareCatalog::bundled()))
-        return fail(planPath + ": " + errors.front());
-    PlanEvaluator evaluator;
-    std::vector<PlanIssue> issues;
-    QObject::connect(&evaluator, &PlanEvaluator::planRejected,
-                     [&](const std::vector<PlanIssue>& rejected) { issues = rejected; });
-    evaluator.evaluate(plan);
-    const auto results = evaluator.latest();
-    if (!results)
-        return fail("plan rejected: " + (issues.empty() ? std::string("invalid")
-                                                        : issues.front().message + " [rule " +
-                                                              issues.front().rule + "]"));
-    if (data != ReportData::Pdf) {
-        // The report's data: the tables as CSV, or the whole step cost as JSON (the same
-        // object `paraplan-cli evaluate --json` prints).
-        const QString text =
-            data == ReportData::TablesCsv
-                ? ReportWriter::tablesCsv(results->cost)
-                : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
-                                        .toJson(QJsonDocument::Indented));
-        if (output.isEmpty()) {
-            out << text.toStdString();
-            return true;
-        }
-        QSaveFile file(output);
-        if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
-            return fail("cannot write " + output.toStdString() + ": " +
-                        file.errorString().toStdString());
-        out << "wrote " << output.toStdString() << "\n";
-        return true;
-    }
-    QString message;
-    int pages = 0;
-    if (!ReportWriter::writePdf(*results, output, options, &message, &pages))
-        return fail(message.toStdString());
-    out << "wrote " << output.toStdString() << " (" << pages << " pages)\n";
-    return true;
 }
 
 } // namespace paraplan::ui

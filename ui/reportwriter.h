@@ -3,8 +3,11 @@
 #include "planevaluator.h"
 #include "searchpanel.h"
 
+#include <QByteArray>
 #include <QPageSize>
 #include <QString>
+
+class QIODevice;
 
 #include <ostream>
 #include <string>
@@ -26,8 +29,13 @@ class ReportWriter
 {
 public:
     /// Writes a paginated PDF with header, footer and page numbers. Needs a QApplication
-    /// (the plots are widgets); works on the offscreen platform.
+    /// (the plots are widgets); works on the offscreen platform. Atomic: the PDF goes to a
+    /// temporary beside `path` that replaces it only once every byte is on disk; on failure
+    /// an old file at `path` is untouched and *error names the OS's reason.
     static bool writePdf(const PlanResults& results, const QString& path,
+                         const ReportOptions& options, QString* error, int* pages = nullptr);
+    /// The same PDF into an open device (a buffer, standard output).
+    static bool writePdf(const PlanResults& results, QIODevice* device,
                          const ReportOptions& options, QString* error, int* pages = nullptr);
     static QString collectivesCsv(const StepCost& cost);
     static QString memoryCsv(const StepCost& cost);
@@ -36,6 +44,11 @@ public:
     /// The report's section titles, in order (for tests and the table of contents).
     static QStringList sectionTitles(const PlanResults& results, const ReportOptions& options = {});
 };
+
+/// Writes `bytes` to `path` atomically (a temporary in the same directory, flushed and checked,
+/// then renamed over `path`); on failure `path` is untouched and *error reads
+/// "cannot write 'PATH': <the OS's reason>".
+bool writeFileSafely(const QString& path, const QByteArray& bytes, QString* error);
 
 /// What a report written from a plan file holds.
 enum class ReportData
@@ -46,7 +59,8 @@ enum class ReportData
 };
 
 /// Loads and evaluates the plan file, then writes its report: the PDF to `output`, or the CSV
-/// or JSON to `output` or, without one, to `out`; says on `out` what it wrote. False with
+/// or JSON to `output` or, without one, to `out` ("-" is `out` too, for the PDF as well);
+/// says on `out` what it wrote, only once it is on disk. False with
 /// *error (one line) when the plan cannot be read or is rejected or the file not written.
 /// Needs a QApplication. `paraplan-cli report` (its options parsed in app/cli) runs this.
 bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,

@@ -8,10 +8,16 @@
 #include <QApplication>
 #endif
 
+#include <csignal>
 #include <iostream>
 
 int main(int argc, char** argv)
 {
+#ifdef SIGXFSZ
+    // A write past the file-size limit (ulimit -f) fails with EFBIG and is reported, like a
+    // full disk, instead of killing the process.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     std::vector<std::string> args;
     for (int i = 1; i < argc; ++i)
         args.emplace_back(argv[i]);

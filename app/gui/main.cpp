@@ -9,8 +9,15 @@
 #include <QFile>
 #include <QTimer>
 
+#include <csignal>
+
 int main(int argc, char** argv)
 {
+#ifdef SIGXFSZ
+    // A save past the file-size limit fails with EFBIG and is reported (the plan kept),
+    // instead of the window being killed with the user's work.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Paraplan");
     QApplication::setApplicationName("Paraplan");
@@ -34,11 +41,16 @@ int main(int argc, char** argv)
     parser.process(app);
 
     paraplan::ui::MainWindow window(!parser.isSet(screenshot));
-    if (!parser.isSet(screenshot))
-        window.offerRecovery();
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty())
-        window.openFile(files.front());
+    const QString file = files.isEmpty() ? QString() : files.front();
+    if (parser.isSet(screenshot)) {
+        if (!file.isEmpty())
+            window.openFile(file);
+    } else {
+        // Offers what a window that did not close cleanly left (never a running window's),
+        // and asks before the named file would take the recovered plan's place.
+        window.start(file);
+    }
     if (parser.isSet(measurements)) {
         QString error;
         if (!window.measurePanel()->importFile(parser.value(measurements), &error))

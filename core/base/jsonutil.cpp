@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -184,14 +184,36 @@ bool readFile(const std::string& path, std::string* text, std::string* error, lo
 
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error)
 {
+    // QSaveFile writes a temporary beside the target and renames it over the target only on
+    // commit. Its writes are buffered: a full disk (ENOSPC) or a size limit (EFBIG) shows
+    // only when the buffer is flushed, and commit() does not check that flush, so flush
+    // here and give up (the temporary is removed, the old file untouched) on any error.
+    // Qt reports a write that stopped part way as "Unknown error": the OS's reason is
+    // errno, read straight after the failing call.
     QSaveFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = "cannot write '" + path + "': " + file.errorString().toStdString();
+    auto fail = [&](int osError) {
+        *error =
+            "cannot write '" + path + "': " +
+            (osError != 0 ? std::string(std::strerror(osError)) : file.errorString().toStdString());
+        file.cancelWriting();
         return false;
-    }
+    };
+    errno = 0;
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(errno);
     const QByteArray bytes = QByteArray::fromStdString(text);
-    if (file.write(bytes) != bytes.size() || !file.commit()) {
-        *error = "cannot write '" + path + "': " + file.errorString().toStdString();
+    errno = 0;
+    if (file.write(bytes) != bytes.size())
+        return fail(errno);
+    errno = 0;
+    if (!file.flush() || file.error() != QFileDevice::NoError)
+        return fail(errno);
+    errno = 0;
+    if (!file.commit()) {
+        const int osError = errno;
+        *error =
+            "cannot write '" + path + "': " +
+            (osError != 0 ? std::string(std::strerror(osError)) : file.errorString().toStdString());
         return false;
     }
     return true;

@@ -2,13 +2,13 @@
 // (Megatron-LM, torchtitan, NeMo), each paired with the plan it ran.
 #include "common.h"
 
+#include "jsonutil.h"
 #include "logfit.h"
 #include "measurement.h"
 #include "units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <iomanip>
 #include <sstream>
@@ -131,7 +131,7 @@ Options calibrateOptions()
         valueOption("--warmup", "N",
                     "Steps numbered up to N are warm-up and skipped, as is the first step "
                     "line (default 3)."),
-        valueOption("-o", "FILE", "Write the fit (the --json document) to FILE."),
+        valueOption("-o", "FILE", "Write the fit (the --json document) to FILE (- for stdout)."),
         valueOption("--apply", "PLAN",
                     "Apply the fitted figures to PLAN as measurements (with --plan-out)."),
         valueOption("--plan-out", "FILE", "Where --apply writes the plan."),
@@ -180,11 +180,14 @@ int runCalibrate(const Args& args, std::ostream& out)
             throw UsageError(error);
     }
     if (args.has("-o")) {
-        QSaveFile f(QString::fromStdString(args.text("-o")));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            f.write(QJsonDocument(doc).toJson()) < 0 || !f.commit())
-            throw UsageError("cannot write " + args.text("-o") + ": " +
-                             f.errorString().toStdString());
+        // "-o -": the fit document alone on stdout.
+        if (args.text("-o") == "-") {
+            out << QJsonDocument(doc).toJson().toStdString();
+            return kExitOk;
+        }
+        if (!json::writeFileAtomically(args.text("-o"), QJsonDocument(doc).toJson().toStdString(),
+                                       &error))
+            throw UsageError(error);
     }
     if (args.flag("--json"))
         printJson(doc, out);

@@ -11,7 +11,7 @@ Options importTopologyOptions()
 {
     return {
         valueOption("-o", "FILE",
-                    "The cluster file to write (without it, the JSON goes to stdout)."),
+                    "The cluster file to write (without it, or with -, the JSON goes to stdout)."),
         valueOption("--gpu", "ID",
                     "The GPU (see 'paraplan-cli presets'), where the file does not say."),
         valueOption("--nic", "ID",
@@ -42,7 +42,7 @@ int runImportTopology(const Args& args, std::ostream& out)
     if (!importTopologyFile(args.positional().front(), import, &result, &error,
                             HardwareCatalog::bundled()))
         throw UsageError(error);
-    if (!args.has("-o")) {
+    if (!args.has("-o") || args.text("-o") == "-") {
         out << clusterToJsonText(result.cluster);
         return kExitOk;
     }

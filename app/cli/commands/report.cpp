@@ -49,7 +49,8 @@ Options reportOptions()
     return {
         valueOption("-o", "FILE",
                     "Where to write the report (PDF), or its data with --csv or --json "
-                    "(without -o they go to stdout)."),
+                    "(without -o they go to stdout; -o - sends any of them, the PDF too, "
+                    "to stdout)."),
         valueOption("--paper", "SIZE", "a4 (default) or letter."),
         flagOption("--csv", "The report's tables (collectives, memory per stage) as CSV."),
         flagOption("--json",
