@@ -276,6 +276,37 @@ private slots:
         QVERIFY(window.windowTitle().startsWith("plan.json"));
     }
 
+    void aValueBeyondItsRangeIsShownAsTheFileHoldsIt()
+    {
+        // A hand-edited file with seq_len beyond the stated range (2^22): the box shows the
+        // file's value, not a clamped one, the rules name the range, and a value back in
+        // range narrows the box again.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("long.json");
+        MainWindow window(false);
+        QVERIFY(window.saveTo(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray text = file.readAll();
+        file.close();
+        const QByteArray original = "\"seq_len\": 2048";
+        QVERIFY(text.contains(original));
+        text.replace(original, "\"seq_len\": 5000000");
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+        file.close();
+        QSignalSpy rejected(window.evaluator(), &PlanEvaluator::planRejected);
+        QVERIFY(window.openFile(path));
+        QSpinBox* seq = field<QSpinBox>(window, "sequence length");
+        QCOMPARE(seq->value(), 5000000);
+        QTRY_VERIFY(rejected.count() >= 1);
+        QTRY_VERIFY(window.statusText().contains("from 1 to 4,194,304 tokens (got 5,000,000)"));
+        QVERIFY(seq->property("invalid").toBool());
+        seq->setValue(8192);
+        QCOMPARE(seq->maximum(), 1 << 22);
+        QCOMPARE(window.document()->plan().training.seq_len, 8192);
+    }
+
     void malformedFileLeavesThePlanUntouched()
     {
         QTemporaryDir dir;
