@@ -108,6 +108,38 @@ Outcome runCli(const QStringList& args, double limit_s)
     return outcome;
 }
 
+// Overflowing, non-finite and absurd numbers, each in one field of a valid plan.
+struct PlanField
+{
+    const char* name;
+    const char* section;
+    const char* key;
+    const char* value;
+};
+constexpr PlanField kPlanFields[] = {
+    {"seq_len 2e9", "training", "seq_len", "2000000000"},
+    {"seq_len 2^31", "training", "seq_len", "2147483648"},
+    {"gpu_hour_usd 1e308", "training", "gpu_hour_usd", "1e308"},
+    {"train_tokens 1e300", "training", "train_tokens", "1e300"},
+    {"train_tokens 1e400", "training", "train_tokens", "1e400"},
+    {"nodes 2e9", "cluster", "nodes", "2000000000"},
+    {"nodes -1", "cluster", "nodes", "-1"},
+    {"tp 2^31-1", "parallel", "tp", "2147483647"},
+    {"dp x pp overflow", "parallel", "pp", "1048576"},
+    {"global batch 2e9", "parallel", "global_batch", "2000000000"},
+    {"micro batch 0.5", "parallel", "micro_batch", "0.5"},
+    {"interleave huge", "parallel", "interleave", "2000000000"},
+    {"cp 2^30", "parallel", "cp", "1073741824"},
+    {"stage layers huge", "parallel", "first_stage_layers", "2000000000"},
+    {"string number", "parallel", "tp", "\"8\""},
+    {"NaN string", "training", "seq_len", "\"nan\""},
+};
+
+QString planFile(const PlanField& field)
+{
+    return QString("plan-%1.json").arg(field.name).replace(' ', '_').replace('^', 'p');
+}
+
 } // namespace
 
 class TestHostile : public QObject
@@ -183,32 +215,8 @@ private slots:
         QTest::newRow("garbage measurements")
             << QStringList{"import-measurements", path("binary.json")};
 
-        // Overflowing, non-finite and absurd numbers in a plan.
-        const struct
-        {
-            const char* name;
-            const char* section;
-            const char* key;
-            const char* value;
-        } fields[] = {
-            {"seq_len 2e9", "training", "seq_len", "2000000000"},
-            {"seq_len 2^31", "training", "seq_len", "2147483648"},
-            {"gpu_hour_usd 1e308", "training", "gpu_hour_usd", "1e308"},
-            {"train_tokens 1e300", "training", "train_tokens", "1e300"},
-            {"train_tokens 1e400", "training", "train_tokens", "1e400"},
-            {"nodes 2e9", "cluster", "nodes", "2000000000"},
-            {"nodes -1", "cluster", "nodes", "-1"},
-            {"tp 2^31-1", "parallel", "tp", "2147483647"},
-            {"dp x pp overflow", "parallel", "pp", "1048576"},
-            {"global batch 2e9", "parallel", "global_batch", "2000000000"},
-            {"micro batch 0.5", "parallel", "micro_batch", "0.5"},
-            {"interleave huge", "parallel", "interleave", "2000000000"},
-            {"cp 2^30", "parallel", "cp", "1073741824"},
-            {"stage layers huge", "parallel", "first_stage_layers", "2000000000"},
-            {"string number", "parallel", "tp", "\"8\""},
-            {"NaN string", "training", "seq_len", "\"nan\""},
-        };
-        for (const auto& f : fields)
+        // Overflowing, non-finite and absurd numbers in a plan (kPlanFields).
+        for (const PlanField& f : kPlanFields)
             QTest::newRow(f.name) << QStringList{
                 "evaluate",
                 path(QString("plan-%1.json").arg(f.name).replace(' ', '_').replace('^', 'p'))};
@@ -293,27 +301,8 @@ public:
         write("gpus.xml", gpus + "</cpu></system>");
         write("deep.xml", "<system version=\"1\">" +
                               QByteArray(100000 * 5, ' ').replace("     ", "<pci>") + "</system>");
-        const char* fields[][4] = {
-            {"seq_len 2e9", "training", "seq_len", "2000000000"},
-            {"seq_len 2^31", "training", "seq_len", "2147483648"},
-            {"gpu_hour_usd 1e308", "training", "gpu_hour_usd", "1e308"},
-            {"train_tokens 1e300", "training", "train_tokens", "1e300"},
-            {"train_tokens 1e400", "training", "train_tokens", "1e400"},
-            {"nodes 2e9", "cluster", "nodes", "2000000000"},
-            {"nodes -1", "cluster", "nodes", "-1"},
-            {"tp 2^31-1", "parallel", "tp", "2147483647"},
-            {"dp x pp overflow", "parallel", "pp", "1048576"},
-            {"global batch 2e9", "parallel", "global_batch", "2000000000"},
-            {"micro batch 0.5", "parallel", "micro_batch", "0.5"},
-            {"interleave huge", "parallel", "interleave", "2000000000"},
-            {"cp 2^30", "parallel", "cp", "1073741824"},
-            {"stage layers huge", "parallel", "first_stage_layers", "2000000000"},
-            {"string number", "parallel", "tp", "\"8\""},
-            {"NaN string", "training", "seq_len", "\"nan\""},
-        };
-        for (const auto& f : fields)
-            plan(QString("plan-%1.json").arg(f[0]).replace(' ', '_').replace('^', 'p'), f[1], f[2],
-                 f[3]);
+        for (const PlanField& f : kPlanFields)
+            plan(planFile(f), f.section, f.key, f.value);
         plan("nics.json", "cluster", "node", R"({"nics": 2e9})");
         plan("nicrate.json", "cluster", "node", R"({"nic_GBps": 1e308})");
         plan("switchlinks.json", "cluster", "node",
