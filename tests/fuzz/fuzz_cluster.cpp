@@ -19,8 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     ClusterSpec again;
     std::vector<std::string> againErrors;
-    fuzz::require(clusterFromJsonText(clusterToJsonText(cluster), "fuzz", {}, &again, &againErrors,
-                                      catalog),
-                  "a cluster read back from its own output");
+    const std::string written = clusterToJsonText(cluster);
+    fuzz::requireReadBack(clusterFromJsonText(written, "fuzz", {}, &again, &againErrors, catalog),
+                          "a cluster", written, againErrors);
     return 0;
 }

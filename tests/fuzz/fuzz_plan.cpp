@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string written = planToJsonText(plan, catalog);
     Plan again;
     std::vector<std::string> againErrors;
-    fuzz::require(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
-                  "a plan read back from its own output");
+    fuzz::requireReadBack(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
+                          "a plan", written, againErrors);
     // Building the collective model grows with the cluster; keep the evaluations small.
     if (validatePlan(plan, catalog).empty() && plan.cluster.totalGpus() <= 4096) {
         const StepCost cost = StepEngine(plan.cluster, catalog).evaluate(plan);

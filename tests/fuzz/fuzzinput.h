@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace paraplan::fuzz {
 
@@ -24,6 +25,19 @@ inline void requireFinite(double value, const char* what)
         std::fprintf(stderr, "fuzz check failed: %s is %f\n", what, value);
         std::abort();
     }
+}
+
+/// Aborts when a reader refuses what Paraplan itself wrote, printing the text and its errors.
+inline void requireReadBack(bool ok, const char* what, const std::string& written,
+                            const std::vector<std::string>& errors)
+{
+    if (ok)
+        return;
+    std::fprintf(stderr, "fuzz check failed: %s read back from its own output:\n%s\n", what,
+                 written.c_str());
+    for (const std::string& error : errors)
+        std::fprintf(stderr, "  %s\n", error.c_str());
+    std::abort();
 }
 
 inline void require(bool condition, const char* what)
