@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Shared by run.sh and test.sh: installs the Debian packages Paraplan needs (only those that
-# are missing), then configures and builds Release into build/.
+# are missing), then configures and builds Release into build/. With --packages-only it stops
+# after the packages (test.sh --sanitize builds its own tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+packages_only=0
+if [ "${1:-}" = "--packages-only" ]; then
+    packages_only=1
+fi
 
 packages=(
     cmake ninja-build g++ pkg-config
@@ -35,6 +40,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         "${missing[@]}"
+fi
+
+if [ "$packages_only" -eq 1 ]; then
+    exit 0
 fi
 
 if [ ! -f build/CMakeCache.txt ]; then

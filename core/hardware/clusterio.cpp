@@ -206,7 +206,7 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
         spec->switch_links_per_gpu.clear();
         const QJsonValue value = node.value("switch_links_per_gpu");
         for (const QJsonValue& links : value.toArray()) {
-            if (!links.isDouble() || links.toDouble() < 1)
+            if (!links.isDouble() || links.toInt() < 1 || links.toInt() > 1000)
                 m_reader.error("node.switch_links_per_gpu", "each entry must be a link count");
             else
                 spec->switch_links_per_gpu.push_back(links.toInt());

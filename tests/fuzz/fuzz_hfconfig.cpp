@@ -1,0 +1,15 @@
+// libFuzzer harness: Hugging Face config.json (modelFromHuggingFaceConfig).
+
+#include "fuzzinput.h"
+#include "modelio.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    using namespace paraplan;
+    ModelSpec model;
+    std::vector<std::string> errors;
+    if (!paraplan::modelFromHuggingFaceConfig(fuzz::text(data, size), "config.json", &model,
+                                              &errors))
+        fuzz::require(!errors.empty(), "a refused config names its problem");
+    return 0;
+}

@@ -1,0 +1,36 @@
+// libFuzzer harness: the plan file reader (planFromJsonText). A plan it accepts must survive
+// writing and reading back, and one that validates must evaluate to finite numbers.
+
+#include "fuzzinput.h"
+#include "planio.h"
+#include "stepmodel.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    using namespace paraplan;
+    const std::string input = fuzz::text(data, size);
+    if (fuzz::mayNameSpecialFile(input))
+        return 0;
+    const HardwareCatalog& catalog = HardwareCatalog::bundled();
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!planFromJsonText(input, fuzz::kBaseDir, &plan, &errors, catalog)) {
+        fuzz::require(!errors.empty(), "a refused plan names its problem");
+        return 0;
+    }
+    const std::string written = planToJsonText(plan, catalog);
+    Plan again;
+    std::vector<std::string> againErrors;
+    fuzz::requireReadBack(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
+                          "a plan", written, againErrors);
+    // Building the collective model grows with the cluster; keep the evaluations small.
+    if (validatePlan(plan, catalog).empty() && plan.cluster.totalGpus() <= 4096) {
+        const StepCost cost = StepEngine(plan.cluster, catalog).evaluate(plan);
+        if (cost.ok) {
+            fuzz::requireFinite(cost.step_time_s, "step_time_s");
+            fuzz::requireFinite(cost.metrics.mfu, "mfu");
+            fuzz::requireFinite(cost.hbm_bytes, "hbm_bytes");
+        }
+    }
+    return 0;
+}
