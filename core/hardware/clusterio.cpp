@@ -1,6 +1,7 @@
 #include "clusterio.h"
 
 #include "hardware.h"
+#include "inputlimits.h"
 #include "jsonutil.h"
 
 #include <QFile>
@@ -206,8 +207,10 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
         spec->switch_links_per_gpu.clear();
         const QJsonValue value = node.value("switch_links_per_gpu");
         for (const QJsonValue& links : value.toArray()) {
-            if (!links.isDouble() || links.toInt() < 1 || links.toInt() > 1000)
-                m_reader.error("node.switch_links_per_gpu", "each entry must be a link count");
+            if (!links.isDouble() || links.toDouble() != links.toInt() || links.toInt() < 1 ||
+                links.toInt() > limits::kLinksPerChip.max)
+                m_reader.error("node.switch_links_per_gpu",
+                               "each entry must be a whole number of links from 1 to 64");
             else
                 spec->switch_links_per_gpu.push_back(links.toInt());
         }
