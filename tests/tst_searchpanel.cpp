@@ -198,6 +198,14 @@ private slots:
         QCOMPARE(table->rowCount(), 4);
         QCOMPARE(table->item(1, 1)->text(),
                  QString::fromStdString(units::formatSeconds(panel->result().top[0].step_time_s)));
+        // Every figure sits under its own heading, the last one included.
+        QCOMPARE(table->horizontalHeaderItem(table->columnCount() - 1)->text(),
+                 QStringLiteral("Recompute"));
+        QVERIFY(table->item(1, table->columnCount() - 1) != nullptr);
+        QCOMPARE(table->horizontalHeaderItem(6)->text(), QStringLiteral("Bubble"));
+        QVERIFY(table->item(1, 6)->text().endsWith(" s") || table->item(1, 6)->text() == "0 s" ||
+                table->item(1, 6)->text().contains("ms") ||
+                table->item(1, 6)->text().contains("us"));
         QVERIFY(!panel->comparePlot()->seriesNames().isEmpty());
 
         QTemporaryDir dir;

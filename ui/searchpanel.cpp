@@ -534,9 +534,9 @@ void SearchPanel::refreshComparison()
 {
     // One row per pinned plan, one column per figure: the layouts read across, the figures
     // compare down.
-    const QStringList figures = {tr("Layout"),       tr("Step time"), tr("Tokens/s"),
-                                 tr("MFU"),          tr("GiB/GPU"),   tr("Bubble"),
-                                 tr("Exposed comm"), tr("Recompute")};
+    const QStringList figures = {tr("Layout"), tr("Step time"),    tr("Tokens/s"),
+                                 tr("MFU"),    tr("GiB/GPU"),      tr("GiB per stage"),
+                                 tr("Bubble"), tr("Exposed comm"), tr("Recompute")};
     m_compareTable->clear();
     m_compareTable->setColumnCount(figures.size());
     m_compareTable->setRowCount(static_cast<int>(m_pinned.size()));
@@ -561,6 +561,7 @@ void SearchPanel::refreshComparison()
             QString::fromStdString(units::formatSeconds(b.bubble_s)),
             QString::fromStdString(units::formatSeconds(exposed)),
             QString::fromStdString(units::formatSeconds(b.recompute_s))};
+        Q_ASSERT(values.size() == figures.size()); // a value under every heading
         for (int column = 0; column < values.size(); ++column) {
             auto* item = new QTableWidgetItem(values[column]);
             item->setTextAlignment(column == 0 ? Qt::AlignLeft | Qt::AlignVCenter
