@@ -251,7 +251,7 @@ private slots:
             << "cluster GPUs (nodes x node.gpus) must be a whole number from 1 to 1,048,576";
         QTest::newRow("inf-like NIC")
             << R"({"preset": "dgx-h100", "nodes": 2, "node": {"nic_GBps": 1e308}})"
-            << "node.nic_GBps must be a number above 0 up to 100,000 GB/s";
+            << "node.nic_GBps must be a number from 0.001 to 100,000 GB/s";
         QTest::newRow("string nodes") << R"({"preset": "dgx-h100", "nodes": "8"})"
                                       << "must be a number";
         QTest::newRow("bad ratio")

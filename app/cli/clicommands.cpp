@@ -11,11 +11,18 @@ namespace paraplan::cli {
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     try {
-        if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        if (args.empty()) {
+            // The overview on stderr, then the one error line: a script sees why it failed.
+            err << overviewHelp() << "\n";
+            throw UsageError("no command given (see 'paraplan-cli help')");
+        }
+        if (args[0] == "--help" || args[0] == "-h") {
             out << overviewHelp();
-            return args.empty() ? kExitUsage : kExitOk;
+            return kExitOk;
         }
         if (args[0] == "--version") {
+            if (args.size() > 1)
+                throw UsageError("--version takes no arguments (got '" + args[1] + "')");
             out << "paraplan-cli " << PARAPLAN_VERSION << "\n";
             return kExitOk;
         }

@@ -15,7 +15,10 @@ std::string plain(double value)
     if (value != std::floor(value) || std::fabs(value) >= 1e15) {
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "%.6g", value);
-        return buffer;
+        std::string text = buffer; // 1e+17 -> 1e17
+        if (const size_t plus = text.find("e+"); plus != std::string::npos)
+            text.erase(plus + 1, 1);
+        return text;
     }
     const long long whole = static_cast<long long>(std::fabs(value));
     std::string digits = std::to_string(whole);

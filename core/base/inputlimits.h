@@ -33,8 +33,9 @@ inline constexpr Range kLinksPerPair{"node.nvlink_pairs[].links", 1, 64, "links"
 inline constexpr Range kNodesPerRack{"network.nodes_per_rack", 0, kMaxGpus, "nodes"};
 inline constexpr Range kOversubscription{"network.spine_oversubscription", 1, 64, "", false, false};
 inline constexpr Range kTorusDim{"torus.dims[]", 1, 64, "chips"};
-/// Any link or NIC bandwidth: 100 TB/s per direction, over 50x NVLink 5's 1.8 TB/s per GPU.
-inline constexpr Range kLinkGBps{"bandwidth", 0, 1e5, "GB/s", true, false};
+/// Any link or NIC bandwidth: from 1 MB/s (below any network a GPU cluster uses) to 100 TB/s
+/// per direction, over 50x NVLink 5's 1.8 TB/s per GPU.
+inline constexpr Range kLinkGBps{"bandwidth", 0.001, 1e5, "GB/s", false, false};
 /// Any latency: up to one second.
 inline constexpr Range kLatencyUs{"latency", 0, 1e6, "us", false, false};
 
@@ -64,7 +65,7 @@ inline constexpr Range kRanks{"--ranks", 1, kMaxGpus, "ranks"};
 /// A message or model-state size: up to 1 PB.
 inline constexpr Range kBytes{"bytes", 1, 1e15, "bytes", false, false};
 /// Parameters: up to 1e15 (a quadrillion; the largest published dense model has 1.8e12).
-inline constexpr Range kParams{"--params", 0, 1e15, "parameters", true, false};
+inline constexpr Range kParams{"--params", 1, 1e15, "parameters", false, false};
 
 /// Every range above, in the order the user guide lists them.
 const std::vector<Range>& all();

@@ -124,6 +124,10 @@ bool parseDocument(const std::string& text, QJsonObject* root, std::string* erro
 
 bool readFile(const std::string& path, std::string* text, std::string* error, long long maxBytes)
 {
+    if (path.empty()) {
+        *error = "no file name given";
+        return false;
+    }
     // Devices and directories are refused by what they are, not by the size they report
     // (/dev/zero reports 0 and never ends); a FIFO is read, but only up to the limit.
     std::error_code code;
@@ -190,6 +194,22 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
     // here and give up (the temporary is removed, the old file untouched) on any error.
     // Qt reports a write that stopped part way as "Unknown error": the OS's reason is
     // errno, read straight after the failing call.
+    if (path.empty()) {
+        *error = "cannot write: no file name given";
+        return false;
+    }
+    // Only a regular file (or a new one) is replaced: renaming over a device node, a FIFO or
+    // a directory would destroy it (as root, /dev/full) and report success.
+    std::error_code code;
+    const std::filesystem::file_status target = std::filesystem::status(path, code);
+    if (!code && target.type() != std::filesystem::file_type::regular &&
+        target.type() != std::filesystem::file_type::not_found) {
+        *error = "cannot write '" + path + "': " +
+                 (target.type() == std::filesystem::file_type::directory
+                      ? "it is a directory"
+                      : "it is not a regular file (a device or FIFO); give a file path");
+        return false;
+    }
     QSaveFile file(QString::fromStdString(path));
     auto fail = [&](int osError) {
         *error =

@@ -32,6 +32,11 @@ bool splitNumber(const std::string& text, double* value, std::string* suffix)
 {
     if (text.empty())
         return false;
+    // Decimal only: strtod would also take hex ("0x10" = 16), "inf" and "nan".
+    const size_t digit = text.find_first_of("0123456789");
+    if (digit == std::string::npos ||
+        (text[digit] == '0' && digit + 1 < text.size() && (text[digit + 1] | 0x20) == 'x'))
+        return false;
     const char* begin = text.c_str();
     char* end = nullptr;
     *value = std::strtod(begin, &end);
@@ -133,6 +138,12 @@ std::string formatNumber(double value, int significant)
     // so reaching here means a value was not available.
     if (!std::isfinite(value))
         return "n/a";
+    // Beyond 15 digits a number is read by its exponent: 2.03e+17, not 203000000000000000.
+    if (std::fabs(value) >= 1e15) {
+        char exponent[32];
+        std::snprintf(exponent, sizeof exponent, "%.*e", std::max(0, significant - 1), value);
+        return exponent;
+    }
     if (std::fabs(value) < 1e-12)
         return "0";
     // Whole numbers (ratios, counts, link rates) print without a decimal tail.

@@ -125,9 +125,15 @@ std::vector<std::string> validateModel(const ModelSpec& m)
             problems.push_back("model.experts_per_token: must be between 1 and experts (" +
                                std::to_string(m.experts) + ")");
         within({"model.expert_ffn_hidden", 1, limits::kFfnHidden.max, ""}, m.expert_ffn_hidden);
-        if (m.dense_layers < 0 || m.dense_layers > m.layers)
-            problems.push_back("model.dense_layers: must be between 0 and layers");
+    } else if (m.experts_per_token != 0 || m.expert_ffn_hidden != 0 ||
+               m.shared_expert_ffn_hidden != 0) {
+        problems.push_back("model: experts_per_token, expert_ffn_hidden and "
+                           "shared_expert_ffn_hidden describe experts; a dense model (experts 0) "
+                           "takes none");
     }
+    if (m.dense_layers < 0 || m.dense_layers > m.layers)
+        problems.push_back("model.dense_layers: must be between 0 and layers (" +
+                           std::to_string(m.layers) + ")");
     if (m.shared_expert_ffn_hidden < 0 || (m.shared_expert_ffn_hidden > 0 && !m.isMoe()))
         problems.push_back("model.shared_expert_ffn_hidden: needs experts and must be at least 0");
     if (m.q_lora_rank < 0 || m.kv_lora_rank < 0 || m.rope_head_dim < 0 || m.v_head_dim < 0)

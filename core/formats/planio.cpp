@@ -258,6 +258,15 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
     reader.checkKeys(root, "",
                      {"schema", "name", "model", "cluster", "parallel", "training", "overrides",
                       "measured", "drawing"});
+    // A plan of a later format (or another kind of file) is refused, not half-read.
+    std::string schema;
+    if (reader.string(root, "schema", "", &schema) && schema != "paraplan-plan/1")
+        reader.error("schema", "'" + schema +
+                                   "' is not a plan format this version reads (paraplan-plan/1)" +
+                                   (schema.rfind("paraplan-cluster/", 0) == 0
+                                        ? "; this is a cluster file: use it as the plan's "
+                                          "\"cluster\": {\"file\": ...}"
+                                        : ""));
     Plan result;
     reader.string(root, "name", "", &result.name);
     readModel(sectionOf(root, "model", reader), base_dir, reader, &result.model);

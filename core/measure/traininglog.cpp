@@ -226,8 +226,9 @@ bool parseTrainingLog(const std::string& text, const std::string& file, Training
 bool loadTrainingLog(const std::string& path, TrainingLog* log, std::string* error)
 {
     std::string text;
-    // Training logs run long; past 512 MiB the user should cut out the part with the steps.
-    if (!json::readFile(path, &text, error, 512LL << 20)) {
+    // Training logs run long; past 128 MiB (some 400,000 Megatron step lines) the user should
+    // cut out the part with the steps, which keeps a read within a few hundred MB of memory.
+    if (!json::readFile(path, &text, error, 128LL << 20)) {
         if (error->find("larger than") != std::string::npos)
             *error += "; give the part of the log with the steps";
         return false;

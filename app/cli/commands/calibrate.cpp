@@ -149,8 +149,15 @@ int runCalibrate(const Args& args, std::ostream& out)
     const std::vector<FreeFigure> figures = figuresFromArgs(args);
     const int warmup = args.has("--warmup") ? args.integer("--warmup", 0, 1000000) : 3;
     std::vector<TrainingRun> runs;
+    std::vector<std::string> inputs;
+    if (args.has("--apply"))
+        inputs.push_back(args.text("--apply"));
     for (const std::string& run : given) {
         const auto [planFile, logFile] = splitRun(run);
+        inputs.push_back(planFile);
+        inputs.push_back(logFile);
+        if (args.has("--plan-out")) // the applied plan may replace its own file, not a log
+            refuseOverwritingInput("--plan-out", args.text("--plan-out"), {logFile});
         TrainingRun r;
         r.plan_file = planFile;
         r.plan = planFromFile(planFile);
@@ -159,6 +166,8 @@ int runCalibrate(const Args& args, std::ostream& out)
             throw UsageError(error);
         runs.push_back(std::move(r));
     }
+    if (args.has("-o"))
+        refuseOverwritingInput("-o", args.text("-o"), inputs);
     const HardwareCatalog& catalog = HardwareCatalog::bundled();
     LogFit fit;
     std::string error;

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 
@@ -34,6 +35,19 @@ Options clusterOptions()
         valueOption("--degrade", "T=F",
                     "What-if: scale tier T (nvlink, pcie, nic, spine, ici) by F in (0, 1]."),
     };
+}
+
+void refuseOverwritingInput(const char* option, const std::string& output,
+                            const std::vector<std::string>& inputs)
+{
+    if (output == "-")
+        return;
+    for (const std::string& input : inputs) {
+        std::error_code code;
+        if (std::filesystem::equivalent(output, input, code) && !code)
+            throw UsageError(std::string(option) + " '" + output + "' is the input file '" + input +
+                             "': writing it would lose it; give another file");
+    }
 }
 
 ClusterSpec clusterFromArgs(const Args& args)
@@ -237,7 +251,11 @@ Plan planFromFile(const std::string& path)
     Plan plan;
     std::vector<std::string> errors;
     if (!loadPlan(path, &plan, &errors, HardwareCatalog::bundled())) {
-        std::string message = path + ": " + errors.front();
+        // The reader's messages about the file itself already name it.
+        const std::string& first = errors.front();
+        std::string message = first.find("'" + path + "'") != std::string::npos || path.empty()
+                                  ? first
+                                  : path + ": " + first;
         if (errors.size() > 1)
             message += " (and " + std::to_string(errors.size() - 1) + " more: " + errors[1] +
                        (errors.size() > 2 ? ", ..." : "") + ")";

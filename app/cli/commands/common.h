@@ -13,8 +13,14 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace paraplan::cli {
+
+/// UsageError when the file `output` (an option's value; "-" is stdout) is one of `inputs`:
+/// a report or fit written over the plan or log it was made from would lose it.
+void refuseOverwritingInput(const char* option, const std::string& output,
+                            const std::vector<std::string>& inputs);
 
 /// --json: "JSON instead of text".
 QCommandLineOption jsonOption();

@@ -37,6 +37,8 @@ int runImportTopology(const Args& args, std::ostream& out)
     if (args.has("--oversubscription"))
         import.spine_oversubscription =
             args.within("--oversubscription", limits::kOversubscription);
+    if (args.has("-o"))
+        refuseOverwritingInput("-o", args.text("-o"), {args.positional().front()});
     TopologyImport result;
     std::string error;
     if (!importTopologyFile(args.positional().front(), import, &result, &error,

@@ -40,7 +40,8 @@ int runModel(const Args& args, std::ostream& out)
     const std::vector<std::string> problems = validateModel(model);
     if (!problems.empty())
         throw UsageError(problems.front());
-    const int seq = args.has("--seq-len") ? args.integer("--seq-len", 1, 10000000) : 2048;
+    const int seq =
+        args.has("--seq-len") ? static_cast<int>(args.within("--seq-len", limits::kSeqLen)) : 2048;
     if (model.max_positions > 0 && seq > model.max_positions)
         warnings.push_back("s = " + std::to_string(seq) +
                            " is beyond the model's context window of " +

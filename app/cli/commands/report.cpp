@@ -16,8 +16,10 @@ ReportJob jobFromArgs(const Args& args)
 {
     ReportJob job;
     job.plan_path = args.positional().front();
-    if (args.has("-o"))
+    if (args.has("-o")) {
         job.output = args.text("-o");
+        refuseOverwritingInput("-o", job.output, {job.plan_path});
+    }
     if (args.has("--paper")) {
         const std::string paper = args.text("--paper");
         if (paper == "letter")
