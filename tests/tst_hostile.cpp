@@ -247,6 +247,23 @@ private slots:
         QTest::newRow("measured time 1e-300")
             << QStringList{"walkthrough", "--op", "all_reduce",      "--bytes", "1GB",
                            "--ranks",     "8",    "--measured-time", "1e-300"};
+        QTest::newRow("--bw-GBps 1e-300")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "8",    "--bw-GBps",  "1e-300"};
+        QTest::newRow("hex ranks")
+            << QStringList{"collective", "--op", "all_reduce", "--bytes", "1GB",
+                           "--ranks",    "0x10", "--bw-GBps",  "100"};
+        QTest::newRow("no command") << QStringList{};
+        QTest::newRow("empty file name") << QStringList{"evaluate", ""};
+
+        // Outputs that would destroy something.
+        QTest::newRow("report over its own plan")
+            << QStringList{"report", path("valid.json"), "-o", path("valid.json")};
+        QTest::newRow("cluster into a directory")
+            << QStringList{"export-cluster", "--cluster", "dgx-h100", "-o", m_dir.path()};
+        QTest::newRow("topology over its input")
+            << QStringList{"import-topology", path("wide.txt"), "-o", path("wide.txt")};
+        QTest::newRow("plan of another schema") << QStringList{"evaluate", path("schema.json")};
         QTest::newRow("nodes 1e9 on the command line")
             << QStringList{"collective", "--op",      "all_reduce", "--bytes", "1GB", "--ranks",
                            "8",          "--cluster", "dgx-h100",   "--nodes", "1e9"};
@@ -304,6 +321,7 @@ public:
         for (const PlanField& f : kPlanFields)
             plan(planFile(f), f.section, f.key, f.value);
         plan("nics.json", "cluster", "node", R"({"nics": 2e9})");
+        write("schema.json", QByteArray(valid).replace("paraplan-plan/1", "paraplan-plan/999"));
         plan("nicrate.json", "cluster", "node", R"({"nic_GBps": 1e308})");
         plan("switchlinks.json", "cluster", "node",
              R"({"switch_links_per_gpu": [2000000000, 2000000000, 2000000000]})");

@@ -12,9 +12,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 {
     try {
         if (args.empty()) {
-            // The overview on stderr, then the one error line: a script sees why it failed.
-            err << overviewHelp() << "\n";
-            throw UsageError("no command given (see 'paraplan-cli help')");
+            // The usage line and the one error line, on stderr: a script sees why it failed.
+            err << "Usage: paraplan-cli COMMAND [options] [arguments]\n";
+            throw UsageError("no command given (see 'paraplan-cli help' for the commands)");
         }
         if (args[0] == "--help" || args[0] == "-h") {
             out << overviewHelp();
