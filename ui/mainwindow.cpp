@@ -522,8 +522,11 @@ void MainWindow::showRejection(const std::vector<PlanIssue>& issues)
     for (const PlanIssue& issue : issues)
         messages << QString::fromStdString(issue.message);
     m_status->setStyleSheet("color: #c0392b;");
-    m_status->setText(
-        tr("Invalid plan: %1. Showing the last valid result.").arg(messages.join("; ")));
+    // A plan opened invalid has no valid result of its own to fall back on.
+    m_status->setText(tr("Invalid plan: %1. %2")
+                          .arg(messages.join("; "), m_evaluator->latest()
+                                                        ? tr("Showing the last valid result.")
+                                                        : tr("No results until it is fixed.")));
 }
 
 void MainWindow::showDerivation(const QString& anchor)

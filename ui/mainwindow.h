@@ -79,7 +79,8 @@ public:
     QString derivationText() const;
     QString statusText() const;
 
-    bool openFile(const QString& path);
+    /// False, the plan, title and path kept, with the reason said (and in *reason).
+    bool openFile(const QString& path, QString* reason = nullptr);
     bool saveTo(const QString& path);
     /// The plan report as PDF (the same one `paraplan-cli report` writes).
     bool exportReport(const QString& path, bool letter = false);

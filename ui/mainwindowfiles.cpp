@@ -22,16 +22,28 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QStatusBar>
 
 namespace paraplan::ui {
 
-bool MainWindow::openFile(const QString& path)
+bool MainWindow::openFile(const QString& path, QString* reason)
 {
     QString error;
     if (!m_document->open(path, &error)) {
+        if (reason)
+            *reason = error;
+        const QString shown = m_document->path().isEmpty()
+                                  ? tr("the untitled plan")
+                                  : QFileInfo(m_document->path()).fileName();
+        // The status label is rewritten by the next results (the first ones come after a
+        // file named at the start): the message stays above them for a while.
+        statusBar()->showMessage(tr("%1 was not opened: %2 (still showing %3)")
+                                     .arg(path, error.split('\n').join("; "), shown),
+                                 60000);
         reportError(tr("Cannot open plan"), tr("%1 was not opened:\n%2").arg(path, error));
         return false;
     }
+    statusBar()->clearMessage();
     addRecent(path);
     // The window's unsaved work was saved or discarded (maybeSave) before a file was opened.
     m_recovery->discard();

@@ -1,4 +1,7 @@
-// paraplan: the planner window. Usage: paraplan [PLAN.json] [--screenshot FILE.png --size WxH]
+// paraplan: the planner window. Usage: paraplan [PLAN.json] [--screenshot FILE.png --size WxH
+// --tab N]. Bad options, and with --screenshot a plan that cannot be opened, end with one
+// "error: ..." line on stderr and exit status 2, before anything is written.
+#include "guioptions.h"
 #include "mainwindow.h"
 #include "measurepanel.h"
 #include "paraplan_version.h"
@@ -6,10 +9,98 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFile>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <csignal>
+#include <cstdio>
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+int fail(const QString& message)
+{
+    std::fprintf(stderr, "error: %s\n", qPrintable(paraplan::gui::oneLine(message)));
+    std::fflush(stderr);
+    return kBadInput;
+}
+
+struct Options
+{
+    QCommandLineOption screenshot{"screenshot",
+                                  "Save an image of the window to <file> and quit (the suffix "
+                                  "names the format; .png, or none, is PNG). The folder must "
+                                  "exist; the file is replaced only once the image is written.",
+                                  "file"};
+    QCommandLineOption size{"size",
+                            QString("Window size, each side %1 to %2 pixels, e.g. 1280x800 "
+                                    "(below the window's usual smallest size it is squeezed).")
+                                .arg(paraplan::gui::kMinWindowSide)
+                                .arg(paraplan::gui::kMaxWindowSide),
+                            "WxH"};
+    QCommandLineOption tab{"tab",
+                           "Tab to show: 0 to 7 (0 Step time, 1 Memory, 2 Bandwidth cliffs, "
+                           "3 Cluster, 4 Topology, 5 Measure, 6 Derivation, 7 Search) or its "
+                           "name.",
+                           "index"};
+    QCommandLineOption measurements{"import-measurements",
+                                    "Import a probe run or nccl-tests log into the Measure tab.",
+                                    "file"};
+    QCommandLineOption search{"search",
+                              "Open on the Search tab and search the plan's layouts, pinning "
+                              "the current plan and the best for comparison."};
+};
+
+// The search starts from the plan as evaluated: once, when its first results show.
+void startSearch(paraplan::ui::MainWindow& window)
+{
+    paraplan::ui::SearchPanel* panel = window.searchPanel();
+    window.findChild<QTabWidget*>()->setCurrentWidget(panel);
+    QObject::connect(panel, &paraplan::ui::SearchPanel::finished, panel, [panel] {
+        panel->pin(-1);
+        panel->pin(0);
+    });
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &paraplan::ui::MainWindow::resultsShown, once, [panel, once] {
+        panel->start();
+        once->deleteLater();
+    });
+}
+
+// Grabs the window once its first results are drawn and writes the image; the exit status
+// says whether it was written (2 with the reason when not).
+void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, QSize size)
+{
+    QTimer::singleShot(800, &window, [&window, path, size] {
+        const QImage image = window.grab().toImage();
+        if (size.isValid() && image.size() != size) {
+            QApplication::exit(fail(QString("--size %1x%2: the window was drawn %3x%4")
+                                        .arg(size.width())
+                                        .arg(size.height())
+                                        .arg(image.width())
+                                        .arg(image.height())));
+            return;
+        }
+        QString error;
+        if (!paraplan::gui::writeScreenshot(image, path, &error)) {
+            QApplication::exit(fail(error));
+            return;
+        }
+        QApplication::exit(0);
+    });
+}
+
+QStringList tabNames(const paraplan::ui::MainWindow& window)
+{
+    QStringList names;
+    const auto* tabs = window.findChild<QTabWidget*>();
+    for (int i = 0; tabs && i < tabs->count(); ++i)
+        names << tabs->tabText(i).remove('&');
+    return names;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -25,64 +116,70 @@ int main(int argc, char** argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription("Parallelism planner for distributed training");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("plan", "A plan file to open (JSON).");
-    QCommandLineOption screenshot("screenshot", "Save a PNG of the window and quit.", "file");
-    QCommandLineOption size("size", "Window size for --screenshot, e.g. 1280x800.", "WxH");
-    QCommandLineOption tab("tab", "Tab to show for --screenshot.", "index");
-    QCommandLineOption measurements("import-measurements",
-                                    "Import a probe run or nccl-tests log into the Measure tab.",
-                                    "file");
-    QCommandLineOption search("search",
-                              "Open on the Search tab and search the plan's layouts, pinning "
-                              "the current plan and the best for comparison.");
-    parser.addOptions({screenshot, size, tab, measurements, search});
-    parser.process(app);
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    parser.addPositionalArgument("plan", "A plan file to open (JSON).", "[plan]");
+    const Options options;
+    parser.addOptions(
+        {options.screenshot, options.size, options.tab, options.measurements, options.search});
+    if (!parser.parse(QApplication::arguments()))
+        return fail(parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
+                    "; paraplan --help lists the options");
+    if (parser.optionNames().contains("help-all"))
+        parser.process(app); // the help with Qt's own options; exits
+    if (parser.isSet(help))
+        parser.showHelp(0);
+    if (parser.isSet(version))
+        parser.showVersion();
 
-    paraplan::ui::MainWindow window(!parser.isSet(screenshot));
     const QStringList files = parser.positionalArguments();
+    if (files.size() > 1)
+        return fail(QString("one plan at most; got %1: %2").arg(files.size()).arg(files.join(" ")));
     const QString file = files.isEmpty() ? QString() : files.front();
-    if (parser.isSet(screenshot)) {
-        if (!file.isEmpty())
-            window.openFile(file);
+    const bool headless = parser.isSet(options.screenshot);
+    QString error;
+    QSize size;
+    if (parser.isSet(options.size) &&
+        !paraplan::gui::parseWindowSize(parser.value(options.size), &size, &error))
+        return fail(error);
+    const QString shot = parser.value(options.screenshot);
+    if (headless && !paraplan::gui::checkScreenshotPath(shot, &error))
+        return fail(error);
+
+    paraplan::ui::MainWindow window(!headless);
+    int tab = -1;
+    if (parser.isSet(options.tab) &&
+        !paraplan::gui::parseTab(parser.value(options.tab), tabNames(window), &tab, &error))
+        return fail(error);
+    if (headless) {
+        // Scripted: a plan that cannot be opened ends here, never with a picture of the
+        // example plan under its name.
+        if (!file.isEmpty() && !window.openFile(file, &error))
+            return fail(QString("%1: %2").arg(file, error));
     } else {
         // Offers what a window that did not close cleanly left (never a running window's),
         // and asks before the named file would take the recovered plan's place.
         window.start(file);
     }
-    if (parser.isSet(measurements)) {
-        QString error;
-        if (!window.measurePanel()->importFile(parser.value(measurements), &error))
-            qWarning("%s", qPrintable(error));
+    if (parser.isSet(options.measurements) &&
+        !window.measurePanel()->importFile(parser.value(options.measurements), &error)) {
+        if (headless)
+            return fail(QString("--import-measurements %1: %2")
+                            .arg(parser.value(options.measurements), error));
+        qWarning("%s", qPrintable(error));
     }
-    if (parser.isSet(size)) {
-        const QStringList parts = parser.value(size).split('x');
-        if (parts.size() == 2)
-            window.resize(parts[0].toInt(), parts[1].toInt());
+    if (size.isValid()) {
+        // The size asked for, even below what the layout would like (it squeezes): a set
+        // minimum overrides the layout's, which would otherwise grow the window.
+        window.setMinimumSize(size.boundedTo(window.minimumSizeHint()));
+        window.resize(size);
     }
+    if (tab >= 0)
+        window.findChild<QTabWidget*>()->setCurrentIndex(tab);
     window.show();
-    if (parser.isSet(search)) {
-        paraplan::ui::SearchPanel* panel = window.searchPanel();
-        window.findChild<QTabWidget*>()->setCurrentWidget(panel);
-        QObject::connect(panel, &paraplan::ui::SearchPanel::finished, panel, [panel] {
-            panel->pin(-1);
-            panel->pin(0);
-        });
-        // The search starts from the plan as evaluated: once, when its first results show.
-        auto* once = new QObject(&window);
-        QObject::connect(&window, &paraplan::ui::MainWindow::resultsShown, once, [panel, once] {
-            panel->start();
-            once->deleteLater();
-        });
-    }
-    if (parser.isSet(screenshot)) {
-        if (parser.isSet(tab))
-            window.findChild<QTabWidget*>()->setCurrentIndex(parser.value(tab).toInt());
-        QTimer::singleShot(800, &window, [&] {
-            const bool ok = window.grab().save(parser.value(screenshot));
-            QApplication::exit(ok ? 0 : 1);
-        });
-    }
+    if (parser.isSet(options.search))
+        startSearch(window);
+    if (headless)
+        scheduleScreenshot(window, shot, size);
     return app.exec();
 }
