@@ -243,6 +243,40 @@ private slots:
                      run.warnings[i].c_str());
     }
 
+    // import-measurements shows no fit for a series at one size, and warns of a fit that
+    // misses its points (here, times that jump at 8 MB: 25% RMS).
+    void theCliSaysWhenAFitCannotBeMadeOrIsPoor()
+    {
+        QTemporaryDir dir;
+        auto write = [&](const char* name, const QString& text) {
+            QFile file(dir.filePath(name));
+            file.open(QIODevice::WriteOnly);
+            file.write(text.toUtf8());
+            return file.fileName().toStdString();
+        };
+        const QString header = "# Collective test starting: all_reduce_perf\n";
+        const QString row = "%1 %2 float sum -1 %3 1.00 1.75 0\n";
+        QString one = header;
+        QString poor = header;
+        for (int i = 0; i < 6; ++i) {
+            const double bytes = 1048576.0 * (1 << i);
+            one += row.arg(1048576).arg(262144).arg(30 + i);
+            poor += row.arg(bytes, 0, 'f', 0)
+                        .arg(bytes / 4, 0, 'f', 0)
+                        .arg(i == 3 ? 400.0 : 30 + bytes / 4e5, 0, 'f', 2);
+        }
+        std::ostringstream out;
+        std::ostringstream err;
+        QCOMPARE(cli::run({"import-measurements", write("one.log", one)}, out, err), 0);
+        QVERIFY2(out.str().find("none (see the warnings)") != std::string::npos, out.str().c_str());
+        QVERIFY(out.str().find("all 6 point(s) at one size") != std::string::npos);
+        QVERIFY(out.str().find("0 s") == std::string::npos); // no alpha of 0
+        std::ostringstream text;
+        QCOMPARE(cli::run({"import-measurements", write("poor.log", poor)}, text, err), 0);
+        QVERIFY2(text.str().find("the fit misses its points by") != std::string::npos,
+                 text.str().c_str());
+    }
+
     void theCliReportsComputeAndItsFigures()
     {
         std::ostringstream out;
