@@ -122,11 +122,13 @@ private slots:
         parser.feed(
             R"({"type":"hello","protocol":2})"
             "\n"
-            R"({"type":"gemm","device":0,"dtype":"bf16","shape":"grid","m":8192,"n":8192,"k":8192,"time_s":1e-12})"
+            R"({"type":"gemm","device":0,"dtype":"bf16","shape":"grid","m":8192,"n":8192,"k":8192,"time_s":1e-4})"
             "\n"
-            R"({"type":"hbm","device":0,"kernel":"triad","bytes":3e9,"time_s":1e-9})"
+            R"({"type":"hbm","device":0,"kernel":"triad","bytes":3e9,"time_s":1e-4})"
             "\n");
+        // 11,000 TFLOP/s and 30,000 GB/s: inside the read ranges, above the H100's datasheet.
         QCOMPARE(parser.run().compute.gemms.size(), size_t(1));
+        QCOMPARE(parser.run().compute.hbm.size(), size_t(1));
         QVERIFY(
             proposeComputeFigures(parser.run(), examplePlan(), HardwareCatalog::bundled()).empty());
     }
@@ -202,6 +204,77 @@ private slots:
                    "\n");
         QVERIFY(newer.run().warnings.front().find("protocol 3 is newer than this reader's 2") !=
                 std::string::npos);
+    }
+
+    // Records inside a good stream with a figure outside its stated range: each is named with
+    // the range and skipped; nothing absurd reaches the report.
+    void recordsOutsideTheirRangesAreSkipped()
+    {
+        ProbeStreamParser parser;
+        parser.feed(
+            R"({"type":"hello","protocol":2,"probe_version":"0.2.0"})"
+            "\n"
+            R"({"type":"gemm","device":0,"dtype":"bf16","m":1e308,"n":1e308,"k":1e308,"time_s":1})"
+            "\n"
+            R"({"type":"gemm","device":0,"dtype":"bf16","m":4096,"n":4096,"k":4096,"time_s":1e300})"
+            "\n"
+            R"({"type":"attention","device":0,"dtype":"bf16","batch_heads":8,"seq":1e9,)"
+            R"("head_dim":128,"fwd_time_s":1,"bwd_time_s":2})"
+            "\n"
+            R"({"type":"hbm","device":0,"kernel":"triad","bytes":1e12,"time_s":1e-9})"
+            "\n"
+            R"({"type":"clock","device":0,"sm_mhz_mean":1e9})"
+            "\n"
+            R"({"type":"gemm","device":0,"dtype":"bf16","m":4096,"n":4096,"k":4096,"time_s":0.0002})"
+            "\n");
+        const MeasurementRun& run = parser.run();
+        QCOMPARE(run.compute.gemms.size(), size_t(1)); // only the last, good line
+        QVERIFY(run.compute.attention.empty() && run.compute.hbm.empty() &&
+                run.compute.clocks.empty());
+        const std::vector<std::string> expected = {
+            "m must be a whole number from 1 to 16,777,216 (got 1e+308)",
+            "time_s must be a number from 1e-09 to 86,400 s (got 1e+300)",
+            "seq must be a whole number from 1 to 16,777,216 (got 1,000,000,000)",
+            "the rate its bytes and time imply must be a number above 0 up to 100,000 GB/s",
+            "sm_mhz_mean must be a number from 0 to 10,000 MHz (got 1,000,000,000)"};
+        QCOMPARE(run.warnings.size(), expected.size());
+        for (size_t i = 0; i < expected.size(); ++i)
+            QVERIFY2(run.warnings[i].find(expected[i]) != std::string::npos,
+                     run.warnings[i].c_str());
+    }
+
+    // import-measurements shows no fit for a series at one size, and warns of a fit that
+    // misses its points (here, times that jump at 8 MB: 25% RMS).
+    void theCliSaysWhenAFitCannotBeMadeOrIsPoor()
+    {
+        QTemporaryDir dir;
+        auto write = [&](const char* name, const QString& text) {
+            QFile file(dir.filePath(name));
+            file.open(QIODevice::WriteOnly);
+            file.write(text.toUtf8());
+            return file.fileName().toStdString();
+        };
+        const QString header = "# Collective test starting: all_reduce_perf\n";
+        const QString row = "%1 %2 float sum -1 %3 1.00 1.75 0\n";
+        QString one = header;
+        QString poor = header;
+        for (int i = 0; i < 6; ++i) {
+            const double bytes = 1048576.0 * (1 << i);
+            one += row.arg(1048576).arg(262144).arg(30 + i);
+            poor += row.arg(bytes, 0, 'f', 0)
+                        .arg(bytes / 4, 0, 'f', 0)
+                        .arg(i == 3 ? 400.0 : 30 + bytes / 4e5, 0, 'f', 2);
+        }
+        std::ostringstream out;
+        std::ostringstream err;
+        QCOMPARE(cli::run({"import-measurements", write("one.log", one)}, out, err), 0);
+        QVERIFY2(out.str().find("none (see the warnings)") != std::string::npos, out.str().c_str());
+        QVERIFY(out.str().find("all 6 point(s) at one size") != std::string::npos);
+        QVERIFY(out.str().find("0 s") == std::string::npos); // no alpha of 0
+        std::ostringstream text;
+        QCOMPARE(cli::run({"import-measurements", write("poor.log", poor)}, text, err), 0);
+        QVERIFY2(text.str().find("the fit misses its points by") != std::string::npos,
+                 text.str().c_str());
     }
 
     void theCliReportsComputeAndItsFigures()

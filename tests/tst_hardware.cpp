@@ -272,6 +272,36 @@ private slots:
         QTest::newRow("bad pair")
             << R"({"preset": "a100-nvlink-mesh", "node": {"nvlink_pairs": [{"gpus": [0, 9], "links": 2}]}})"
             << "two different GPUs";
+        // A given 0 was taken for "not given" and replaced by the default.
+        QTest::newRow("nic efficiency 0")
+            << R"({"preset": "dgx-h100", "node": {"nic_efficiency": {"value": 0}}})"
+            << "node.nic_efficiency.value must be a number from 0.01 to 1.5 (got 0)";
+        QTest::newRow("nvlink ring efficiency 0")
+            << R"({"preset": "dgx-h100", "node": {"nvlink_ring_efficiency": {"value": 0}}})"
+            << "node.nvlink_ring_efficiency.value must be a number from 0.01 to 1.5 (got 0)";
+        QTest::newRow("efficiency 1e-300")
+            << R"({"preset": "dgx-h100", "node": {"pcie_efficiency": 1e-300}})"
+            << "node.pcie_efficiency must be a number from 0.01 to 1.5 (got 1e-300): the share "
+               "of the line rate the link achieves, at least 1%";
+        QTest::newRow("efficiency 2")
+            << R"({"preset": "dgx-h100", "node": {"nvls_efficiency": 2}})"
+            << "node.nvls_efficiency must be a number from 0.01 to 1.5 (got 2)";
+        QTest::newRow("torus efficiency 0")
+            << R"({"preset": "tpu-v4-pod", "torus": {"efficiency": 0}})"
+            << "torus.efficiency must be a number from 0.01 to 1 (got 0)";
+        // NVSwitch nodes were not checked at all.
+        QTest::newRow("NVSwitch host link -1")
+            << R"({"preset": "dgx-h100", "node": {"gpus_per_host_link": -1}})"
+            << "node.gpus_per_host_link must be a whole number from 1 to 8 GPUs (got -1)";
+        QTest::newRow("NVSwitch host link 0")
+            << R"({"preset": "dgx-h100", "node": {"gpus_per_host_link": 0}})"
+            << "node.gpus_per_host_link must be a whole number from 1 to 8 GPUs (got 0)";
+        QTest::newRow("NVSwitch host link 1e9")
+            << R"({"preset": "dgx-h100", "node": {"gpus_per_host_link": 1e9}})"
+            << "gpus_per_host_link";
+        QTest::newRow("NVSwitch host link 3 of 8")
+            << R"({"preset": "dgx-h100", "node": {"gpus_per_host_link": 3}})"
+            << "node.gpus_per_host_link must divide node.gpus (8; got 3)";
         QTest::newRow("torus mismatch")
             << R"({"preset": "tpu-v4-pod", "nodes": 100, "torus": {"dims": [4, 4, 4]}})"
             << "holds 64 chips";

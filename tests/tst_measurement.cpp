@@ -118,6 +118,155 @@ private slots:
         QVERIFY(fits.front().residual < 0.02);
     }
 
+    // A value outside its stated range inside an otherwise good file: that row (or record) is
+    // skipped with a warning naming it and the range; the rest of the file still reads.
+    void aValueOutOfRangeSkipsItsRowWithAWarning_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("from"); // the first occurrence is replaced
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<int>("dropped"); // results, copies and compute records lost
+        QTest::addColumn<QString>("warning");
+        QTest::newRow("log size of 1e23 bytes")
+            << "all_reduce_8xh200.log"
+            << "     1048576       262144"
+            << "99999999999999999999999       262144" << 2
+            << "size must be a number from 1 to 1e+15 bytes (got 1e+23)";
+        QTest::newRow("log out-of-place time of 1e300 us")
+            << "all_reduce_8xh200.log"
+            << "33.64   31.17"
+            << "1e300   31.17" << 1
+            << "time must be a number from 0.001 to 86,400,000,000 us (got 1e+300)";
+        QTest::newRow("log busbw of 1e12 GB/s")
+            << "all_reduce_8xh200.log"
+            << "31.17   54.54"
+            << "31.17   1e12" << 1 << "busbw must be a number from 0 to 100,000 GB/s (got 1,000,000,000,000)";
+        QTest::newRow("JSON time of 1e308 us")
+            << "all_reduce_8xh200.json"
+            << "\"time\": 34.2,"
+            << "\"time\": 1e308," << 1
+            << "time must be a number from 0.001 to 86,400,000,000 us (got 1e+308)";
+        QTest::newRow("JSON size of 1e300 bytes")
+            << "all_reduce_8xh200.json"
+            << "\"size\": 1048576,"
+            << "\"size\": 1e300," << 2 << "size must be a number";
+        QTest::newRow("probe time_us of 1e308")
+            << "probe-8xh200.jsonl"
+            << "\"time_us\":12.722"
+            << "\"time_us\":1e308" << 1
+            << "time must be a number from 0.001 to 86,400,000,000 us (got 1e+308)";
+        QTest::newRow("probe 1 PB in 1 ns: a busbw no link has")
+            << "probe-8xh200.jsonl"
+            << "\"bytes\":1048576,\"count\":262144,\"dtype\":\"float\",\"ranks\":2,\"hosts\":1,"
+               "\"host\":\"h200-node\",\"time_us\":12.722"
+            << "\"bytes\":1e15,\"count\":262144,\"dtype\":\"float\",\"ranks\":2,\"hosts\":1,"
+               "\"host\":\"h200-node\",\"time_us\":0.01"
+            << 1 << "the busbw size / time imply must be a number from 0 to 100,000 GB/s";
+        QTest::newRow("probe copy of 1e300 bytes")
+            << "probe-8xh200.jsonl"
+            << "\"bytes\":268435456,\"time_us\":5152.312"
+            << "\"bytes\":1e300,\"time_us\":5152.312" << 1 << "bytes must be a number";
+        QTest::newRow("probe GEMM m of 1e308")
+            << "probe-compute-2xh100.jsonl"
+            << "\"m\":4096"
+            << "\"m\":1e308" << 1 << "m must be a whole number from 1 to 16,777,216 (got 1e+308)";
+        QTest::newRow("probe GEMM 2^24 a side in 1 ns")
+            << "probe-compute-2xh100.jsonl"
+            << "\"m\":4096,\"n\":4096,\"k\":4096,\"batch\":1,\"time_s\":0.000192222"
+            << "\"m\":16777216,\"n\":16777216,\"k\":16777216,\"batch\":1,\"time_s\":1e-9" << 1
+            << "the rate its shape and time imply must be a number above 0 up to 1,000,000";
+        QTest::newRow("probe HBM of 1e300 bytes")
+            << "probe-compute-2xh100.jsonl"
+            << "\"bytes\":2147483648"
+            << "\"bytes\":1e300" << 1
+            << "bytes must be a number from 1 to 1e+15 bytes (got 1e+300)";
+    }
+    void aValueOutOfRangeSkipsItsRowWithAWarning()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(int, dropped);
+        QFETCH(QString, warning);
+        auto records = [](const MeasurementRun& r) {
+            return static_cast<int>(r.points.size() + r.copies.size() + r.compute.gemms.size() +
+                                    r.compute.attention.size() + r.compute.hbm.size());
+        };
+        MeasurementRun good;
+        std::string error;
+        const std::string path = fixture(file.toUtf8().constData());
+        QVERIFY2(loadMeasurements(path, &good, &error), error.c_str());
+        QString text = QString::fromStdString(readAll(path));
+        const int at = text.indexOf(from);
+        QVERIFY2(at >= 0, qPrintable(from));
+        text.replace(at, from.size(), to);
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(file);
+        QFile out(bad);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text.toUtf8());
+        out.close();
+        MeasurementRun run;
+        QVERIFY2(loadMeasurements(bad.toStdString(), &run, &error), error.c_str());
+        QCOMPARE(records(run), records(good) - dropped);
+        std::string warnings;
+        for (const std::string& w : run.warnings)
+            warnings += w + "\n";
+        QVERIFY2(QString::fromStdString(warnings).contains(warning), warnings.c_str());
+        // Nothing derived from what is left is out of range.
+        for (const AlphaBetaFit& fit : fitRun(run)) {
+            QVERIFY(fit.busbw_GBps > 0 && fit.busbw_GBps <= 1e5);
+            QVERIFY(fit.alpha_s >= 0 && fit.alpha_s < 86400);
+            QVERIFY(fit.residual < 0.05);
+        }
+        for (const GemmMeasurement& g : run.compute.gemms)
+            QVERIFY(g.m <= 16777216 && g.tflops <= 1e6);
+    }
+
+    // Every point at one size cannot tell latency from bandwidth: no fit, a warning instead of
+    // alpha 0 and a residual of 79%.
+    void aSeriesAtOneSizeIsNotFitted()
+    {
+        QString text = "# Collective test starting: all_reduce_perf\n";
+        for (const char* time : {"33.64", "40.10", "51.00", "47.20"})
+            text += QString("     1048576       262144     float     sum      -1    %1   31.17   "
+                            "54.54      0    33.39   31.40   54.96      0\n")
+                        .arg(time);
+        QTemporaryDir dir;
+        QFile file(dir.filePath("one-size.log"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text.toUtf8());
+        file.close();
+        MeasurementRun run;
+        std::string error;
+        QVERIFY2(loadMeasurements(file.fileName().toStdString(), &run, &error), error.c_str());
+        QCOMPARE(run.points.size(), size_t(8));
+        QVERIFY(fitRun(run).empty());
+        std::vector<AlphaBetaFit> refused;
+        fitRun(run, &refused);
+        QCOMPARE(refused.size(), size_t(1));
+        QVERIFY2(refused.front().problem.find("all 4 point(s) at one size (1.05 MB)") !=
+                     std::string::npos,
+                 refused.front().problem.c_str());
+        bool warned = false;
+        for (const std::string& w : run.warnings)
+            warned |= w.find("latency and bandwidth cannot be told apart") != std::string::npos;
+        QVERIFY(warned);
+        // Sizes within a factor of 2 are refused alike; a factor of 2 is enough.
+        std::vector<MeasuredPoint> points(2);
+        points[0].bytes = 1e6;
+        points[0].time_s = 30e-6;
+        points[1].bytes = 1.5e6;
+        points[1].time_s = 35e-6;
+        QVERIFY(!fitAlphaBeta(CollectiveOp::AllReduce, 8, points).problem.empty());
+        points[1].bytes = 2e6;
+        QVERIFY(fitAlphaBeta(CollectiveOp::AllReduce, 8, points).problem.empty());
+        // Times that shrink with the size give no bandwidth at all.
+        points[1].time_s = 20e-6;
+        QVERIFY(fitAlphaBeta(CollectiveOp::AllReduce, 8, points).problem.find("fitted busbw") !=
+                std::string::npos);
+    }
+
     void theContentDecidesTheCollectiveNotTheFileName()
     {
         MeasurementRun run;
@@ -329,6 +478,23 @@ private slots:
         QTest::newRow("probe run of garbage only")
             << "{\"type\":\"hello\",\"protocol\":2}\nnot json\n{\"type\":\"done\"}\n"
             << "no usable result";
+        QTest::newRow("log rows with a time of 1e300 only")
+            << "# Collective test starting: all_reduce_perf\n 1048576 262144 float sum -1 1e300 "
+               "31.17 54.54 0 1e300 31.40 54.96 0\n"
+            << "no usable nccl-tests rows: 2 measurement(s) outside the stated ranges";
+        QTest::newRow("log rows of 1e23 bytes only")
+            << "# Collective test starting: all_reduce_perf\n 99999999999999999999999 262144 "
+               "float sum -1 33.64 31.17 54.54 0 33.39 31.40 54.96 0\n"
+            << "size must be a number from 1 to 1e+15 bytes (got 1e+23)";
+        QTest::newRow("JSON rows with a time of 1e308 only")
+            << QString::fromStdString(readAll(fixture("all_reduce_8xh200.json")))
+                   .replace(QRegularExpression("\"time\": [0-9.]+"), "\"time\": 1e308")
+            << "no usable nccl-tests rows: 16 measurement(s)";
+        QTest::newRow("probe results with a time of 1e308 only")
+            << "{\"type\":\"hello\",\"protocol\":2}\n{\"type\":\"result\",\"kind\":"
+               "\"collective\",\"op\":\"all_reduce\",\"bytes\":1048576,\"ranks\":8,\"time_us\":"
+               "1e308}\n"
+            << "time must be a number from 0.001 to 86,400,000,000 us (got 1e+308)";
         QTest::newRow("probe run with only an error")
             << "{\"type\":\"hello\",\"protocol\":1}\n{\"type\":\"error\",\"code\":3,\"what\":"
                "\"cudaGetDeviceCount\",\"detail\":\"no GPU visible\"}\n"

@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <cstring>
+
 using namespace paraplan;
 
 namespace {
@@ -204,6 +206,34 @@ private slots:
             << "outside any <pci>";
         QTest::newRow("xml without gpus") << "<system version=\"1\"><cpu/></system>"
                                           << "no GPU";
+        auto edited = [](const char* name, const char* from, const char* to) {
+            QFile f(test::dataPath(QString("topology/") + name));
+            f.open(QIODevice::ReadOnly);
+            QString text = QString::fromUtf8(f.readAll());
+            const int at = text.indexOf(from);
+            return at < 0 ? QString("fixture lacks ") + from
+                          : text.replace(at, static_cast<int>(strlen(from)), to);
+        };
+        // NV999999999999 overflows an int: it was read as 0, silently dropping the links.
+        QTest::newRow("NVLink count beyond an int")
+            << edited("dgx-h100.topo.txt", "NV18", "NV999999999999")
+            << "cell 'NV999999999999' at row GPU0, column GPU1: the NVLink count of a GPU pair "
+               "must be a whole number from 1 to 64 links (got 999,999,999,999)";
+        QTest::newRow("NVLink count of 0") << edited("dgx-h100.topo.txt", "NV18", "NV0")
+                                           << "must be a whole number from 1 to 64 links (got 0)";
+        QTest::newRow("xml net speed of -1e308")
+            << edited("dgx-h100.nccl.xml", "speed=\"400000\"", "speed=\"-1e308\"")
+            << "speed must be a number above 0 up to 800,000,000 Mb/s (got -1e+308)";
+        QTest::newRow("xml net speed not a number")
+            << edited("dgx-h100.nccl.xml", "speed=\"400000\"", "speed=\"fast\"") << "('fast')";
+        QTest::newRow("xml nvlink count of 1e9")
+            << edited("dgx-h100.nccl.xml", "count=\"", "count=\"1e9")
+            << "count must be a whole number from 1 to 64 links";
+        QTest::newRow("xml sm of 1e300") << edited("dgx-h100.nccl.xml", "sm=\"90\"", "sm=\"1e300\"")
+                                         << "sm must be a whole number from 10 to 999";
+        QTest::newRow("xml link_speed of 1e300")
+            << edited("dgx-h100.nccl.xml", "link_speed=\"32.0", "link_speed=\"1e300")
+            << "<pci> at line";
         QTest::newRow("xml nvlink outside gpu")
             << "<system version=\"1\"><nvlink target=\"x\" count=\"2\"/></system>"
             << "outside a <gpu>";

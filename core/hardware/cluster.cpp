@@ -82,8 +82,7 @@ void ClusterChecks::torus()
                 std::to_string(cluster.torus.dims[2]) + " holds " + std::to_string(chips) +
                 " chips, not " + std::to_string(cluster.nodes));
     within(limits::kLinkGBps, cluster.torus.link_GBps.value, "torus.link_GBps");
-    if (!positiveFinite(cluster.torus.efficiency.value) || cluster.torus.efficiency.value > 1)
-        problem("torus.efficiency: must lie in (0, 1]");
+    within(kTorusEfficiency, cluster.torus.efficiency.value);
     within(limits::kLatencyUs, cluster.torus.hop_latency_us.value, "torus.hop_latency_us");
 }
 
@@ -184,23 +183,25 @@ std::vector<std::string> validateCluster(const ClusterSpec& cluster, const Hardw
     if (node.fabric != NodeFabric::NVSwitch) {
         if (!positiveFinite(node.host_link_GBps.value))
             problem("node.host_link: a host-link bandwidth is required");
-        if (node.gpus_per_host_link < 1 || node.gpus % node.gpus_per_host_link != 0)
-            problem("node.gpus_per_host_link: must divide the GPUs per node (" +
-                    std::to_string(node.gpus) + ")");
     }
+    // Checked for every fabric: an NVSwitch node's GPUs still reach the host over PCIe.
+    if (checks.within({"node.gpus_per_host_link", 1, static_cast<double>(node.gpus), "GPUs"},
+                      node.gpus_per_host_link) &&
+        node.gpus % node.gpus_per_host_link != 0)
+        problem("node.gpus_per_host_link must divide node.gpus (" + std::to_string(node.gpus) +
+                "; got " + std::to_string(node.gpus_per_host_link) + ")");
     if (cluster.nodes > 1) {
         if (node.nics < 1)
             problem("node.nics: a cluster of several nodes needs at least one NIC per node");
         if (!positiveFinite(node.nic_GBps.value))
             problem("node.nic: a NIC bandwidth is required for a cluster of several nodes");
     }
-    for (const Sourced* fraction : {&node.nvlink_ring_efficiency, &node.nvls_efficiency,
-                                    &node.pcie_efficiency, &node.nic_efficiency}) {
-        if (!(fraction->value > 0 && fraction->value <= 1.5)) {
-            problem("node: efficiencies must lie in (0, 1.5]");
-            break;
-        }
-    }
+    for (const auto& [fraction, name] :
+         {std::pair{&node.nvlink_ring_efficiency, "node.nvlink_ring_efficiency"},
+          {&node.nvls_efficiency, "node.nvls_efficiency"},
+          {&node.pcie_efficiency, "node.pcie_efficiency"},
+          {&node.nic_efficiency, "node.nic_efficiency"}})
+        checks.within(kEfficiency, fraction->value, name);
     checks.within(limits::kNodesPerRack, cluster.network.nodes_per_rack);
     if (!(cluster.network.spine_oversubscription.value >= 1.0) ||
         !std::isfinite(cluster.network.spine_oversubscription.value))

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "inputlimits.h"
 #include "provenance.h"
 
 #include <array>
@@ -9,6 +10,13 @@
 namespace paraplan {
 
 class HardwareCatalog;
+
+/// An achievable share of a link's line rate (node.nvlink_ring_efficiency, nvls_efficiency,
+/// pcie_efficiency, nic_efficiency): at least 1% (a smaller one is a mistake, and 0 is not
+/// "unset"), up to 1.5 (NVLS all_reduce's algbw can exceed the line rate with in-switch
+/// reduction). torus.efficiency lies in the same range up to 1.
+inline constexpr limits::Range kEfficiency{"efficiency", 0.01, 1.5, "", false, false};
+inline constexpr limits::Range kTorusEfficiency{"torus.efficiency", 0.01, 1, "", false, false};
 
 enum class NodeFabric
 {

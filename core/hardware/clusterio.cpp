@@ -54,6 +54,9 @@ private:
               const std::string& path, std::string* id, Sourced* rate);
     // An efficiency is {"value": v, "source": "...", "origin": "assumption"} or a bare number.
     void fraction(const QJsonObject& node, const char* key, const std::string& path, Sourced* out);
+    // A fraction that must lie in `range` when the file gives it (0 is not "unset").
+    void efficiency(const QJsonObject& node, const char* key, const std::string& path,
+                    const limits::Range& range, Sourced* out);
     void applyNode(const QJsonObject& node, NodeSpec* spec);
     void applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys = true);
     void applyTorus(const QJsonObject& torus, TorusSpec* spec);
@@ -164,6 +167,23 @@ void ClusterParser::fraction(const QJsonObject& node, const char* key, const std
     *out = figure;
 }
 
+void ClusterParser::efficiency(const QJsonObject& node, const char* key, const std::string& path,
+                               const limits::Range& range, Sourced* out)
+{
+    const QJsonValue value = node.value(QLatin1String(key));
+    if (value.isUndefined())
+        return;
+    fraction(node, key, path, out);
+    const std::string field = json::join(path, key) + (value.isObject() ? ".value" : "");
+    if (!value.isDouble() && !value.isObject())
+        return; // fraction() said what is wrong
+    if (value.isObject() && !value.toObject().value("value").isDouble())
+        return;
+    if (auto problem = limits::check(range, out->value, field.c_str()))
+        m_reader.error("", *problem + ": the share of the line rate the link achieves, at least " +
+                               "1%");
+}
+
 void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
 {
     const std::string path = "node";
@@ -255,10 +275,10 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
     std::string nicsOrigin;
     if (m_reader.string(node, "nics_origin", path, &nicsOrigin))
         spec->nics_count_source = {static_cast<double>(spec->nics), Origin::Assumption, nicsOrigin};
-    fraction(node, "nvlink_ring_efficiency", path, &spec->nvlink_ring_efficiency);
-    fraction(node, "nvls_efficiency", path, &spec->nvls_efficiency);
-    fraction(node, "pcie_efficiency", path, &spec->pcie_efficiency);
-    fraction(node, "nic_efficiency", path, &spec->nic_efficiency);
+    efficiency(node, "nvlink_ring_efficiency", path, kEfficiency, &spec->nvlink_ring_efficiency);
+    efficiency(node, "nvls_efficiency", path, kEfficiency, &spec->nvls_efficiency);
+    efficiency(node, "pcie_efficiency", path, kEfficiency, &spec->pcie_efficiency);
+    efficiency(node, "nic_efficiency", path, kEfficiency, &spec->nic_efficiency);
 }
 
 void ClusterParser::applyNetwork(const QJsonObject& network, NetworkSpec* spec, bool checkKeys)
@@ -300,7 +320,7 @@ void ClusterParser::applyTorus(const QJsonObject& torus, TorusSpec* spec)
     }
     link(torus, "ici", "link_GBps", path, &spec->ici_id, &spec->link_GBps);
     fraction(torus, "hop_latency_us", path, &spec->hop_latency_us);
-    fraction(torus, "efficiency", path, &spec->efficiency);
+    efficiency(torus, "efficiency", path, kTorusEfficiency, &spec->efficiency);
 }
 
 void ClusterParser::applyWhatIf(const QJsonObject& whatIf, FailureWhatIf* spec)

@@ -1,18 +1,43 @@
 #include "computemeasure.h"
 
+#include "inputlimits.h"
+
 #include <QJsonObject>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace paraplan {
 
 namespace {
 
-bool positive(double v)
+using limits::Range;
+
+// The ranges a compute record is read against. A GEMM side or a sequence up to 2^24 (16.7M, the
+// largest model.max_positions of docs/limits.md); a time from 1 ns to one day; a rate up to
+// 1 EFLOP/s per GPU, over 50x the 18 PFLOP/s of a B200's sparse FP4 (NVIDIA HGX B200
+// datasheet: 144 PFLOPS for 8 GPUs); an HBM rate up to 100 TB/s (limits::kLinkGBps), over 12x
+// the B200's 8 TB/s (same datasheet); an SM clock up to 10 GHz.
+constexpr Range kSide{"", 1, 1 << 24, ""};
+constexpr Range kHeadDim{"head_dim", 1, limits::kHeadDim.max, ""};
+constexpr Range kTimeS{"", 1e-9, 86400, "s", false, false};
+constexpr Range kTflops{"", 0, 1e6, "TFLOP/s", true, false};
+constexpr Range kHbmGBps{"", 0, limits::kLinkGBps.max, "GB/s", true, false};
+constexpr Range kClockMhz{"", 0, 1e4, "MHz", false, false};
+
+// The first of `checks` (field, range, value) that fails, as limits::check words it.
+bool inRanges(std::initializer_list<std::tuple<const char*, Range, double>> checks,
+              const char* what, std::string* problem)
 {
-    return std::isfinite(v) && v > 0;
+    for (const auto& [field, range, value] : checks) {
+        if (auto text = limits::check(range, value, field)) {
+            *problem = std::string(what) + " (" + *text + ")";
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -32,13 +57,23 @@ bool readComputeRecord(const QJsonObject& o, const std::string& type, ComputeMea
         g.batch = o.value("batch").toDouble(1);
         g.time_s = o.value("time_s").toDouble();
         g.sm_clock_mhz = o.value("sm_clock_mhz").toDouble();
-        if (!positive(g.m) || !positive(g.n) || !positive(g.k) || !positive(g.batch) ||
-            !positive(g.time_s) || g.dtype.empty()) {
-            *problem = "a gemm line without a dtype, a shape or a positive time";
+        if (g.dtype.empty()) {
+            *problem = "a gemm line without a dtype";
             return false;
         }
+        if (!inRanges({{"m", kSide, g.m},
+                       {"n", kSide, g.n},
+                       {"k", kSide, g.k},
+                       {"batch", kSide, g.batch},
+                       {"time_s", kTimeS, g.time_s}},
+                      "a gemm line without a usable shape, time or clock", problem))
+            return false;
         // The rate follows from the shape and the time; the line's own figure is not trusted.
         g.tflops = 2 * g.m * g.n * g.k * g.batch / g.time_s / 1e12;
+        if (!inRanges({{"the rate its shape and time imply", kTflops, g.tflops},
+                       {"sm_clock_mhz", kClockMhz, g.sm_clock_mhz}},
+                      "a gemm line without a usable shape, time or clock", problem))
+            return false;
         out->gemms.push_back(g);
         return true;
     }
@@ -51,14 +86,20 @@ bool readComputeRecord(const QJsonObject& o, const std::string& type, ComputeMea
         a.head_dim = o.value("head_dim").toDouble();
         a.fwd_time_s = o.value("fwd_time_s").toDouble();
         a.bwd_time_s = o.value("bwd_time_s").toDouble();
-        if (!positive(a.batch_heads) || !positive(a.seq) || !positive(a.head_dim) ||
-            !positive(a.fwd_time_s) || !positive(a.bwd_time_s)) {
-            *problem = "an attention line without a shape or positive times";
+        if (!inRanges({{"batch_heads", kSide, a.batch_heads},
+                       {"seq", kSide, a.seq},
+                       {"head_dim", kHeadDim, a.head_dim},
+                       {"fwd_time_s", kTimeS, a.fwd_time_s},
+                       {"bwd_time_s", kTimeS, a.bwd_time_s}},
+                      "an attention line without a usable shape or times", problem))
             return false;
-        }
         const double flops = 4 * a.batch_heads * a.seq * a.seq * a.head_dim;
         a.fwd_tflops = flops / a.fwd_time_s / 1e12;
         a.bwd_tflops = 2 * flops / a.bwd_time_s / 1e12;
+        if (!inRanges({{"the forward rate its shape and time imply", kTflops, a.fwd_tflops},
+                       {"the backward rate its shape and time imply", kTflops, a.bwd_tflops}},
+                      "an attention line without a usable shape or times", problem))
+            return false;
         out->attention.push_back(a);
         return true;
     }
@@ -68,11 +109,17 @@ bool readComputeRecord(const QJsonObject& o, const std::string& type, ComputeMea
         h.kernel = o.value("kernel").toString().toStdString();
         h.bytes = o.value("bytes").toDouble();
         h.time_s = o.value("time_s").toDouble();
-        if (!positive(h.bytes) || !positive(h.time_s) || h.kernel.empty()) {
-            *problem = "an hbm line without a kernel, bytes or a positive time";
+        if (h.kernel.empty()) {
+            *problem = "an hbm line without a kernel";
             return false;
         }
+        if (!inRanges({{"bytes", limits::kBytes, h.bytes}, {"time_s", kTimeS, h.time_s}},
+                      "an hbm line without usable bytes or a time", problem))
+            return false;
         h.GBps = h.bytes / h.time_s / 1e9;
+        if (!inRanges({{"the rate its bytes and time imply", kHbmGBps, h.GBps}},
+                      "an hbm line without usable bytes or a time", problem))
+            return false;
         out->hbm.push_back(h);
         return true;
     }
@@ -83,10 +130,11 @@ bool readComputeRecord(const QJsonObject& o, const std::string& type, ComputeMea
         c.sm_mhz_min = o.value("sm_mhz_min").toDouble();
         c.sm_mhz_max = o.value("sm_mhz_max").toDouble();
         c.samples = o.value("samples").toInt();
-        if (!(c.sm_mhz_mean >= 0) || !std::isfinite(c.sm_mhz_mean)) {
-            *problem = "a clock line without a usable mean";
+        if (!inRanges({{"sm_mhz_mean", kClockMhz, c.sm_mhz_mean},
+                       {"sm_mhz_min", kClockMhz, c.sm_mhz_min},
+                       {"sm_mhz_max", kClockMhz, c.sm_mhz_max}},
+                      "a clock line without usable clocks", problem))
             return false;
-        }
         out->clocks.push_back(c);
         return true;
     }

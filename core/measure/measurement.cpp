@@ -34,6 +34,27 @@ CollectiveOp opFromName(const QString& name, bool* ok)
     return op;
 }
 
+std::optional<std::string> pointProblem(const MeasuredPoint& point)
+{
+    if (auto problem = limits::check(limits::kBytes, point.bytes, "size"))
+        return problem;
+    if (auto problem = limits::check(kTimeUs, point.time_s * 1e6, "time"))
+        return problem;
+    if (auto problem = limits::check(limits::kRanks, point.ranks, "ranks"))
+        return problem;
+    if (auto problem =
+            limits::check({"hosts", 1, static_cast<double>(point.ranks), "hosts"}, point.hosts))
+        return problem;
+    if (auto problem = limits::check(kMeasuredGBps, point.algbw_GBps, "algbw"))
+        return problem;
+    if (auto problem = limits::check(kMeasuredGBps, point.busbw_GBps, "busbw"))
+        return problem;
+    // The size and the time must agree with a physical link as well as each column alone.
+    const MeasuredBandwidth bw =
+        bandwidthFromMeasuredTime(point.op, point.bytes, point.ranks, point.time_s);
+    return limits::check(kMeasuredGBps, units::toGBps(bw.busbw_Bps), "the busbw size / time imply");
+}
+
 void addPoint(MeasurementRun* run, MeasuredPoint point)
 {
     if (point.time_s > 0 && point.bytes > 0) {
@@ -51,6 +72,25 @@ void addPoint(MeasurementRun* run, MeasuredPoint point)
 
 using detail::addPoint;
 using detail::opFromName;
+
+namespace {
+
+// Empty when a probe copy record lies in the stated ranges, else the first problem.
+std::optional<std::string> copyProblem(const CopyMeasurement& copy)
+{
+    if (auto problem = limits::check(limits::kBytes, copy.bytes, "bytes"))
+        return problem;
+    if (auto problem = limits::check(detail::kTimeUs, copy.time_s * 1e6, "time_us"))
+        return problem;
+    if (auto problem = limits::check(detail::kMeasuredGBps, copy.GBps, "GBps"))
+        return problem;
+    if (auto problem =
+            limits::check(detail::kMeasuredGBps, copy.bidirectional_GBps, "bidirectional_GBps"))
+        return problem;
+    return limits::check(limits::kLatencyUs, copy.latency_us, "latency_us");
+}
+
+} // namespace
 
 std::string MeasurementRun::describe() const
 {
@@ -180,6 +220,11 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
             copy.GBps = o.value("GBps").toDouble();
             copy.bidirectional_GBps = o.value("bidirectional_GBps").toDouble();
             copy.latency_us = o.value("latency_us").toDouble();
+            if (const auto problem = copyProblem(copy)) {
+                warn("a copy result outside the stated ranges (" + *problem +
+                     "): " + line.left(120).toStdString());
+                return Event::Garbage;
+            }
             m_run.copies.push_back(copy);
             return Event::Result;
         }
@@ -196,6 +241,11 @@ ProbeStreamParser::Event ProbeStreamParser::parseLine(const std::string& raw)
         if (!ok || !(point.bytes > 0) || point.ranks < 2 || !(point.time_s > 0)) {
             warn("a result line without a usable op, size, ranks or time: " +
                  line.left(120).toStdString());
+            return Event::Garbage;
+        }
+        if (const auto problem = detail::pointProblem(point)) {
+            warn("a result outside the stated ranges (" + *problem +
+                 "): " + line.left(120).toStdString());
             return Event::Garbage;
         }
         if (point.wrong > 0)
@@ -278,6 +328,10 @@ bool loadMeasurements(const std::string& path, MeasurementRun* run, std::string*
         *error = path + ": " + *error;
         return false;
     }
+    std::vector<AlphaBetaFit> refused;
+    fitRun(*run, &refused);
+    for (const AlphaBetaFit& fit : refused)
+        run->warnings.push_back(fit.problem);
     run->file = path;
     return true;
 }
@@ -300,6 +354,24 @@ AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<Measured
     if (points.empty())
         return fit;
     fit.hosts = points.front().hosts;
+    const auto [smallest, largest] = std::minmax_element(
+        points.begin(), points.end(),
+        [](const MeasuredPoint& a, const MeasuredPoint& b) { return a.bytes < b.bytes; });
+    if (!(largest->bytes >= 2 * smallest->bytes)) {
+        fit.problem =
+            std::string(collectiveOpName(op)) + " over " + std::to_string(ranks) + " ranks: " +
+            (largest->bytes == smallest->bytes
+                 ? "all " + std::to_string(points.size()) + " point(s) at one size (" +
+                       units::formatBytes(smallest->bytes) + ")"
+                 : "the " + std::to_string(points.size()) +
+                       " points span less than a factor of "
+                       "2 in size (" +
+                       units::formatBytes(smallest->bytes) + " to " +
+                       units::formatBytes(largest->bytes) + ")") +
+            ": latency and bandwidth cannot be told apart, so no fit is made; measure a range "
+            "of sizes (nccl-tests -b 1M -e 8G -f 2)";
+        return fit;
+    }
     // Minimise sum((t - a - b S)^2 / t^2): weighted least squares with weights 1/t^2.
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const MeasuredPoint& p : points) {
@@ -332,10 +404,18 @@ AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<Measured
         sum += std::pow((predicted - p.time_s) / p.time_s, 2);
     }
     fit.residual = std::sqrt(sum / points.size());
+    // Times that do not grow with the size give no bandwidth (or an unphysical one).
+    if (auto problem = limits::check(limits::kLinkGBps, fit.busbw_GBps, "the fitted busbw")) {
+        fit.problem = std::string(collectiveOpName(op)) + " over " + std::to_string(ranks) +
+                      " ranks: " + *problem +
+                      "; the times do not grow with the size as a link's would, so no fit is made";
+        fit.alpha_s = 0;
+        fit.busbw_GBps = 0;
+    }
     return fit;
 }
 
-std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run)
+std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run, std::vector<AlphaBetaFit>* refused)
 {
     std::map<std::tuple<int, int, int>, std::vector<MeasuredPoint>> series;
     for (const MeasuredPoint& p : run.points) {
@@ -343,9 +423,14 @@ std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run)
             series[{static_cast<int>(p.op), p.ranks, p.hosts}].push_back(p);
     }
     std::vector<AlphaBetaFit> fits;
-    for (const auto& [key, points] : series)
-        fits.push_back(
-            fitAlphaBeta(static_cast<CollectiveOp>(std::get<0>(key)), std::get<1>(key), points));
+    for (const auto& [key, points] : series) {
+        AlphaBetaFit fit =
+            fitAlphaBeta(static_cast<CollectiveOp>(std::get<0>(key)), std::get<1>(key), points);
+        if (fit.problem.empty())
+            fits.push_back(fit);
+        else if (refused)
+            refused->push_back(fit);
+    }
     return fits;
 }
 

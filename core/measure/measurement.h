@@ -130,15 +130,23 @@ struct AlphaBetaFit
     double alpha_s = 0;
     double busbw_GBps = 0;
     double residual = 0; ///< RMS of the relative error over the points
+    /// Why no fit could be made (alpha and busbw are then 0 and mean nothing): the sizes span
+    /// less than a factor of 2, so latency and bandwidth cannot be told apart.
+    std::string problem;
 
     /// The bus bandwidth (GB/s) the fit predicts for an S-byte call: factor S / t(S) with
     /// t(S) = alpha + factor S / busbw (factor: the op's bus-bandwidth factor at these ranks).
     double busbwAt(double bytes) const;
 };
-/// Least squares on the relative error (large and small messages weigh alike).
+/// Least squares on the relative error (large and small messages weigh alike). Points whose
+/// sizes span less than a factor of 2 (all at one size, say) cannot separate the latency from
+/// the bandwidth: the fit then carries a `problem` and no figures.
 AlphaBetaFit fitAlphaBeta(CollectiveOp op, int ranks, const std::vector<MeasuredPoint>& points);
-/// One fit per (op, ranks, hosts) series of the run, out-of-place points only.
-std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run);
+/// One fit per (op, ranks, hosts) series of the run, out-of-place points only; series that
+/// cannot be fitted are left out (and put in `refused`, when given). loadMeasurements() adds a
+/// warning for each.
+std::vector<AlphaBetaFit> fitRun(const MeasurementRun& run,
+                                 std::vector<AlphaBetaFit>* refused = nullptr);
 
 /// An assumed figure of the cluster that a measurement can replace.
 struct MeasuredFigure

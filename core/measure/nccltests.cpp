@@ -9,6 +9,7 @@
 #include "measurement.h"
 #include "measurementdetail.h"
 
+#include "inputlimits.h"
 #include "jsonutil.h"
 
 #include <QJsonArray>
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace paraplan {
@@ -204,11 +206,22 @@ void readLogLines(const QString& text, Reading* in)
     }
 }
 
-bool usable(const Half& half)
+// Empty when the row's size and the half's time and bandwidths lie in their stated ranges
+// (nan, inf, zero and negative times included), else the first problem.
+std::optional<std::string> halfProblem(const Row& row, const Half& half)
 {
-    return half.present && std::isfinite(half.time_us) && half.time_us > 0 &&
-           std::isfinite(half.algbw) && half.algbw >= 0 && std::isfinite(half.busbw) &&
-           half.busbw >= 0;
+    if (auto problem = limits::check(limits::kBytes, row.size, "size"))
+        return problem;
+    if (auto problem = limits::check(detail::kTimeUs, half.time_us, "time"))
+        return problem;
+    if (auto problem = limits::check(detail::kMeasuredGBps, half.algbw, "algbw"))
+        return problem;
+    return limits::check(detail::kMeasuredGBps, half.busbw, "busbw");
+}
+
+bool usable(const Row& row, const Half& half)
+{
+    return half.present && !halfProblem(row, half);
 }
 
 // What the columns say: the family of collective and the rank count nccl-tests computed with.
@@ -227,6 +240,8 @@ ColumnEvidence columnEvidence(const std::vector<Row>& rows)
     double bestAlgbw = 0;
     for (const Row& row : rows) {
         const double element = elementBytes(row.type);
+        if (limits::check(limits::kBytes, row.size))
+            continue; // a size outside the stated range tells nothing
         if (element > 0 && row.count > 0 && row.size > bestSize) {
             const double ratio = row.size / (row.count * element);
             if (std::fabs(ratio - std::round(ratio)) < 0.02 * ratio && ratio >= 0.98) {
@@ -235,7 +250,7 @@ ColumnEvidence columnEvidence(const std::vector<Row>& rows)
             }
         }
         for (const Half& half : row.half)
-            if (usable(half) && half.algbw > bestAlgbw && half.algbw >= 1) {
+            if (usable(row, half) && half.algbw > bestAlgbw && half.algbw >= 1) {
                 bestAlgbw = half.algbw;
                 e.busRatio = half.busbw / half.algbw;
             }
@@ -410,11 +425,6 @@ bool finish(Reading in, const std::string& nameHint, MeasurementRun* run, std::s
             const Half& half = row.half[h];
             if (!half.present)
                 continue;
-            if (!usable(half) || !(row.size > 0) || !std::isfinite(row.size)) {
-                if (skipped++ == 0)
-                    firstSkipped = row.text.simplified().toStdString();
-                continue;
-            }
             MeasuredPoint point;
             point.op = op;
             point.bytes = row.size;
@@ -425,13 +435,21 @@ bool finish(Reading in, const std::string& nameHint, MeasurementRun* run, std::s
             point.busbw_GBps = half.busbw;
             point.in_place = h == 1;
             point.wrong = half.wrong;
+            std::optional<std::string> problem = halfProblem(row, half);
+            if (!problem)
+                problem = detail::pointProblem(point);
+            if (problem) {
+                if (skipped++ == 0)
+                    firstSkipped = "'" + row.text.simplified().toStdString() + "': " + *problem;
+                continue;
+            }
             addPoint(&r, point);
         }
     }
     const std::string why = std::to_string(skipped) +
-                            " measurement(s) with a time or bandwidth that is nan, inf, zero or "
-                            "negative (the first: '" +
-                            firstSkipped + "')";
+                            " measurement(s) outside the stated ranges or with a time or "
+                            "bandwidth that is nan, inf, zero or negative (the first, " +
+                            firstSkipped + ")";
     if (r.points.empty()) {
         *error = "no usable nccl-tests rows: " + why;
         return false;

@@ -18,6 +18,17 @@ namespace {
 using units::formatNumber;
 using units::formatSeconds;
 
+// A fit that misses its points by more than this (RMS of the relative error) is shown with a
+// warning: the series is not one latency plus one bandwidth (a protocol switch, a broken run).
+constexpr double kPoorFit = 0.2;
+
+std::string poorFit(const AlphaBetaFit& f)
+{
+    return std::string(collectiveOpName(f.op)) + " over " + std::to_string(f.ranks) +
+           " ranks: the fit misses its points by " + formatNumber(100 * f.residual, 2) +
+           "% (RMS); its latency and bandwidth describe the run poorly";
+}
+
 void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBetaFit>& fits,
                            const std::vector<MeasuredFigure>& figures, std::ostream& out)
 {
@@ -53,6 +64,9 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
     QJsonArray warnings;
     for (const std::string& w : run.warnings)
         warnings.append(QString::fromStdString(w));
+    for (const AlphaBetaFit& f : fits)
+        if (f.residual > kPoorFit)
+            warnings.append(QString::fromStdString(poorFit(f)));
     QJsonArray gemms;
     for (const GemmMeasurement& g : run.compute.gemms)
         gemms.append(QJsonObject{{"device", g.device},
@@ -102,6 +116,8 @@ void printMeasurementsText(const MeasurementRun& run, const std::vector<AlphaBet
         << std::setw(7) << "hosts" << std::setw(8) << "points" << std::setw(12) << "alpha"
         << std::setw(14) << "busbw" << std::setw(11) << "residual"
         << "\n";
+    if (fits.empty())
+        out << "    none (see the warnings)\n";
     for (const AlphaBetaFit& f : fits)
         out << "    " << std::left << std::setw(16) << collectiveOpName(f.op) << std::right
             << std::setw(7) << f.ranks << std::setw(7) << f.hosts << std::setw(8) << f.points
@@ -153,6 +169,9 @@ void printMeasurementsText(const MeasurementRun& run, const std::vector<AlphaBet
     }
     for (const std::string& warning : run.warnings)
         out << "  warning: " << warning << "\n";
+    for (const AlphaBetaFit& f : fits)
+        if (f.residual > kPoorFit)
+            out << "  warning: " << poorFit(f) << "\n";
 }
 
 } // namespace
