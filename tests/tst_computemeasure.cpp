@@ -232,8 +232,8 @@ private slots:
         QVERIFY(run.compute.attention.empty() && run.compute.hbm.empty() &&
                 run.compute.clocks.empty());
         const std::vector<std::string> expected = {
-            "m must be a whole number from 1 to 16,777,216 (got 1e+308)",
-            "time_s must be a number from 1e-09 to 86,400 s (got 1e+300)",
+            "m must be a whole number from 1 to 16,777,216 (got 1e308)",
+            "time_s must be a number from 1e-09 to 86,400 s (got 1e300)",
             "seq must be a whole number from 1 to 16,777,216 (got 1,000,000,000)",
             "the rate its bytes and time imply must be a number above 0 up to 100,000 GB/s",
             "sm_mhz_mean must be a number from 0 to 10,000 MHz (got 1,000,000,000)"};

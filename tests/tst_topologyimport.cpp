@@ -223,7 +223,7 @@ private slots:
                                            << "must be a whole number from 1 to 64 links (got 0)";
         QTest::newRow("xml net speed of -1e308")
             << edited("dgx-h100.nccl.xml", "speed=\"400000\"", "speed=\"-1e308\"")
-            << "speed must be a number above 0 up to 800,000,000 Mb/s (got -1e+308)";
+            << "speed must be a number above 0 up to 800,000,000 Mb/s (got -1e308)";
         QTest::newRow("xml net speed not a number")
             << edited("dgx-h100.nccl.xml", "speed=\"400000\"", "speed=\"fast\"") << "('fast')";
         QTest::newRow("xml nvlink count of 1e9")
