@@ -117,10 +117,16 @@ bool readStepLine(const std::string& line, TrainingLogFormat* format, LoggedStep
             *problem = "'train_step_timing in s' is not a positive number below 1e6";
             return true;
         }
+        // Printed as "19.0" or "19"; a number past 1e15 (no run has that many steps) is
+        // numbered by its place, not cast out of range (std::stod/stoll threw or overflowed).
+        const auto stepNumber = [](const std::string& text) {
+            const double value = std::strtod(text.c_str(), nullptr);
+            return value >= 0 && value < 1e15 ? static_cast<long long>(value) : -1LL;
+        };
         if (std::regex_search(line, m, p.nemoStep))
-            step->step = static_cast<long long>(std::stod(m[1].str()));
+            step->step = stepNumber(m[1].str());
         else if (std::regex_search(line, m, p.nemoIteration))
-            step->step = std::stoll(m[1].str());
+            step->step = stepNumber(m[1].str());
         else
             step->step = -1; // numbered by its place in the log
         *format = TrainingLogFormat::NeMo;
