@@ -200,12 +200,28 @@ std::string searchProblem(const Plan& base, const SearchOptions& options, bool* 
     if (options.constraints.min_headroom < 0 || options.constraints.min_headroom >= 1) {
         return "the memory headroom constraint must lie in [0, 1)";
     }
-    const long long layouts = LayoutSpace(base, options).toEvaluate();
-    if (layouts > kMaxSearchLayouts) {
+    const LayoutSpace space(base, options);
+    if (space.toEvaluate() > kMaxSearchLayouts || space.stagesToEvaluate() > kMaxSearchStages) {
         if (overBudget)
             *overBudget = true;
-        return "the search would evaluate " + std::to_string(layouts) + " layouts (more than " +
-               std::to_string(kMaxSearchLayouts) + ")";
+        if (space.toEvaluate() > kMaxSearchLayouts)
+            return "the search would evaluate " + std::to_string(space.toEvaluate()) +
+                   " layouts (more than " + std::to_string(kMaxSearchLayouts) + ")";
+        return "the search would cost " + std::to_string(space.stagesToEvaluate()) +
+               " pipeline stages over its " + std::to_string(space.toEvaluate()) +
+               " layouts (more than " + std::to_string(kMaxSearchStages) + ")";
+    }
+    // Each of the top N keeps its step cost: the collectives, the links and every stage.
+    const double perCandidate = sizeof(SearchCandidate) + 12.0 * sizeof(CollectiveCost) +
+                                8.0 * sizeof(LinkUse) + 1024 +
+                                double(space.deepestCosted()) * sizeof(StageCost);
+    const double topBytes = std::max(0, options.top) * perCandidate;
+    if (topBytes > kMaxSearchTopBytes) {
+        return "the top " + std::to_string(options.top) + " layouts of up to " +
+               std::to_string(space.deepestCosted()) + " pipeline stages would hold about " +
+               std::to_string(static_cast<long long>(topBytes / 1e6)) + " MB (more than " +
+               std::to_string(static_cast<long long>(kMaxSearchTopBytes / 1e6)) +
+               "); ask for fewer";
     }
     return {};
 }

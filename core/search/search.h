@@ -77,7 +77,7 @@ struct SearchResult
     std::vector<SearchCandidate> top;    ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
-    bool over_budget = false; ///< refused: more layouts to evaluate than kMaxSearchLayouts
+    bool over_budget = false; ///< refused: over kMaxSearchLayouts or kMaxSearchStages
     double seconds = 0;
 
     /// The plan the search started from, scored the same way and set against the best:
@@ -98,13 +98,20 @@ struct SearchResult
 std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options);
 
 /// The most layouts one search evaluates with the engine (those left after the constraints
-/// on the layout alone: largest TP, fixed micro-batch, stages across nodes). A larger
-/// search is refused before it starts, never cut short. See docs/limits.md.
+/// on the layout alone: largest TP, fixed micro-batch, stages across nodes), and the most
+/// pipeline stages they may hold in all (an evaluation costs each stage; layouts a rule
+/// refuses for their depth are not counted). Both are set from measured throughput so that
+/// a search ends within about 10 s on one core; a larger search is refused before it
+/// starts, never cut short. See docs/limits.md.
 inline constexpr long long kMaxSearchLayouts = 4'000'000;
+inline constexpr long long kMaxSearchStages = 16'000'000;
+/// The most memory the ranked top N may hold: each keeps its full step cost, per stage.
+inline constexpr double kMaxSearchTopBytes = 250e6;
 
 /// Why `base` cannot be searched with `options` ("" when it can): an objective without its
-/// inputs, a bad constraint, or more layouts to evaluate than kMaxSearchLayouts (then
-/// `*overBudget` is set). Counts the space without evaluating or listing it.
+/// inputs, a bad constraint, more layouts or stages to evaluate than kMaxSearchLayouts or
+/// kMaxSearchStages (then `*overBudget` is set), or a top N too large to hold. Counts the space
+/// without evaluating or listing it.
 std::string searchProblem(const Plan& base, const SearchOptions& options,
                           bool* overBudget = nullptr);
 

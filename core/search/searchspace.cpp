@@ -13,6 +13,7 @@ LayoutSpace::LayoutSpace(const Plan& base, const SearchOptions& options)
     if (m_gpus < 1)
         return;
     m_moe = base.model.isMoe();
+    m_layers = base.model.layers;
     m_gpusPerNode = base.cluster.gpusPerNode();
     for (long long mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)
         m_microBatches.push_back(static_cast<int>(mb));
@@ -45,8 +46,19 @@ LayoutSpace::LayoutSpace(const Plan& base, const SearchOptions& options)
 
     forEachBlock([this](const Block& b) {
         m_size += b.size();
-        if (*blockExclusion(b) == '\0' && m_fixedColumn != -2)
-            m_toEvaluate += m_fixedColumn >= 0 ? b.rows : b.size();
+        if (*blockExclusion(b) == '\0' && m_fixedColumn != -2) {
+            const long long layouts = m_fixedColumn >= 0 ? b.rows : b.size();
+            m_toEvaluate += layouts;
+            // Pipelines deeper than the layers, or interleaved past the layers per stage,
+            // are refused by a rule before any stage is costed.
+            if (b.pp <= m_layers) {
+                const int interleaves = b.pp > 1 ? m_maxInterleave : 1;
+                const long long costed =
+                    layouts / interleaves * std::min(interleaves, std::max(1, m_layers / b.pp));
+                m_stagesToEvaluate += costed * b.pp;
+                m_deepestCosted = std::max(m_deepestCosted, b.pp);
+            }
+        }
         return true;
     });
 }

@@ -42,6 +42,12 @@ public:
     /// Layouts the search would evaluate with the engine: those the layout-only constraints
     /// (largest TP, fixed micro-batch, pipeline stages across nodes) leave.
     long long toEvaluate() const { return m_toEvaluate; }
+    /// Their pipeline stages, all added up, over the layouts with no more stages than the
+    /// model has layers (the rest are refused before any stage is costed): an evaluation
+    /// costs every stage, see kMaxSearchStages.
+    long long stagesToEvaluate() const { return m_stagesToEvaluate; }
+    /// The most pipeline stages of a layout among those (0 when none is costed).
+    int deepestCosted() const { return m_deepestCosted; }
 
     /// The constraint on the layout alone that excludes every layout of the block ("" none):
     /// "max-tp" or "pp-across-nodes" (checked in that order).
@@ -65,10 +71,13 @@ private:
     /// The divisors of `n`, a divisor of the GPU count, ascending, into `out`.
     void divisorsOf(long long n, std::vector<int>* out) const;
     bool m_moe = false;
+    int m_layers = 0;
     long long m_gpus = 0;
     std::vector<int> m_divisors; ///< of the GPU count, ascending
     long long m_size = 0;
     long long m_toEvaluate = 0;
+    long long m_stagesToEvaluate = 0;
+    int m_deepestCosted = 0;
 };
 
 template <class Visit> void LayoutSpace::forEachBlock(Visit visit) const
