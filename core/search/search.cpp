@@ -341,8 +341,8 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     long long index = from;
     if (fixed >= 0)
         index += ((fixed - from % block.columns) + block.columns) % block.columns;
-    for (int n = 0; index < to; index += step, ++n) {
-        if ((n & 255) == 0 && cancel && cancel->load(std::memory_order_relaxed)) {
+    for (; index < to; index += step) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
             stopped = true;
             return;
         }
