@@ -243,10 +243,11 @@ struct SearchRun
     TopRecords top{static_cast<size_t>(std::max(0, options.top))};
     StepCost givenCost{};
     std::atomic<bool> stopped{false};
+    std::atomic<long long> nextBlock{0};
 
     void evaluateGiven();
     void score();
-    void scoreRange(long long begin, long long end, bool reports, Tally& tally);
+    void scoreBlocks(bool reports, Tally& tally);
     void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
                     Tally& tally);
     void scoreLayout(Plan& plan, Tally& tally);
@@ -351,40 +352,37 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     }
 }
 
-// The layouts with indices [begin, end) of the space, on one thread.
-void SearchRun::scoreRange(long long begin, long long end, bool reports, Tally& tally)
+// Blocks of the space, on one thread: each takes the next block no thread has claimed, so
+// the threads share the work however unevenly it falls across the space.
+void SearchRun::scoreBlocks(bool reports, Tally& tally)
 {
     Plan plan = base;
+    long long index = 0;
+    long long claimed = nextBlock.fetch_add(1);
     space.forEachBlock([&](const LayoutSpace::Block& block) {
-        if (block.first >= end || stopped)
+        if (stopped)
             return false;
-        const long long from = std::max(begin, block.first);
-        const long long to = std::min(end, block.first + block.size());
-        if (from < to) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) {
-                stopped = true;
-                return false;
-            }
-            if (reports && progress)
-                progress(double(from - begin) / double(std::max(1LL, end - begin)));
-            scoreBlock(block, from - block.first, to - block.first, plan, tally);
+        if (index++ != claimed)
+            return true;
+        claimed = nextBlock.fetch_add(1);
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            stopped = true;
+            return false;
         }
+        if (reports && progress)
+            progress(double(block.first) / double(std::max(1LL, space.size())));
+        scoreBlock(block, 0, block.size(), plan, tally);
         return !stopped;
     });
 }
 
-// Scores every layout, on `options.threads` threads, each taking an equal share of the
-// space's indices.
+// Scores every layout, on `options.threads` threads. What is kept (counts, the top N, the
+// Pareto front) does not depend on which thread scored what.
 void SearchRun::score()
 {
     const int threads = std::max(1, std::min(options.threads, 256));
     std::vector<Tally> tallies(static_cast<size_t>(threads));
-    const long long size = space.size();
-    auto work = [&](int t) {
-        scoreRange(size / threads * t + size % threads * t / threads,
-                   size / threads * (t + 1) + size % threads * (t + 1) / threads, t == 0,
-                   tallies[static_cast<size_t>(t)]);
-    };
+    auto work = [&](int t) { scoreBlocks(t == 0, tallies[static_cast<size_t>(t)]); };
     if (threads == 1) {
         work(0);
     } else {
