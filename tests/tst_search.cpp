@@ -4,11 +4,15 @@
 #include "clicommands.h"
 #include "clusterio.h"
 #include "modelio.h"
+#include "planio.h"
 #include "search.h"
+#include "searchspace.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <random>
@@ -91,6 +95,31 @@ Brute bruteForce(const Plan& base, SearchObjective objective)
                     }
             }
     return b;
+}
+
+Plan planFromText(const std::string& text)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    if (!planFromJsonText(text, {}, &plan, &errors, HardwareCatalog::bundled()))
+        qFatal("%s", errors.front().c_str());
+    return plan;
+}
+
+// The tester's case: Llama 3 8B on 1,048,576 H100s (131,072 DGX H100 nodes).
+Plan llama8bOnAMillionGpus()
+{
+    return planFromText(R"({
+        "model": {"preset": "llama3-8b"},
+        "cluster": {"preset": "dgx-h100", "nodes": 131072},
+        "parallel": {"tp": 8, "dp": 131072, "micro_batch": 1, "global_batch": 1048576},
+        "training": {"seq_len": 8192}})");
+}
+
+auto fields(const ParallelLayout& p)
+{
+    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
+                           int(p.recompute), p.interleave, p.micro_batch);
 }
 
 long long sum(const std::map<std::string, long long>& counts)
@@ -297,6 +326,221 @@ private slots:
         QVERIFY(expertParallel);
         // ep must divide the 8 experts: ep 16 is enumerated and rejected by that rule.
         QVERIFY(result.rejected.count("ep-experts"));
+    }
+
+    void spaceIsCountedWithoutListingIt_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("maxTp");
+        QTest::addColumn<int>("microBatch");
+        QTest::addColumn<bool>("ppAcrossNodes");
+        QTest::newRow("dense") << "llama3-8b" << 0 << 0 << false;
+        QTest::newRow("dense, constrained") << "llama3-8b" << 2 << 4 << true;
+        QTest::newRow("unsearched micro-batch") << "llama3-8b" << 0 << 3 << false;
+        QTest::newRow("mixture of experts") << "mixtral-8x7b" << 4 << 0 << true;
+    }
+    void spaceIsCountedWithoutListingIt()
+    {
+        // The counts the budget is checked on equal the layouts listed and scored.
+        QFETCH(QString, model);
+        QFETCH(int, maxTp);
+        QFETCH(int, microBatch);
+        QFETCH(bool, ppAcrossNodes);
+        const Plan base = smallPlan(qPrintable(model));
+        SearchOptions options;
+        options.constraints.max_tp = maxTp;
+        options.constraints.fixed_micro_batch = microBatch;
+        options.constraints.pp_across_nodes = ppAcrossNodes;
+        const LayoutSpace space(base, options);
+        const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
+        QCOMPARE(space.size(), static_cast<long long>(layouts.size()));
+        long long kept = 0;
+        long long stages = 0;
+        for (const ParallelLayout& p : layouts) {
+            if ((maxTp > 0 && p.tp > maxTp) || (microBatch > 0 && p.micro_batch != microBatch) ||
+                (ppAcrossNodes && p.pp > 1 && groupStrides(p).pp < base.cluster.gpusPerNode()))
+                continue;
+            ++kept;
+            if (p.pp <= base.model.layers && p.interleave * p.pp <= base.model.layers)
+                stages += p.pp;
+        }
+        QCOMPARE(space.toEvaluate(), kept);
+        QCOMPARE(space.stagesToEvaluate(), stages);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY2(result.ok, result.error.c_str());
+        QCOMPARE(result.space, space.size());
+        QCOMPARE(result.space - result.excludedCount() +
+                     (result.constrained.count("headroom") ? result.constrained.at("headroom") : 0),
+                 kept);
+        if (model == "llama3-8b" && maxTp == 0 && microBatch == 0) {
+            // The dense space is the brute force's, layout for layout.
+            std::vector<ParallelLayout> brute = bruteForce(base, SearchObjective::StepTime).all;
+            QCOMPARE(layouts.size(), brute.size());
+            auto byFields = [](const ParallelLayout& a, const ParallelLayout& b) {
+                return fields(a) < fields(b);
+            };
+            std::vector<ParallelLayout> listed = layouts;
+            std::sort(listed.begin(), listed.end(), byFields);
+            std::sort(brute.begin(), brute.end(), byFields);
+            for (size_t i = 0; i < listed.size(); ++i)
+                QCOMPARE(fields(listed[i]), fields(brute[i]));
+        }
+    }
+
+    void topAndParetoEqualTheFullRanking_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::newRow("one thread") << 1;
+        QTest::newRow("five threads") << 5;
+    }
+    void topAndParetoEqualTheFullRanking()
+    {
+        // The search keeps only the top N, the Pareto front and counts; they equal what a
+        // ranking of every scored layout, built here from the brute force, gives.
+        QFETCH(int, threads);
+        // The search costs every layout on the stack resolved from the plan it starts from;
+        // the brute force is given that stack outright.
+        Plan base = smallPlan();
+        base.training.stack = TrainingStack::Megatron;
+        base.parallel.tp = 8;
+        base.parallel.dp = 2;
+        SearchOptions options;
+        options.top = 60;
+        options.threads = threads;
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        Brute brute = bruteForce(base, SearchObjective::StepTime);
+        std::sort(brute.valid.begin(), brute.valid.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second < b.second : fields(a.first) < fields(b.first);
+        });
+        QCOMPARE(result.top.size(), size_t(60));
+        for (size_t i = 0; i < result.top.size(); ++i) {
+            QCOMPARE(fields(result.top[i].layout), fields(brute.valid[i].first));
+            QCOMPARE(result.top[i].score, brute.valid[i].second);
+        }
+        // The front by the documented rule: sorted by memory, then step time, then fields,
+        // a layout joins when it is faster than every one before it.
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
+        std::vector<std::tuple<double, double, ParallelLayout>> all;
+        for (const auto& [layout, score] : brute.valid) {
+            Plan plan = base;
+            plan.parallel = layout;
+            const StepCost cost = engine.evaluate(plan);
+            all.emplace_back(cost.max_stage_total_bytes, cost.step_time_s, layout);
+        }
+        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+            return std::make_tuple(std::get<0>(a), std::get<1>(a), fields(std::get<2>(a))) <
+                   std::make_tuple(std::get<0>(b), std::get<1>(b), fields(std::get<2>(b)));
+        });
+        std::vector<ParallelLayout> front;
+        double fastest = 1e300;
+        for (const auto& [memory, step, layout] : all) {
+            if (step < fastest) {
+                fastest = step;
+                front.push_back(layout);
+            }
+        }
+        QCOMPARE(result.pareto.size(), front.size());
+        for (size_t i = 0; i < front.size(); ++i)
+            QCOMPARE(fields(result.pareto[i].layout), fields(front[i]));
+        // The starting plan's rank counts the scored layouts that beat it.
+        QVERIFY(result.given_ok);
+        long long better = 0;
+        for (const auto& entry : brute.valid)
+            better += entry.second < result.given.score ? 1 : 0;
+        QCOMPARE(result.given_rank, better + 1);
+    }
+
+    void aSearchOverItsBudgetIsRefusedBeforeItStarts()
+    {
+        // Llama 3 8B on 1,048,576 GPUs at the largest interleave and micro-batch the options
+        // accept: 46,398,492 layouts, counted by blocks (this took 41 s and 7.4 GB when the
+        // search listed and kept them).
+        const Plan base = llama8bOnAMillionGpus();
+        SearchOptions options;
+        options.max_interleave = 64;
+        options.max_micro_batch = 1 << 20;
+        const LayoutSpace space(base, options);
+        QCOMPARE(space.size(), 46398492LL);
+        QCOMPARE(space.toEvaluate(), 46398492LL);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(!result.ok);
+        QVERIFY(result.over_budget);
+        QCOMPARE(result.scored, 0LL);
+        QCOMPARE(result.error, std::string("the search would evaluate 46398492 layouts (more "
+                                           "than 4000000)"));
+        // A fixed micro-batch narrows it to one layout in 21, within the budget.
+        options.constraints.fixed_micro_batch = 1;
+        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 46398492LL / 21);
+        QVERIFY(searchProblem(base, options).empty());
+
+        // The CLI says so in one line, and names the options that narrow it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("plan.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(planToJsonText(base, HardwareCatalog::bundled())));
+        file.close();
+        std::ostringstream out, err;
+        QCOMPARE(cli::run({"search", path.toStdString(), "--max-interleave", "64",
+                           "--max-micro-batch", "1048576"},
+                          out, err),
+                 2);
+        QCOMPARE(err.str(), std::string("error: the search would evaluate 46398492 layouts "
+                                        "(more than 4000000); narrow it with --max-tp, "
+                                        "--micro-batch, --max-interleave or --max-micro-batch\n"));
+        QVERIFY(out.str().empty());
+    }
+
+    void deepPipelinesCountTheirStages()
+    {
+        // The largest model.layers: every evaluation costs each of up to 16,384 stages, so the
+        // budget counts stages too.
+        const Plan base = planFromText(R"({
+            "model": {"name": "deep", "layers": 16384, "hidden": 512, "heads": 8,
+                      "ffn_hidden": 2048, "vocab": 32000},
+            "cluster": {"preset": "dgx-h100", "nodes": 131072},
+            "parallel": {"tp": 1, "pp": 1024, "dp": 1024, "micro_batch": 1,
+                         "global_batch": 1048576},
+            "training": {"seq_len": 4096}})");
+        SearchOptions options;
+        options.max_interleave = 1;
+        options.constraints.fixed_micro_batch = 1;
+        const LayoutSpace space(base, options);
+        QVERIFY(space.toEvaluate() < kMaxSearchLayouts);
+        QVERIFY(space.stagesToEvaluate() > kMaxSearchStages);
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(!result.ok && result.over_budget);
+        QVERIFY2(QString::fromStdString(result.error).contains("pipeline stages"),
+                 result.error.c_str());
+        // The top N each keep a step cost with every stage: too many of them are refused.
+        options.constraints.max_tp = 1;
+        QVERIFY(searchProblem(base, options).empty());
+        options.top = 100000;
+        const std::string problem = searchProblem(base, options);
+        QVERIFY2(QString::fromStdString(problem).contains("the top 100000 layouts"),
+                 problem.c_str());
+    }
+
+    void theTestersLargestPlanIsRefused()
+    {
+        // Every model dimension at its largest, on 1,048,576 GPUs: refused with the default
+        // options and with the largest ones (it ran past 90 s, or out of memory at 14.7 GB).
+        const Plan base = planFromText(R"({
+            "model": {"name": "largest", "layers": 16384, "hidden": 1048576, "heads": 65536,
+                      "kv_heads": 65536, "ffn_hidden": 4194304, "vocab": 134217728,
+                      "experts": 65536, "experts_per_token": 2, "expert_ffn_hidden": 4194304},
+            "cluster": {"preset": "dgx-h100", "nodes": 131072},
+            "parallel": {"tp": 8, "dp": 131072, "micro_batch": 1,
+                         "global_batch": 1073741824},
+            "training": {"seq_len": 4194304}})");
+        SearchOptions options;
+        bool overBudget = false;
+        QVERIFY(!searchProblem(base, options, &overBudget).empty());
+        QVERIFY(overBudget);
+        options.max_interleave = 64;
+        options.max_micro_batch = 1 << 20;
+        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 476849772LL);
+        QVERIFY(!searchPlans(base, HardwareCatalog::bundled(), options).ok);
     }
 
     void cancelStops()

@@ -4,6 +4,7 @@
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "measurepanel.h"
+#include "modelio.h"
 #include "planio.h"
 #include "plots.h"
 #include "reportwriter.h"
@@ -178,6 +179,32 @@ private slots:
         panel->cancel();
         QVERIFY(finished.wait(20000));
         QVERIFY(panel->statusText().contains("cancelled"));
+        QCOMPARE(panel->resultsModel()->rowCount(), 0);
+    }
+
+    void aSearchTooLargeIsRefusedBeforeItStarts()
+    {
+        // Mixtral 8x7B on 1,048,576 GPUs: its expert-parallel degrees make tens of millions
+        // of layouts, so the panel says so and starts no thread.
+        MainWindow window(false);
+        QVERIFY(window.openFile(kExample));
+        QVERIFY(waitForResults(window));
+        window.document()->edit("nodes", Field::Whole, [](Plan& plan) {
+            std::string error;
+            QVERIFY(modelFromPreset("mixtral-8x7b", &plan.model, &error));
+            plan.cluster.nodes = 131072;
+            plan.parallel.dp = 32768;
+            plan.parallel.interleave = 1;
+            plan.parallel.global_batch = 1 << 20;
+        });
+        QVERIFY(waitForResults(window));
+        QTRY_COMPARE(window.evaluator()->latest()->plan.cluster.nodes, 131072);
+        SearchPanel* panel = window.searchPanel();
+        panel->start();
+        QVERIFY(!panel->isRunning());
+        QVERIFY2(panel->statusText().contains("the search would evaluate") &&
+                     panel->statusText().contains("Largest TP"),
+                 qPrintable(panel->statusText()));
         QCOMPARE(panel->resultsModel()->rowCount(), 0);
     }
 

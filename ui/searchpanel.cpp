@@ -375,6 +375,17 @@ void SearchPanel::start()
     auto job = std::make_shared<Job>();
     job->base = m_latest->plan;
     job->options = options();
+    // A search too large to run is refused here, before a thread starts: counting the space
+    // evaluates nothing.
+    bool overBudget = false;
+    const std::string problem = searchProblem(job->base, job->options, &overBudget);
+    if (!problem.empty()) {
+        m_status->setText(
+            tr("Search not run: %1%2")
+                .arg(QString::fromStdString(problem),
+                     overBudget ? tr("; narrow it with Largest TP or Micro-batch") : QString()));
+        return;
+    }
     m_job = job;
     m_thread = QThread::create([job] {
         job->result =

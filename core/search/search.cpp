@@ -1,9 +1,12 @@
 #include "search.h"
 
+#include "searchspace.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -21,15 +24,6 @@ bool searchObjectiveFromName(const std::string& name, SearchObjective* objective
 
 namespace {
 
-std::vector<int> divisors(long long n)
-{
-    std::vector<int> out;
-    for (long long d = 1; d <= n; ++d)
-        if (n % d == 0)
-            out.push_back(static_cast<int>(d));
-    return out;
-}
-
 // The layout's fields as a tuple: the tie-break that makes rankings deterministic.
 auto key(const ParallelLayout& p)
 {
@@ -37,22 +31,110 @@ auto key(const ParallelLayout& p)
                            static_cast<int>(p.recompute), p.interleave, p.micro_batch);
 }
 
+// What the ranking keeps of a scored layout.
 struct Record
 {
     double score;
     double step_time_s;
     double memory_bytes;
     double tokens_per_s;
-    size_t index; ///< into the enumeration
+    ParallelLayout layout;
 };
 
+// Rank: score, then the layout's fields, so equal scores order the same on every run.
+bool better(const Record& a, const Record& b)
+{
+    if (a.score != b.score)
+        return a.score < b.score;
+    return key(a.layout) < key(b.layout);
+}
+
+// The best `k` records seen, by better(): a heap whose front is the worst kept, shared by
+// the search's threads. The kept set does not depend on the order records arrive in.
+class TopRecords
+{
+public:
+    explicit TopRecords(size_t k) : m_k(k) {}
+    void offer(const Record& r)
+    {
+        if (m_k == 0 || r.score > m_worst.load(std::memory_order_relaxed))
+            return;
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_heap.size() < m_k) {
+            m_heap.push_back(r);
+            std::push_heap(m_heap.begin(), m_heap.end(), better);
+        } else if (better(r, m_heap.front())) {
+            std::pop_heap(m_heap.begin(), m_heap.end(), better);
+            m_heap.back() = r;
+            std::push_heap(m_heap.begin(), m_heap.end(), better);
+        }
+        if (m_heap.size() == m_k)
+            m_worst.store(m_heap.front().score, std::memory_order_relaxed);
+    }
+    /// Best first.
+    std::vector<Record> sorted()
+    {
+        std::sort_heap(m_heap.begin(), m_heap.end(), better);
+        return std::move(m_heap);
+    }
+
+private:
+    size_t m_k;
+    std::mutex m_mutex;
+    std::vector<Record> m_heap;
+    std::atomic<double> m_worst{std::numeric_limits<double>::infinity()};
+};
+
+// The Pareto front of memory per GPU against step time, kept as records arrive. In the
+// order memory, step time, layout fields, a record belongs when it is faster than every
+// record before it; the members are that order's running minima of step time, so the front
+// holds the few records no other dominates and is the same for any arrival order.
+class ParetoFront
+{
+public:
+    void insert(const Record& r)
+    {
+        const auto at = std::lower_bound(m_members.begin(), m_members.end(), r, before);
+        if (at != m_members.begin() && std::prev(at)->step_time_s <= r.step_time_s)
+            return;
+        auto next = m_members.insert(at, r) + 1;
+        auto stop = next;
+        while (stop != m_members.end() && stop->step_time_s >= r.step_time_s)
+            ++stop;
+        m_members.erase(next, stop);
+    }
+    const std::vector<Record>& members() const { return m_members; } ///< least memory first
+
+private:
+    static bool before(const Record& a, const Record& b)
+    {
+        if (a.memory_bytes != b.memory_bytes)
+            return a.memory_bytes < b.memory_bytes;
+        if (a.step_time_s != b.step_time_s)
+            return a.step_time_s < b.step_time_s;
+        return key(a.layout) < key(b.layout);
+    }
+    std::vector<Record> m_members;
+};
+
+// What one thread saw: counts by outcome, its share of the Pareto front, and how many of
+// its scored layouts beat the plan the search started from.
 struct Tally
 {
     std::map<std::string, long long> rejected;
     std::map<std::string, long long> constrained;
     long long did_not_fit = 0;
-    std::vector<Record> records{};
+    long long scored = 0;
+    long long better_than_given = 0;
+    ParetoFront pareto{};
 };
+
+// How many of the indices [from, to) fall in `column` of rows `columns` wide.
+long long inColumn(long long from, long long to, int columns, int column)
+{
+    auto below = [&](long long x) { return x > column ? (x - column - 1) / columns + 1 : 0; };
+    return below(to) - below(from);
+}
 
 } // namespace
 
@@ -90,63 +172,19 @@ double searchScore(const StepCost& cost, int gpus, SearchObjective objective)
 std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options)
 {
     std::vector<ParallelLayout> layouts;
-    const long long gpus = base.cluster.totalGpus();
-    if (gpus < 1)
-        return layouts;
-    const bool moe = base.model.isMoe();
-    std::vector<int> microBatches;
-    for (int mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)
-        microBatches.push_back(mb);
-    ParallelLayout p = base.parallel;
-    // Candidates split their layers evenly and shard over all their data-parallel ranks; the
-    // base plan's own split (stage_layers, first/last) and HSDP groups fit its degrees only.
-    p.stage_layers.clear();
-    p.first_stage_layers = 0;
-    p.last_stage_layers = 0;
-    p.dp_shard = 0;
-    for (int tp : divisors(gpus)) {
-        for (int pp : divisors(gpus / tp)) {
-            for (int cp : divisors(gpus / tp / pp)) {
-                const int dp = static_cast<int>(gpus / tp / pp / cp);
-                const std::vector<int> eps =
-                    moe ? divisors(static_cast<long long>(dp) * cp) : std::vector<int>{1};
-                for (int ep : eps) {
-                    for (int zero = 0; zero <= 3; ++zero) {
-                        for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
-                            for (Recompute rc :
-                                 {Recompute::None, Recompute::Selective, Recompute::Full}) {
-                                const int maxInterleave =
-                                    pp > 1 ? std::max(1, options.max_interleave) : 1;
-                                for (int v = 1; v <= maxInterleave; ++v) {
-                                    for (int mb : microBatches) {
-                                        p.tp = tp;
-                                        p.pp = pp;
-                                        p.cp = cp;
-                                        p.dp = dp;
-                                        p.ep = ep;
-                                        p.zero = zero;
-                                        p.sequence_parallel = sp == 1;
-                                        p.recompute = rc;
-                                        p.interleave = v;
-                                        p.micro_batch = mb;
-                                        layouts.push_back(p);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    const LayoutSpace space(base, options);
+    space.forEachBlock([&](const LayoutSpace::Block& block) {
+        for (long long i = 0; i < block.size(); ++i)
+            layouts.push_back(space.layout(block, i));
+        return true;
+    });
     return layouts;
 }
 
-namespace {
-
-// Why the options cannot be searched ("" when they can).
-std::string searchOptionsProblem(const Plan& base, const SearchOptions& options)
+std::string searchProblem(const Plan& base, const SearchOptions& options, bool* overBudget)
 {
+    if (overBudget)
+        *overBudget = false;
     const long long gpus = base.cluster.totalGpus();
     if (gpus < 1) {
         return "the cluster has no GPUs";
@@ -162,10 +200,35 @@ std::string searchOptionsProblem(const Plan& base, const SearchOptions& options)
     if (options.constraints.min_headroom < 0 || options.constraints.min_headroom >= 1) {
         return "the memory headroom constraint must lie in [0, 1)";
     }
+    const LayoutSpace space(base, options);
+    if (space.toEvaluate() > kMaxSearchLayouts || space.stagesToEvaluate() > kMaxSearchStages) {
+        if (overBudget)
+            *overBudget = true;
+        if (space.toEvaluate() > kMaxSearchLayouts)
+            return "the search would evaluate " + std::to_string(space.toEvaluate()) +
+                   " layouts (more than " + std::to_string(kMaxSearchLayouts) + ")";
+        return "the search would cost " + std::to_string(space.stagesToEvaluate()) +
+               " pipeline stages over its " + std::to_string(space.toEvaluate()) +
+               " layouts (more than " + std::to_string(kMaxSearchStages) + ")";
+    }
+    // Each of the top N keeps its step cost: the collectives, the links and every stage.
+    const double perCandidate = sizeof(SearchCandidate) + 12.0 * sizeof(CollectiveCost) +
+                                8.0 * sizeof(LinkUse) + 1024 +
+                                double(space.deepestCosted()) * sizeof(StageCost);
+    const double topBytes = std::max(0, options.top) * perCandidate;
+    if (topBytes > kMaxSearchTopBytes) {
+        return "the top " + std::to_string(options.top) + " layouts of up to " +
+               std::to_string(space.deepestCosted()) + " pipeline stages would hold about " +
+               std::to_string(static_cast<long long>(topBytes / 1e6)) + " MB (more than " +
+               std::to_string(static_cast<long long>(kMaxSearchTopBytes / 1e6)) +
+               "); ask for fewer";
+    }
     return {};
 }
 
-// One search: the enumerated layouts, their scores, and the ranking built from them.
+namespace {
+
+// One search: the space, the scores, and the ranking kept from them.
 struct SearchRun
 {
     const Plan& base;
@@ -174,19 +237,26 @@ struct SearchRun
     const std::atomic<bool>* cancel;
     const std::function<void(double)>& progress;
     SearchResult& result;
-    const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
+    const LayoutSpace space{base, options};
     const StepEngine engine{base.cluster, catalog};
     const long long gpus = base.cluster.totalGpus();
-    std::vector<Record> records{};
+    TopRecords top{static_cast<size_t>(std::max(0, options.top))};
+    StepCost givenCost{};
+    std::atomic<bool> stopped{false};
+    std::atomic<long long> nextBlock{0};
 
+    void evaluateGiven();
     void score();
+    void scoreBlocks(bool reports, Tally& tally);
+    void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
+                    Tally& tally);
+    void scoreLayout(Plan& plan, Tally& tally);
     void rank();
     void rankGiven();
-    void paretoFront();
     SearchCandidate candidate(const Record& r) const
     {
         SearchCandidate c;
-        c.layout = layouts[r.index];
+        c.layout = r.layout;
         c.score = r.score;
         c.step_time_s = r.step_time_s;
         c.memory_bytes = r.memory_bytes;
@@ -198,62 +268,121 @@ struct SearchRun
     }
 };
 
-// Scores every layout, on `options.threads` threads, tallying what is rejected and why.
+// The plan the search started from, scored the same way, so that the scoring can count the
+// layouts that beat it.
+void SearchRun::evaluateGiven()
+{
+    givenCost = engine.evaluate(base);
+    if (!givenCost.ok) {
+        result.given_problem =
+            "[" + givenCost.issues.front().rule + "] " + givenCost.issues.front().message;
+    } else if (!givenCost.fits) {
+        result.given_problem = "does not fit in memory";
+    } else {
+        result.given_ok = true;
+        SearchCandidate& g = result.given;
+        g.layout = base.parallel;
+        g.score = searchScore(givenCost, static_cast<int>(gpus), options.objective);
+        g.step_time_s = givenCost.step_time_s;
+        g.memory_bytes = givenCost.max_stage_total_bytes;
+        g.tokens_per_s = givenCost.metrics.tokens_per_s;
+        g.cost = givenCost;
+    }
+}
+
+// Scores the layout in `plan.parallel`, tallying what is rejected and why.
+void SearchRun::scoreLayout(Plan& plan, Tally& tally)
+{
+    const SearchConstraints& limits = options.constraints;
+    const StepCost cost = engine.evaluate(plan);
+    if (!cost.ok) {
+        ++tally.rejected[cost.issues.empty() ? "invalid" : cost.issues.front().rule];
+        return;
+    }
+    if (!cost.fits) {
+        ++tally.did_not_fit;
+        return;
+    }
+    if (limits.min_headroom > 0 &&
+        cost.hbm_bytes - cost.max_stage_total_bytes < limits.min_headroom * cost.hbm_bytes) {
+        ++tally.constrained["headroom"];
+        return;
+    }
+    const Record r{searchScore(cost, static_cast<int>(gpus), options.objective), cost.step_time_s,
+                   cost.max_stage_total_bytes, cost.metrics.tokens_per_s, plan.parallel};
+    ++tally.scored;
+    if (result.given_ok && r.score < result.given.score)
+        ++tally.better_than_given;
+    top.offer(r);
+    tally.pareto.insert(r);
+}
+
+// Layouts [from, to) of a block. Constraints on the layout alone come first and need no
+// evaluation: a whole block out of them, or the columns off the fixed micro-batch, are
+// counted without being visited.
+void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long long to,
+                           Plan& plan, Tally& tally)
+{
+    const std::string exclusion = space.blockExclusion(block);
+    if (exclusion == "max-tp" || space.fixedColumn() == -2) {
+        tally.constrained[exclusion == "max-tp" ? "max-tp" : "micro-batch"] += to - from;
+        return;
+    }
+    const int fixed = space.fixedColumn();
+    const long long kept = fixed >= 0 ? inColumn(from, to, block.columns, fixed) : to - from;
+    if (kept < to - from)
+        tally.constrained["micro-batch"] += to - from - kept;
+    if (kept == 0)
+        return;
+    if (!exclusion.empty()) {
+        tally.constrained[exclusion] += kept;
+        return;
+    }
+    const long long step = fixed >= 0 ? block.columns : 1;
+    long long index = from;
+    if (fixed >= 0)
+        index += ((fixed - from % block.columns) + block.columns) % block.columns;
+    for (; index < to; index += step) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            stopped = true;
+            return;
+        }
+        plan.parallel = space.layout(block, index);
+        scoreLayout(plan, tally);
+    }
+}
+
+// Blocks of the space, on one thread: each takes the next block no thread has claimed, so
+// the threads share the work however unevenly it falls across the space.
+void SearchRun::scoreBlocks(bool reports, Tally& tally)
+{
+    Plan plan = base;
+    long long index = 0;
+    long long claimed = nextBlock.fetch_add(1);
+    space.forEachBlock([&](const LayoutSpace::Block& block) {
+        if (stopped)
+            return false;
+        if (index++ != claimed)
+            return true;
+        claimed = nextBlock.fetch_add(1);
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            stopped = true;
+            return false;
+        }
+        if (reports && progress)
+            progress(double(block.first) / double(std::max(1LL, space.size())));
+        scoreBlock(block, 0, block.size(), plan, tally);
+        return !stopped;
+    });
+}
+
+// Scores every layout, on `options.threads` threads. What is kept (counts, the top N, the
+// Pareto front) does not depend on which thread scored what.
 void SearchRun::score()
 {
-    const int gpusPerNode = base.cluster.gpusPerNode();
-    const SearchConstraints& limits = options.constraints;
     const int threads = std::max(1, std::min(options.threads, 256));
     std::vector<Tally> tallies(static_cast<size_t>(threads));
-    std::atomic<bool> stopped{false};
-    auto work = [&](int t) {
-        Tally& tally = tallies[static_cast<size_t>(t)];
-        const size_t begin = layouts.size() * static_cast<size_t>(t) / threads;
-        const size_t end = layouts.size() * static_cast<size_t>(t + 1) / threads;
-        Plan plan = base;
-        for (size_t i = begin; i < end; ++i) {
-            if (((i - begin) & 1023) == 0) {
-                if (cancel && cancel->load(std::memory_order_relaxed)) {
-                    stopped = true;
-                    return;
-                }
-                if (t == 0 && progress)
-                    progress(double(i - begin) / std::max<size_t>(1, end - begin));
-            }
-            const ParallelLayout& p = layouts[i];
-            // Constraints on the layout alone come first; they need no evaluation.
-            if (limits.max_tp > 0 && p.tp > limits.max_tp) {
-                ++tally.constrained["max-tp"];
-                continue;
-            }
-            if (limits.fixed_micro_batch > 0 && p.micro_batch != limits.fixed_micro_batch) {
-                ++tally.constrained["micro-batch"];
-                continue;
-            }
-            if (limits.pp_across_nodes && p.pp > 1 && groupStrides(p).pp < gpusPerNode) {
-                ++tally.constrained["pp-across-nodes"];
-                continue;
-            }
-            plan.parallel = p;
-            const StepCost cost = engine.evaluate(plan);
-            if (!cost.ok) {
-                ++tally.rejected[cost.issues.empty() ? "invalid" : cost.issues.front().rule];
-                continue;
-            }
-            if (!cost.fits) {
-                ++tally.did_not_fit;
-                continue;
-            }
-            if (limits.min_headroom > 0 && cost.hbm_bytes - cost.max_stage_total_bytes <
-                                               limits.min_headroom * cost.hbm_bytes) {
-                ++tally.constrained["headroom"];
-                continue;
-            }
-            tally.records.push_back({searchScore(cost, static_cast<int>(gpus), options.objective),
-                                     cost.step_time_s, cost.max_stage_total_bytes,
-                                     cost.metrics.tokens_per_s, i});
-        }
-    };
+    auto work = [&](int t) { scoreBlocks(t == 0, tallies[static_cast<size_t>(t)]); };
     if (threads == 1) {
         work(0);
     } else {
@@ -265,31 +394,27 @@ void SearchRun::score()
     }
     result.cancelled = stopped.load();
 
+    ParetoFront pareto;
     for (Tally& tally : tallies) {
         for (const auto& [rule, count] : tally.rejected)
             result.rejected[rule] += count;
         for (const auto& [rule, count] : tally.constrained)
             result.constrained[rule] += count;
         result.did_not_fit += tally.did_not_fit;
-        records.insert(records.end(), tally.records.begin(), tally.records.end());
+        result.scored += tally.scored;
+        result.given_rank += tally.better_than_given;
+        for (const Record& r : tally.pareto.members())
+            pareto.insert(r);
     }
-    result.scored = static_cast<long long>(records.size());
+    for (const Record& r : pareto.members())
+        result.pareto.push_back(candidate(r));
 }
 
 // The top N by score, each with the component that costs it most against the best.
 void SearchRun::rank()
 {
-    // Rank: score, then the layout's fields, so equal scores order the same on every run.
-    auto better = [&](const Record& a, const Record& b) {
-        if (a.score != b.score)
-            return a.score < b.score;
-        return key(layouts[a.index]) < key(layouts[b.index]);
-    };
-    const size_t topCount = std::min(records.size(), static_cast<size_t>(std::max(0, options.top)));
-    std::partial_sort(records.begin(), records.begin() + static_cast<long>(topCount), records.end(),
-                      better);
-    for (size_t i = 0; i < topCount; ++i)
-        result.top.push_back(candidate(records[i]));
+    for (const Record& r : top.sorted())
+        result.top.push_back(candidate(r));
     // Why each loses to the best: the breakdown component that grew the most.
     if (!result.top.empty()) {
         const StepBreakdown& best = result.top.front().cost.breakdown;
@@ -312,60 +437,23 @@ void SearchRun::rank()
     }
 }
 
+// The plan the search started from against the best: its rank (1 = best) and the
+// components it loses most on.
 void SearchRun::rankGiven()
 {
-    // The plan the search started from, against the best.
-    const StepCost cost = engine.evaluate(base);
-    {
-        if (!cost.ok) {
-            result.given_problem =
-                "[" + cost.issues.front().rule + "] " + cost.issues.front().message;
-        } else if (!cost.fits) {
-            result.given_problem = "does not fit in memory";
-        } else {
-            result.given_ok = true;
-            SearchCandidate& g = result.given;
-            g.layout = base.parallel;
-            g.score = searchScore(cost, static_cast<int>(gpus), options.objective);
-            g.step_time_s = cost.step_time_s;
-            g.memory_bytes = cost.max_stage_total_bytes;
-            g.tokens_per_s = cost.metrics.tokens_per_s;
-            g.cost = cost;
-            result.given_rank = 1;
-            for (const Record& r : records)
-                result.given_rank += r.score < g.score ? 1 : 0;
-            if (!result.top.empty()) {
-                const StepBreakdown& best = result.top.front().cost.breakdown;
-                for (const BreakdownComponent& component : kBreakdownComponents) {
-                    const double delta = cost.breakdown.*component.field - best.*component.field;
-                    if (delta > 1e-3 * result.top.front().step_time_s)
-                        result.given_behind.emplace_back(component.label, delta);
-                }
-                std::sort(result.given_behind.begin(), result.given_behind.end(),
-                          [](const auto& a, const auto& b) { return a.second > b.second; });
-            }
-        }
+    if (!result.given_ok)
+        return;
+    result.given_rank += 1;
+    if (result.top.empty())
+        return;
+    const StepBreakdown& best = result.top.front().cost.breakdown;
+    for (const BreakdownComponent& component : kBreakdownComponents) {
+        const double delta = givenCost.breakdown.*component.field - best.*component.field;
+        if (delta > 1e-3 * result.top.front().step_time_s)
+            result.given_behind.emplace_back(component.label, delta);
     }
-}
-
-void SearchRun::paretoFront()
-{
-    // Pareto front of memory per GPU against step time: sorted by memory, a plan joins when
-    // it is faster than every plan needing no more memory.
-    std::sort(records.begin(), records.end(), [&](const Record& a, const Record& b) {
-        if (a.memory_bytes != b.memory_bytes)
-            return a.memory_bytes < b.memory_bytes;
-        if (a.step_time_s != b.step_time_s)
-            return a.step_time_s < b.step_time_s;
-        return key(layouts[a.index]) < key(layouts[b.index]);
-    });
-    double fastest = std::numeric_limits<double>::infinity();
-    for (const Record& r : records) {
-        if (r.step_time_s < fastest) {
-            fastest = r.step_time_s;
-            result.pareto.push_back(candidate(r));
-        }
-    }
+    std::sort(result.given_behind.begin(), result.given_behind.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 
 } // namespace
@@ -383,15 +471,15 @@ SearchResult searchPlans(const Plan& plan_, const HardwareCatalog& catalog,
         base.training.stack =
             fsdpStyleStack(plan_) ? TrainingStack::PyTorch : TrainingStack::Megatron;
     SearchResult result;
-    result.error = searchOptionsProblem(base, options);
+    result.error = searchProblem(base, options, &result.over_budget);
     if (!result.error.empty())
         return result;
     SearchRun run{base, catalog, options, cancel, progress, result};
-    result.space = static_cast<long long>(run.layouts.size());
+    result.space = run.space.size();
+    run.evaluateGiven();
     run.score();
     run.rank();
     run.rankGiven();
-    run.paretoFront();
     result.ok = true;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -77,6 +77,7 @@ struct SearchResult
     std::vector<SearchCandidate> top;    ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
+    bool over_budget = false; ///< refused: over kMaxSearchLayouts or kMaxSearchStages
     double seconds = 0;
 
     /// The plan the search started from, scored the same way and set against the best:
@@ -92,8 +93,27 @@ struct SearchResult
 };
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
-/// order; the search and its tests share this enumeration, not the scoring.
+/// order; the search and its tests share this enumeration, not the scoring. It lists the
+/// whole space: for tests over small spaces (the search itself walks a LayoutSpace).
 std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options);
+
+/// The most layouts one search evaluates with the engine (those left after the constraints
+/// on the layout alone: largest TP, fixed micro-batch, stages across nodes), and the most
+/// pipeline stages they may hold in all (an evaluation costs each stage; layouts a rule
+/// refuses for their depth are not counted). Both are set from measured throughput so that
+/// a search ends within about 10 s on one core; a larger search is refused before it
+/// starts, never cut short. See docs/limits.md.
+inline constexpr long long kMaxSearchLayouts = 4'000'000;
+inline constexpr long long kMaxSearchStages = 16'000'000;
+/// The most memory the ranked top N may hold: each keeps its full step cost, per stage.
+inline constexpr double kMaxSearchTopBytes = 250e6;
+
+/// Why `base` cannot be searched with `options` ("" when it can): an objective without its
+/// inputs, a bad constraint, more layouts or stages to evaluate than kMaxSearchLayouts or
+/// kMaxSearchStages (then `*overBudget` is set), or a top N too large to hold. Counts the space
+/// without evaluating or listing it.
+std::string searchProblem(const Plan& base, const SearchOptions& options,
+                          bool* overBudget = nullptr);
 
 /// The score of a cost under an objective (lower is better; tokens/s per GPU is negated).
 double searchScore(const StepCost& cost, int gpus, SearchObjective objective);

@@ -63,6 +63,20 @@ void BM_EvaluateGpt3On64(benchmark::State& state)
 }
 BENCHMARK(BM_EvaluateGpt3On64);
 
+// One evaluation grows with the pipeline depth: each stage is costed, its data-parallel
+// collectives included. A 16,384-layer model (the largest model.layers) on 1,048,576 H100s
+// (131,072 DGX H100 nodes), tp 8, at pp = the argument; the search's layout budget weighs
+// each layout by its stage count from these figures (kSearchStageWeight in search.h).
+void BM_EvaluateDeepPipeline(benchmark::State& state)
+{
+    const int pp = static_cast<int>(state.range(0));
+    Plan p = plan("llama3-405b", "dgx-h100", 131072, 8, pp, 131072 / pp, 8192);
+    p.model.layers = 16384;
+    p.parallel.global_batch = 131072 / pp * 64;
+    run(state, p);
+}
+BENCHMARK(BM_EvaluateDeepPipeline)->Arg(1)->Arg(64)->Arg(1024)->Arg(16384);
+
 // The search over every layout of Llama 3 405B on 16,384 H100s (2,048 DGX H100 nodes),
 // global batch 2,048 sequences of 8,192 tokens (Llama 3's 16M tokens per step). Target: at
 // least 500,000 plans per second on one core, the whole space in under a second. Argument:

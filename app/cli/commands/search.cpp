@@ -236,7 +236,10 @@ int runSearch(const Args& args, std::ostream& out)
     const SearchOptions search = searchFromArgs(args);
     const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), search);
     if (!result.ok)
-        throw UsageError(result.error);
+        throw UsageError(result.error + (result.over_budget
+                                             ? "; narrow it with --max-tp, --micro-batch, "
+                                               "--max-interleave or --max-micro-batch"
+                                             : ""));
     if (args.flag("--json"))
         printSearchJson(plan, search, result, out);
     else
