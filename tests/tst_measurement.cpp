@@ -140,7 +140,8 @@ private slots:
         QTest::newRow("log busbw of 1e12 GB/s")
             << "all_reduce_8xh200.log"
             << "31.17   54.54"
-            << "31.17   1e12" << 1 << "busbw must be a number from 0 to 100,000 GB/s (got 1,000,000,000,000)";
+            << "31.17   1e12" << 1
+            << "busbw must be a number from 0 to 100,000 GB/s (got 1,000,000,000,000)";
         QTest::newRow("JSON time of 1e308 us")
             << "all_reduce_8xh200.json"
             << "\"time\": 34.2,"
@@ -178,8 +179,7 @@ private slots:
         QTest::newRow("probe HBM of 1e300 bytes")
             << "probe-compute-2xh100.jsonl"
             << "\"bytes\":2147483648"
-            << "\"bytes\":1e300" << 1
-            << "bytes must be a number from 1 to 1e15 bytes (got 1e300)";
+            << "\"bytes\":1e300" << 1 << "bytes must be a number from 1 to 1e15 bytes (got 1e300)";
     }
     void aValueOutOfRangeSkipsItsRowWithAWarning()
     {
