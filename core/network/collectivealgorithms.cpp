@@ -15,7 +15,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // NCCL's latency model (src/graph/tuning.cc, v2.30), in microseconds, indexed LL, LL128,
-// Simple. Quoted in shared/reference/collectives-and-measurement.md section 4.
+// Simple (NVIDIA/nccl on GitHub).
 constexpr double kBaseRingUs[3] = {6.6, 14.0, 8.4};
 constexpr double kBaseTreeUs[3] = {6.8, 14.0, 8.4};
 constexpr double kHopNVLinkRingUs[3] = {0.6, 1.9, 3.4};
