@@ -1,4 +1,5 @@
 #include "clicommands.h"
+#include "qtnotices.h"
 
 #include <QCoreApplication>
 
@@ -9,29 +10,11 @@
 #endif
 
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
-
-namespace {
-
-// Qt's own notices ("QStandardPaths: XDG_RUNTIME_DIR not set", "QFSFileEngine::open: No file
-// name specified") speak to developers; the CLI's promise is one "error:" line or none.
-// PARAPLAN_QT_MESSAGES=1 shows them again; a fatal one always shows.
-void qtMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
-{
-    static const bool shown = qEnvironmentVariableIntValue("PARAPLAN_QT_MESSAGES") != 0;
-    if (shown || type == QtFatalMsg)
-        std::fprintf(stderr, "qt: %s\n", qPrintable(message));
-    if (type == QtFatalMsg)
-        std::abort();
-}
-
-} // namespace
 
 int main(int argc, char** argv)
 {
-    qInstallMessageHandler(qtMessages);
+    paraplan::quietQtNotices();
 #ifdef SIGXFSZ
     // A write past the file-size limit (ulimit -f) fails with EFBIG and is reported, like a
     // full disk, instead of killing the process.

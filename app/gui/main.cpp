@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "measurepanel.h"
 #include "paraplan_version.h"
+#include "qtnotices.h"
 #include "searchpanel.h"
 
 #include <QApplication>
@@ -104,6 +105,7 @@ QStringList tabNames(const paraplan::ui::MainWindow& window)
 
 int main(int argc, char** argv)
 {
+    paraplan::quietQtNotices();
 #ifdef SIGXFSZ
     // A save past the file-size limit fails with EFBIG and is reported (the plan kept),
     // instead of the window being killed with the user's work.
@@ -155,7 +157,8 @@ int main(int argc, char** argv)
         // Scripted: a plan that cannot be opened ends here, never with a picture of the
         // example plan under its name.
         if (!file.isEmpty() && !window.openFile(file, &error))
-            return fail(QString("%1: %2").arg(file, error));
+            return fail(error.contains("'" + file + "'") ? error
+                                                         : QString("%1: %2").arg(file, error));
     } else {
         // Offers what a window that did not close cleanly left (never a running window's),
         // and asks before the named file would take the recovered plan's place.
@@ -166,7 +169,9 @@ int main(int argc, char** argv)
         if (headless)
             return fail(QString("--import-measurements %1: %2")
                             .arg(parser.value(options.measurements), error));
-        qWarning("%s", qPrintable(error));
+        std::fprintf(stderr, "warning: --import-measurements %s: %s\n",
+                     qPrintable(parser.value(options.measurements)),
+                     qPrintable(paraplan::gui::oneLine(error)));
     }
     if (size.isValid()) {
         // The size asked for, even below what the layout would like (it squeezes): a set
