@@ -141,11 +141,11 @@ private slots:
         QTest::newRow("two plans") << (shot + QStringList{kExample}) << "one plan at most";
         QTest::newRow("missing plan")
             << QStringList{"/nonexistent/plan.json", "--screenshot", "SHOT"}
-            << "/nonexistent/plan.json: ";
-        QTest::newRow("/dev/zero")
-            << QStringList{"/dev/zero", "--screenshot", "SHOT"} << "/dev/zero: ";
-        QTest::newRow("folder as plan")
-            << QStringList{QDir::tempPath(), "--screenshot", "SHOT"} << QDir::tempPath() + ": ";
+            << "cannot open '/nonexistent/plan.json': No such file";
+        QTest::newRow("/dev/zero") << QStringList{"/dev/zero", "--screenshot", "SHOT"}
+                                   << "'/dev/zero' is not a regular file";
+        QTest::newRow("folder as plan") << QStringList{QDir::tempPath(), "--screenshot", "SHOT"}
+                                        << "'" + QDir::tempPath() + "' is a directory";
         QTest::newRow("measurements missing")
             << (shot + QStringList{"--import-measurements", "/nonexistent/run.jsonl"})
             << "--import-measurements /nonexistent/run.jsonl: ";
