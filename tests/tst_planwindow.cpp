@@ -357,6 +357,13 @@ private slots:
         QString error;
         QVERIFY(!window.plots().front()->exportTo(dir.filePath("x.bmp2"), &error));
         QVERIFY(error.contains("unknown image format"));
+        // Only whole images replace a file, and nothing is left beside it.
+        QVERIFY(!window.plots().front()->exportTo(dir.path(), &error));
+        QVERIFY(error.contains("not a regular file"));
+        QVERIFY(!window.plots().front()->exportTo(dir.filePath("no/such/dir/x.png"), &error));
+        const QStringList left =
+            QDir(dir.path()).entryList(QStringList{"*.part-*"}, QDir::Files | QDir::Hidden);
+        QVERIFY2(left.isEmpty(), qPrintable(left.join(", ")));
     }
 
     void unsavedWorkIsRecovered()

@@ -5,6 +5,9 @@
 
 #include <qcustomplot.h>
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -15,6 +18,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <cstdio>
 
 namespace paraplan::ui {
 
@@ -148,11 +152,21 @@ int PlotView::pointCount(const QString& series) const
     return 0;
 }
 
-bool PlotView::exportTo(const QString& path, QString* error, QSize size)
+bool PlotView::exportTo(const QString& target, QString* error, QSize size)
 {
     const int w = size.isValid() ? size.width() : m_plot->width();
     const int h = size.isValid() ? size.height() : m_plot->height();
-    const QString suffix = QFileInfo(path).suffix().toLower();
+    const QFileInfo info(target);
+    const QString suffix = info.suffix().toLower();
+    if (info.exists() && !info.isFile()) {
+        *error = "could not write " + target + ": it is not a regular file";
+        return false;
+    }
+    // Drawn into a temporary beside the target and renamed over it only once complete: a
+    // failed export leaves the old image as it was.
+    const QString path =
+        info.dir().filePath("." + info.fileName() + ".part-" +
+                            QString::number(QCoreApplication::applicationPid()) + "." + suffix);
     bool ok = false;
     if (suffix == "png") {
         ok = m_plot->savePng(path, w, h, 2.0);
@@ -175,8 +189,14 @@ bool PlotView::exportTo(const QString& path, QString* error, QSize size)
         *error = "unknown image format '" + suffix + "' (use .png, .pdf or .svg)";
         return false;
     }
-    if (!ok)
-        *error = "could not write " + path;
+    ok = ok && QFileInfo(path).size() > 0;
+    if (ok && std::rename(QFile::encodeName(path).constData(),
+                          QFile::encodeName(target).constData()) != 0)
+        ok = false;
+    if (!ok) {
+        QFile::remove(path);
+        *error = "could not write " + target;
+    }
     return ok;
 }
 
