@@ -251,6 +251,11 @@ private slots:
         QTest::newRow("absurd vocab")
             << R"({"model_type":"gpt2","n_embd":64,"n_layer":2,"n_head":8,"vocab_size":1e12})"
             << "config.vocab_size: 1000000000000 is outside 1..134217728";
+        QTest::newRow("context window beyond 64 bits") // found by fuzz_hfconfig
+            << R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+                  "num_attention_heads":8,"intermediate_size":64,"vocab_size":100,
+                  "max_position_embeddings":32e68})"
+            << "config.max_position_embeddings: 3.2e+69 is outside 1..16777216";
         QTest::newRow("absurd experts")
             << R"({"model_type":"qwen3_moe","hidden_size":64,"num_hidden_layers":2,
                   "num_attention_heads":8,"intermediate_size":64,"vocab_size":100,

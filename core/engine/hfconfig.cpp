@@ -9,6 +9,7 @@
 #include <QJsonArray>
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace paraplan {
@@ -87,10 +88,14 @@ public:
             if (!value.isDouble() || !std::isfinite(number) || number != std::floor(number)) {
                 m_errors->push_back("config." + std::string(key) + ": not a whole number");
             } else if (number < lo || number > hi) {
-                m_errors->push_back("config." + std::string(key) + ": " +
-                                    std::to_string(static_cast<long long>(number)) +
-                                    " is outside " + std::to_string(lo) + ".." +
-                                    std::to_string(hi));
+                // Printed whole while it fits 64 bits (3.2e69 would overflow the cast).
+                char text[32];
+                if (std::fabs(number) < 9e18)
+                    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(number));
+                else
+                    std::snprintf(text, sizeof text, "%.6g", number);
+                m_errors->push_back("config." + std::string(key) + ": " + text + " is outside " +
+                                    std::to_string(lo) + ".." + std::to_string(hi));
             } else {
                 *out = static_cast<int>(number);
             }
