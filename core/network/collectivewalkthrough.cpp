@@ -17,7 +17,8 @@ using units::formatSeconds;
 
 const char* kRingSource =
     "formula: bandwidth-optimal ring = reduce-scatter then all-gather (Patarasuk and Yuan 2009)";
-const char* kNcclTestsSource = "formula: nccl-tests doc/PERFORMANCE.md definitions (NVIDIA/nccl-tests)";
+const char* kNcclTestsSource =
+    "formula: nccl-tests doc/PERFORMANCE.md definitions (NVIDIA/nccl-tests)";
 const char* kNcclLatencySource =
     "formula: NCCL's latency model, src/graph/tuning.cc v2.30 (NVIDIA/nccl)";
 

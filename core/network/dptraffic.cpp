@@ -73,8 +73,7 @@ Derivation deriveDataParallelTraffic(int zero_stage, double params, double bytes
     d.add("Model state per GPU (mixed-precision Adam, K = 12)",
           kMemoryFormula[zero_stage < 0 ? 0 : (zero_stage > 3 ? 3 : zero_stage)],
           "K = 12 bytes (fp32 master, momentum, variance), N = " + std::to_string(n),
-          formatBytes(state), state, "B",
-          "formula: Rajbhandari et al. 2020, section 3");
+          formatBytes(state), state, "B", "formula: Rajbhandari et al. 2020, section 3");
     return d;
 }
 

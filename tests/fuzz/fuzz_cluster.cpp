@@ -14,13 +14,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     ClusterSpec cluster;
     std::vector<std::string> errors;
     if (!clusterFromJsonText(input, "fuzz", {}, &cluster, &errors, catalog)) {
-        fuzz::require(!errors.empty(), "a refused cluster names its problem");
+        FUZZ_ASSERT(!errors.empty(), "a refused cluster names its problem");
         return 0;
     }
     ClusterSpec again;
     std::vector<std::string> againErrors;
     const std::string written = clusterToJsonText(cluster);
-    fuzz::requireReadBack(clusterFromJsonText(written, "fuzz", {}, &again, &againErrors, catalog),
+    FUZZ_ASSERT_READ_BACK(clusterFromJsonText(written, "fuzz", {}, &again, &againErrors, catalog),
                           "a cluster", written, againErrors);
     return 0;
 }

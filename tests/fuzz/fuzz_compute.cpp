@@ -21,11 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             std::string problem;
             const std::string type = record.value("type").toString().toStdString();
             if (!readComputeRecord(record, type, &compute, &problem))
-                fuzz::require(!problem.empty(), "a refused record names its problem");
+                FUZZ_ASSERT(!problem.empty(), "a refused record names its problem");
         }
         start = end + 1;
     }
     for (const char* dtype : {"bf16", "fp16", "fp8"})
-        fuzz::requireFinite(measuredGemmTflops(compute, dtype, 0, nullptr), "GEMM TFLOP/s");
+        FUZZ_ASSERT_FINITE(measuredGemmTflops(compute, dtype, 0, nullptr), "GEMM TFLOP/s");
     return 0;
 }

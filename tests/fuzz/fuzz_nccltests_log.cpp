@@ -9,12 +9,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     MeasurementRun run;
     std::string error;
     if (!parseNcclTestsLog(fuzz::text(data, size), &run, &error, "all_reduce_perf.log")) {
-        fuzz::require(!error.empty(), "a refused log names its problem");
+        FUZZ_ASSERT(!error.empty(), "a refused log names its problem");
         return 0;
     }
     for (const AlphaBetaFit& fit : fitRun(run)) {
-        fuzz::requireFinite(fit.alpha_s, "alpha_s");
-        fuzz::requireFinite(fit.busbw_GBps, "busbw_GBps");
+        FUZZ_ASSERT_FINITE(fit.alpha_s, "alpha_s");
+        FUZZ_ASSERT_FINITE(fit.busbw_GBps, "busbw_GBps");
     }
     run.describe();
     return 0;

@@ -15,21 +15,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     Plan plan;
     std::vector<std::string> errors;
     if (!planFromJsonText(input, fuzz::kBaseDir, &plan, &errors, catalog)) {
-        fuzz::require(!errors.empty(), "a refused plan names its problem");
+        FUZZ_ASSERT(!errors.empty(), "a refused plan names its problem");
         return 0;
     }
     const std::string written = planToJsonText(plan, catalog);
     Plan again;
     std::vector<std::string> againErrors;
-    fuzz::requireReadBack(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
+    FUZZ_ASSERT_READ_BACK(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
                           "a plan", written, againErrors);
     // Building the collective model grows with the cluster; keep the evaluations small.
     if (validatePlan(plan, catalog).empty() && plan.cluster.totalGpus() <= 4096) {
         const StepCost cost = StepEngine(plan.cluster, catalog).evaluate(plan);
         if (cost.ok) {
-            fuzz::requireFinite(cost.step_time_s, "step_time_s");
-            fuzz::requireFinite(cost.metrics.mfu, "mfu");
-            fuzz::requireFinite(cost.hbm_bytes, "hbm_bytes");
+            FUZZ_ASSERT_FINITE(cost.step_time_s, "step_time_s");
+            FUZZ_ASSERT_FINITE(cost.metrics.mfu, "mfu");
+            FUZZ_ASSERT_FINITE(cost.hbm_bytes, "hbm_bytes");
         }
     }
     return 0;

@@ -17,10 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     parser.finish();
     const MeasurementRun& run = parser.run();
     for (const AlphaBetaFit& fit : fitRun(run)) {
-        fuzz::requireFinite(fit.alpha_s, "alpha_s");
-        fuzz::requireFinite(fit.busbw_GBps, "busbw_GBps");
+        FUZZ_ASSERT_FINITE(fit.alpha_s, "alpha_s");
+        FUZZ_ASSERT_FINITE(fit.busbw_GBps, "busbw_GBps");
     }
-    fuzz::requireFinite(measuredGemmTflops(run.compute, "bf16", 4096, nullptr), "GEMM TFLOP/s");
+    FUZZ_ASSERT_FINITE(measuredGemmTflops(run.compute, "bf16", 4096, nullptr), "GEMM TFLOP/s");
     run.describe();
     return 0;
 }

@@ -9,12 +9,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     TrainingLog log;
     std::string error;
     if (!parseTrainingLog(fuzz::text(data, size), "train.log", &log, &error)) {
-        fuzz::require(!error.empty(), "a refused log names its problem");
+        FUZZ_ASSERT(!error.empty(), "a refused log names its problem");
         return 0;
     }
     int used = 0;
     std::string steadyError;
     const double t = steadyStepTime(log, 2, 4096, &used, &steadyError);
-    fuzz::requireFinite(t, "steady step time");
+    FUZZ_ASSERT_FINITE(t, "steady step time");
     return 0;
 }

@@ -13,9 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string input = fuzz::text(data, size);
     std::string error;
     if (const auto bytes = parseBytes(input, &error))
-        fuzz::requireFinite(*bytes, "bytes");
+        FUZZ_ASSERT_FINITE(*bytes, "bytes");
     if (const auto seconds = parseSeconds(input, &error))
-        fuzz::requireFinite(*seconds, "seconds");
+        FUZZ_ASSERT_FINITE(*seconds, "seconds");
     parseNumber(input);
     Dtype dtype;
     parseDtype(input, &dtype);

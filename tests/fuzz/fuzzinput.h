@@ -19,7 +19,7 @@ inline std::string text(const uint8_t* data, size_t size)
 }
 
 /// Aborts with `what` when `value` is inf or nan: a reader must never hand those on.
-inline void requireFinite(double value, const char* what)
+inline void checkFinite(double value, const char* what)
 {
     if (!std::isfinite(value)) {
         std::fprintf(stderr, "fuzz check failed: %s is %f\n", what, value);
@@ -28,8 +28,8 @@ inline void requireFinite(double value, const char* what)
 }
 
 /// Aborts when a reader refuses what Paraplan itself wrote, printing the text and its errors.
-inline void requireReadBack(bool ok, const char* what, const std::string& written,
-                            const std::vector<std::string>& errors)
+inline void checkReadBack(bool ok, const char* what, const std::string& written,
+                          const std::vector<std::string>& errors)
 {
     if (ok)
         return;
@@ -40,7 +40,7 @@ inline void requireReadBack(bool ok, const char* what, const std::string& writte
     std::abort();
 }
 
-inline void require(bool condition, const char* what)
+inline void check(bool condition, const char* what)
 {
     if (!condition) {
         std::fprintf(stderr, "fuzz check failed: %s\n", what);
@@ -64,3 +64,9 @@ inline bool mayNameSpecialFile(const std::string& input)
 constexpr const char* kBaseDir = PARAPLAN_FUZZ_BASE_DIR;
 
 } // namespace paraplan::fuzz
+
+// The harnesses' assertions: a failed one aborts, which libFuzzer reports with its input.
+#define FUZZ_ASSERT(condition, what) ::paraplan::fuzz::check((condition), (what))
+#define FUZZ_ASSERT_FINITE(value, what) ::paraplan::fuzz::checkFinite((value), (what))
+#define FUZZ_ASSERT_READ_BACK(ok, what, written, errors)                                           \
+    ::paraplan::fuzz::checkReadBack((ok), (what), (written), (errors))
