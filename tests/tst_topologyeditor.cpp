@@ -6,8 +6,11 @@
 #include "planevaluator.h"
 #include "testdata.h"
 #include "topologyeditor.h"
+#include "topologyitems.h"
 
 #include <QCheckBox>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -120,6 +123,28 @@ private slots:
         QCOMPARE(cluster.what_if.nvswitch_chips_out, std::vector<int>{1});
         QCOMPARE(cluster.what_if.nic_factor, 0.5);
         QCOMPARE(cluster.what_if.spine_factor, 0.25);
+    }
+
+    void aLargeClusterIsDrawnInPartAndSaysSo()
+    {
+        // 8,192 nodes in 256 racks: the scene holds at most 2,048 node items, the status line
+        // says how much is drawn, and the cluster read back is still the whole of it.
+        TopologyEditor editor;
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        int nodeItems = 0;
+        for (QGraphicsItem* item : editor.scene()->items())
+            nodeItems += dynamic_cast<NodeItem*>(item) != nullptr;
+        QCOMPARE(nodeItems, 2048);
+        QVERIFY2(editor.statusText().contains("Drawn: 2048 of the nodes in 64 of the racks"),
+                 qPrintable(editor.statusText()));
+        ClusterSpec cluster;
+        std::string message;
+        QVERIFY(clusterFromGraph(editor.document()->graph(), &cluster, &message,
+                                 HardwareCatalog::bundled()));
+        QCOMPARE(cluster.nodes, 8192);
+        // A small cluster is drawn whole, without the note.
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        QVERIFY(!editor.statusText().contains("Drawn:"));
     }
 
     void everyEditIsUndoable()

@@ -216,15 +216,8 @@ void TopologyEditor::rebuildScene()
             right = std::max(right, area.right());
             top = std::min(top, area.top());
         }
-        if (drawnNodes < static_cast<long long>(g.nodes.size()))
-            m_scene
-                ->addText(tr("Showing %1 of %2 nodes in %3 of %4 racks; the rest repeat the "
-                             "pattern (edit them all through the cluster's fields).")
-                              .arg(drawnNodes)
-                              .arg(g.nodes.size())
-                              .arg(drawnRacks)
-                              .arg(g.racks.size()))
-                ->setPos(left, top - 130);
+        m_drawnNodes = drawnNodes;
+        m_drawnRacks = static_cast<long long>(drawnRacks);
         if (g.racks.size() > 1 || !g.nodes.empty()) {
             const double width = std::min(600.0, std::max(200.0, (right - left) * 0.5));
             const QRectF spine((left + right) / 2 - width / 2, top - 80, width, 30);
@@ -503,6 +496,12 @@ void TopologyEditor::updateStatus()
                    .arg(g.is_torus ? 0 : g.nodes.size())
                    .arg(g.gpuCount());
     }
+    // A large cluster is drawn in part (rebuildScene); the line says how much.
+    if (!g.is_torus && m_drawnNodes < static_cast<long long>(g.nodes.size()))
+        text += tr(" Drawn: %1 of the nodes in %2 of the racks; the rest repeat the pattern "
+                   "(the cluster's fields edit them all).")
+                    .arg(m_drawnNodes)
+                    .arg(m_drawnRacks);
     if (m_overlay) {
         const std::vector<TierLoad> loads = tierLoads(m_overlay->cost);
         if (!loads.empty())

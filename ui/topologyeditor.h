@@ -142,6 +142,8 @@ private:
     QHash<int, long long> m_firstGpu; ///< node id -> its first global GPU index
     bool m_rebuilding = false;
     bool m_fitPending = true;
+    long long m_drawnNodes = 0; ///< nodes the scene draws (a large cluster is drawn in part)
+    long long m_drawnRacks = 0;
 
     friend class NodeItem;
     friend class RackItem;

@@ -60,6 +60,10 @@ inline constexpr Range kTrainTokens{"training.train_tokens", 0, 1e17, "tokens", 
 /// Price per GPU-hour: up to $10,000, over 1,000x any public cloud list price.
 inline constexpr Range kGpuHourUsd{"training.gpu_hour_usd", 0, 1e4, "USD", false, false};
 
+// Measurements.
+/// A measured time (a collective, a copy, a kernel): 1 ns, below any kernel's launch, to a day.
+inline constexpr Range kMeasuredSeconds{"measured time", 1e-9, 86400, "s", false, false};
+
 // Command-line quantities.
 inline constexpr Range kRanks{"--ranks", 1, kMaxGpus, "ranks"};
 /// A message or model-state size: up to 1 PB.

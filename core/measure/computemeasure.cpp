@@ -22,7 +22,7 @@ using limits::Range;
 // the B200's 8 TB/s (same datasheet); an SM clock up to 10 GHz.
 constexpr Range kSide{"", 1, 1 << 24, ""};
 constexpr Range kHeadDim{"head_dim", 1, limits::kHeadDim.max, ""};
-constexpr Range kTimeS{"", 1e-9, 86400, "s", false, false};
+constexpr Range kTimeS = limits::kMeasuredSeconds;
 constexpr Range kTflops{"", 0, 1e6, "TFLOP/s", true, false};
 constexpr Range kHbmGBps{"", 0, limits::kLinkGBps.max, "GB/s", true, false};
 constexpr Range kClockMhz{"", 0, 1e4, "MHz", false, false};

@@ -10,8 +10,10 @@
 
 namespace paraplan::detail {
 
-/// A measured time: 1 ns to one day (docs/limits.md, "A measured time").
-inline constexpr limits::Range kTimeUs{"time", 1e-3, 86400e6, "us", false, false};
+/// A measured time in the microseconds nccl-tests and the probe print: limits::kMeasuredSeconds.
+inline constexpr limits::Range kTimeUs{
+    "time", limits::kMeasuredSeconds.min * 1e6, limits::kMeasuredSeconds.max * 1e6, "us", false,
+    false};
 /// A measured bandwidth column (algbw, busbw, a copy's GB/s): 0 (nccl-tests prints 0.00 for the
 /// smallest sizes) up to limits::kLinkGBps.max, 100 TB/s.
 inline constexpr limits::Range kMeasuredGBps{"bandwidth", 0,     limits::kLinkGBps.max,

@@ -210,10 +210,8 @@ int measured(const Args& args, std::ostream& out, bool walkthrough)
     const std::optional<double> time = units::parseSeconds(args.text("--measured-time"), &error);
     if (!time)
         throw UsageError("--measured-time: " + error);
-    // 1 ns to a day: anything shorter is below any collective's launch latency.
-    if (!(*time >= 1e-9 && *time <= 86400))
-        throw UsageError("--measured-time must lie between 1 ns and 86400 s (got " +
-                         args.text("--measured-time") + ")");
+    if (auto problem = limits::check(limits::kMeasuredSeconds, *time, "--measured-time"))
+        throw UsageError(*problem);
     for (const char* modelOnly : {"--bw-GBps", "--cluster", "--algo"}) {
         if (args.has(modelOnly))
             throw UsageError(std::string("--measured-time reports a measurement; ") + modelOnly +
