@@ -12,6 +12,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPalette>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -58,7 +59,28 @@ void fillFromNames(QComboBox* combo, const EnumName<E> (&table)[N])
 
 namespace {
 
-const char* kInvalidStyle = "border: 2px solid #c0392b; border-radius: 3px;";
+// An invalid field is tinted through its palette (its base and button colours), never a
+// style sheet: a style sheet on a spin box replaces the native style's arrows.
+void markField(QWidget* widget, bool invalid, const QString& why)
+{
+    if (!widget->property("baseToolTip").isValid())
+        widget->setProperty("baseToolTip", widget->toolTip());
+    const QString base = widget->property("baseToolTip").toString();
+    widget->setProperty("invalid", invalid);
+    if (invalid) {
+        QPalette palette = widget->palette();
+        const QColor tint("#f9d6d2");
+        palette.setColor(QPalette::Base, tint);
+        palette.setColor(QPalette::Button, tint);
+        palette.setColor(QPalette::Text, QColor("#8b1a10"));
+        palette.setColor(QPalette::ButtonText, QColor("#8b1a10"));
+        widget->setPalette(palette);
+        widget->setToolTip(base.isEmpty() ? why : why + "\n\n" + base);
+    } else {
+        widget->setPalette(QPalette()); // back to the inherited palette
+        widget->setToolTip(base);
+    }
+}
 
 QLabel* note(QWidget* parent)
 {
@@ -230,10 +252,25 @@ QGroupBox* InputPanel::buildParallelBox()
         return spin(1, maxOf(limits::kDegree), field, name,
                     [member](Plan& plan, int value) { plan.parallel.*member = value; });
     };
-    m_tp = degree(Field::Tp, "TP", &ParallelLayout::tp);
-    m_pp = degree(Field::Pp, "PP", &ParallelLayout::pp);
+    // TP, PP and CP keep the cluster's GPU count: DP follows them in the same undo step.
+    // DP itself (and the node count) keeps today's behaviour: the GPU count follows the user.
+    auto keepingGpus = [this](Field field, const QString& name) {
+        auto* box = new QSpinBox(this);
+        box->setObjectName(name);
+        box->setRange(1, maxOf(limits::kDegree));
+        box->setKeyboardTracking(false);
+        box->setAccelerated(true);
+        box->setToolTip(tr("Changing %1 re-derives DP = GPUs / (TP x PP x CP) so that the "
+                           "cluster keeps its GPU count; Edit > Undo restores both")
+                            .arg(name));
+        connect(box, &QSpinBox::valueChanged, this,
+                [this, field](int value) { m_document->editDegreeKeepingGpus(field, value); });
+        return box;
+    };
+    m_tp = keepingGpus(Field::Tp, "TP");
+    m_pp = keepingGpus(Field::Pp, "PP");
     m_dp = degree(Field::Dp, "DP", &ParallelLayout::dp);
-    m_cp = degree(Field::Cp, "CP", &ParallelLayout::cp);
+    m_cp = keepingGpus(Field::Cp, "CP");
     m_ep = degree(Field::Ep, "EP", &ParallelLayout::ep);
     m_interleave = degree(Field::Interleave, tr("interleave"), &ParallelLayout::interleave);
     m_micro = degree(Field::MicroBatch, tr("micro-batch"), &ParallelLayout::micro_batch);
@@ -466,9 +503,7 @@ void InputPanel::markIssues(const std::vector<PlanIssue>& issues)
     for (const QList<QWidget*>& widgets : m_fieldWidgets) {
         for (QWidget* widget : widgets) {
             const bool invalid = messages.contains(widget);
-            widget->setProperty("invalid", invalid);
-            widget->setStyleSheet(invalid ? kInvalidStyle : QString());
-            widget->setToolTip(invalid ? messages.value(widget).join("\n") : QString());
+            markField(widget, invalid, messages.value(widget).join("\n"));
         }
     }
 }

@@ -144,6 +144,12 @@ QWidget* MainWindow::buildResults()
     connect(m_headline, &QLabel::linkActivated, this,
             [this](const QString& link) { showDerivation(link); });
     resultsLayout->addWidget(m_headline);
+    m_staleNote = new QLabel(results);
+    m_staleNote->setObjectName("staleNote");
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setStyleSheet("color: #8b1a10;");
+    m_staleNote->hide();
+    resultsLayout->addWidget(m_staleNote);
 
     m_tabs = new QTabWidget(results);
     m_tabs->addTab(buildStepTab(), tr("Step time"));
@@ -380,23 +386,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
 {
     m_search->setResults(r);
     const StepCost& cost = r->cost;
-    auto link = [](const QString& anchor, const QString& text) {
-        return QString("<a href='%1' style='text-decoration:none; color:#0b3c5d'>%2</a>")
-            .arg(anchor, text);
-    };
-    QString headline = "<table cellspacing='10'><tr>";
-    for (const HeadlineFigure& figure : headlineFigures(r->plan, cost)) {
-        const QString value = QString::fromStdString(figure.value);
-        const QString colour =
-            figure.key == "memory" ? (figure.warning ? "#c0392b" : "#1a7f37") : QString("#0b3c5d");
-        headline +=
-            QString("<td>%1<br><span style='font-size:13pt;color:%2'><b>%3</b></span></td>")
-                .arg(QString::fromStdString(figure.label).toHtmlEscaped(), colour,
-                     figure.anchor.empty() ? value
-                                           : link(QString::fromStdString(figure.anchor), value));
-    }
-    headline += "</tr></table>";
-    m_headline->setText(headline);
+    showHeadline(*r, QString());
 
     m_collectivesModel->setResults(r);
     m_memoryModel->setResults(r);
@@ -419,7 +409,8 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     for (const std::string& warning : cost.warnings)
         status += " " + tr("Note: %1.").arg(QString::fromStdString(warning));
     m_status->setStyleSheet(QString());
-    m_status->setText(status);
+    const QString note = m_document->note();
+    m_status->setText(note.isEmpty() ? status : note + ". " + status);
     emit resultsShown();
 }
 
@@ -523,10 +514,19 @@ void MainWindow::showRejection(const std::vector<PlanIssue>& issues)
         messages << QString::fromStdString(issue.message);
     m_status->setStyleSheet("color: #c0392b;");
     // A plan opened invalid has no valid result of its own to fall back on.
-    m_status->setText(tr("Invalid plan: %1. %2")
+    const QString note = m_document->note();
+    m_status->setText((note.isEmpty() ? QString() : note + ". ") +
+                      tr("Invalid plan: %1. %2")
                           .arg(messages.join("; "), m_evaluator->latest()
                                                         ? tr("Showing the last valid result.")
                                                         : tr("No results until it is fixed.")));
+    if (const auto latest = m_evaluator->latest(); latest && !issues.empty())
+        showHeadline(*latest,
+                     tr("Not updated, the plan is invalid: %1%2")
+                         .arg(QString::fromStdString(issues.front().message),
+                              issues.size() > 1
+                                  ? tr(" (and %1 more in the status bar)").arg(issues.size() - 1)
+                                  : QString()));
 }
 
 void MainWindow::showDerivation(const QString& anchor)

@@ -2,12 +2,16 @@
 
 #include "cluster.h"
 #include "clusterio.h"
+#include "inputlimits.h"
 #include "modelio.h"
 #include "planio.h"
 #include "topologygraph.h"
 
 #include <QDateTime>
+#include <QStringList>
 #include <QUndoCommand>
+
+#include <algorithm>
 
 namespace paraplan::ui {
 namespace {
@@ -82,10 +86,136 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.overlap_fraction, defaults.overlap_fraction);
 }
 
+namespace {
+
+int ParallelLayout::*degreeOf(Field field)
+{
+    switch (field) {
+    case Field::Tp:
+        return &ParallelLayout::tp;
+    case Field::Pp:
+        return &ParallelLayout::pp;
+    case Field::Cp:
+        return &ParallelLayout::cp;
+    default:
+        return nullptr;
+    }
+}
+
+QString degreeName(Field field)
+{
+    return field == Field::Tp ? "TP" : field == Field::Pp ? "PP" : "CP";
+}
+
+// The nearest values of the edited degree below and above `value` for which
+// GPUs / (degree x others) is whole; 0 where there is none.
+std::pair<long long, long long> nearestKeeping(long long quotient, long long value)
+{
+    long long below = 0;
+    for (long long d = std::min(value - 1, quotient); d >= 1 && below == 0; --d)
+        if (quotient % d == 0)
+            below = d;
+    long long above = 0;
+    for (long long d = value + 1; d <= quotient && above == 0; ++d)
+        if (quotient % d == 0)
+            above = d;
+    return {below, above};
+}
+
+} // namespace
+
+GpuCountKeeping keepGpuCount(const Plan& plan, Field field, int value)
+{
+    GpuCountKeeping result;
+    const ParallelLayout& p = plan.parallel;
+    result.dp = p.dp;
+    int ParallelLayout::*member = degreeOf(field);
+    if (!member || value < 1)
+        return result;
+    const QString name = degreeName(field);
+    result.change = QObject::tr("%1 %2 -> %3").arg(name).arg(p.*member).arg(value);
+    ParallelLayout next = p;
+    next.*member = value;
+    const long long gpus = plan.cluster.totalGpus();
+    // The degrees other than DP and the edited one; they stay as they are.
+    const long long others = static_cast<long long>(next.tp) * next.pp * next.cp / value;
+    const QString othersText =
+        field == Field::Tp   ? QObject::tr("PP %1 x CP %2").arg(next.pp).arg(next.cp)
+        : field == Field::Pp ? QObject::tr("TP %1 x CP %2").arg(next.tp).arg(next.cp)
+                             : QObject::tr("TP %1 x PP %2").arg(next.tp).arg(next.pp);
+    if (gpus < 1)
+        return result;
+    if (gpus % others != 0) {
+        result.note = QObject::tr("no %1 keeps %2 GPUs with %3 (%4 does not divide %2); DP "
+                                  "left at %5")
+                          .arg(name)
+                          .arg(gpus)
+                          .arg(othersText)
+                          .arg(others)
+                          .arg(p.dp);
+        return result;
+    }
+    const long long quotient = gpus / others;
+    if (quotient % value != 0) {
+        const auto [below, above] = nearestKeeping(quotient, value);
+        QStringList nearest;
+        for (long long d : {below, above})
+            if (d > 0)
+                nearest << QString::number(d);
+        result.note = QObject::tr("%1 GPUs / (%2 %3 x %4) is not whole: DP left at %5, the "
+                                  "plan is invalid; %2 %6 %7 %1 GPUs")
+                          .arg(gpus)
+                          .arg(name)
+                          .arg(value)
+                          .arg(othersText)
+                          .arg(p.dp)
+                          .arg(nearest.join(QObject::tr(" or ")))
+                          .arg(nearest.size() == 1 ? QObject::tr("keeps") : QObject::tr("keep"));
+        return result;
+    }
+    const long long dp = quotient / value;
+    if (dp > static_cast<long long>(limits::kDegree.max))
+        return result;
+    result.divides = true;
+    result.dp = static_cast<int>(dp);
+    if (result.dp != p.dp)
+        result.note = QObject::tr("DP %1 -> %2 to keep %3 GPUs").arg(p.dp).arg(dp).arg(gpus);
+    const long long perStep = static_cast<long long>(p.micro_batch) * dp;
+    if (p.global_batch % perStep != 0)
+        result.note += (result.note.isEmpty() ? QString() : QString("; ")) +
+                       QObject::tr("global batch %1 is not a multiple of micro-batch %2 x DP %3 "
+                                   "= %4: change the global batch or the micro-batch")
+                           .arg(p.global_batch)
+                           .arg(p.micro_batch)
+                           .arg(dp)
+                           .arg(perStep);
+    return result;
+}
+
 PlanDocument::PlanDocument(QObject* parent) : QObject(parent)
 {
     connect(&m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { emit modifiedChanged(!clean); });
+    // A note belongs to the edit that left it: any later step, undo or redo clears it.
+    connect(&m_undo, &QUndoStack::indexChanged, this, [this] { m_note.clear(); });
+}
+
+void PlanDocument::editDegreeKeepingGpus(Field field, int value)
+{
+    int ParallelLayout::*member = degreeOf(field);
+    if (!member)
+        return;
+    const GpuCountKeeping keep = keepGpuCount(m_plan, field, value);
+    const QString name = degreeName(field);
+    QString description = QString("%1 = %2").arg(name).arg(value);
+    if (keep.divides && keep.dp != m_plan.parallel.dp)
+        description += tr(", DP %1 -> %2").arg(m_plan.parallel.dp).arg(keep.dp);
+    const int dp = keep.dp;
+    edit(description, field, [member, value, dp](Plan& plan) {
+        plan.parallel.*member = value;
+        plan.parallel.dp = dp;
+    });
+    m_note = keep.note.isEmpty() ? QString() : keep.change + ": " + keep.note;
 }
 
 PlanDocument::~PlanDocument()

@@ -75,6 +75,16 @@ public:
     /// Saves atomically; the document is then clean and bound to `path`.
     bool save(const QString& path, QString* error);
 
+    /// Sets TP, PP or CP (`field`) to `value` as one undoable step that also re-derives DP =
+    /// GPUs / (TP x PP x CP), so the cluster keeps its GPU count; when that is not whole, DP
+    /// stays and the note names the nearest values that keep the count (the plan is invalid).
+    /// The note is kept for the status bar (note()).
+    void editDegreeKeepingGpus(Field field, int value);
+
+    /// What the last edit said beyond its value ("DP 1 -> 2 to keep 64 GPUs"); empty after
+    /// any other edit, an undo or a redo.
+    QString note() const { return m_note; }
+
     /// Sets the plan without pushing history; used by the undo commands.
     void setPlanFromHistory(const Plan& plan);
 
@@ -86,8 +96,21 @@ signals:
 private:
     Plan m_plan;
     QString m_path;
+    QString m_note;
     QUndoStack m_undo;
 };
+
+/// What setting one of TP, PP or CP to a new value does to DP when the cluster keeps its GPU
+/// count. EP is not among them: its ranks are drawn from DP x CP (rule ep-dp), it does not
+/// multiply the GPU count.
+struct GpuCountKeeping
+{
+    bool divides = false; ///< GPUs / (TP x PP x CP) is whole (and a valid degree)
+    int dp = 0;           ///< the DP that keeps the count; the plan's own DP when none does
+    QString change;       ///< "TP 8 -> 4", for the undo step
+    QString note;         ///< "DP 1 -> 2 to keep 64 GPUs", or why no DP does; may be empty
+};
+GpuCountKeeping keepGpuCount(const Plan& plan, Field field, int value);
 
 /// Re-derives the engine figures a user did not override (after the GPU, dtype or optimizer
 /// changed).
