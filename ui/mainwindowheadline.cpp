@@ -5,7 +5,7 @@
 #include "plots.h"
 #include "summary.h"
 
-#include <QGraphicsOpacityEffect>
+#include <QGraphicsEffect>
 #include <QLabel>
 #include <QTableView>
 
@@ -45,8 +45,10 @@ void MainWindow::showHeadline(const PlanResults& r, const QString& staleReason)
     // The plots and tables keep the last valid numbers too: greyed, never blank.
     for (PlotView* plot : plots()) {
         if (stale) {
-            auto* effect = new QGraphicsOpacityEffect(plot);
-            effect->setOpacity(0.35);
+            // Grey tones of the same picture: the shapes stay readable, the colours go.
+            auto* effect = new QGraphicsColorizeEffect(plot);
+            effect->setColor(QColor("#9a9a9a"));
+            effect->setStrength(1.0);
             plot->setGraphicsEffect(effect); // replaces (and deletes) any earlier one
         } else {
             plot->setGraphicsEffect(nullptr);
