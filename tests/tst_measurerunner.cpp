@@ -10,8 +10,11 @@
 #include "plots.h"
 #include "testdata.h"
 
+#include <QFile>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -153,6 +156,117 @@ private slots:
         runner.start();
         QCOMPARE(failed.count(), 1);
         QVERIFY(failed.front().front().toString().contains("/nonexistent/paraplan-probe"));
+    }
+
+    void noDeviceShowsTheNoGpuState()
+    {
+        useProbe("no-device.sh");
+        MeasurePanel panel;
+        QVERIFY(panel.noGpuText().isEmpty()); // the probe is there: nothing said yet
+        auto* measure = panel.findChild<QPushButton*>("measure");
+        auto* progress = panel.findChild<QProgressBar*>();
+        QVERIFY(measure && progress && measure->isEnabled());
+        QSignalSpy failed(panel.runner(), &MeasurementRunner::failed);
+        measure->click();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QCOMPARE(panel.runner()->failure(), MeasurementRunner::Failure::NoDevice);
+        const QString text = panel.noGpuText();
+        QVERIFY2(text.contains("CUDA device through the NVIDIA driver"), qPrintable(text));
+        QVERIFY(text.contains("driver is older than the CUDA runtime"));
+        QVERIFY(text.contains("paraplan-probe --plan PLAN.json &gt; probe-run.jsonl"));
+        QVERIFY(text.contains("docs/probe-protocol.md"));
+        QVERIFY(!panel.statusText().contains("collective points")); // no raw tally
+        QVERIFY(panel.statusText().contains("no usable CUDA device"));
+        QVERIFY(!measure->isEnabled());
+        QCOMPARE(progress->value(), progress->maximum()); // finished, not stuck at 0
+        QVERIFY(progress->text().contains("no GPU"));
+        auto* import = panel.findChild<QPushButton*>("noGpuImport");
+        QVERIFY(import && import->isVisibleTo(&panel));
+        // Importing a run leaves the state.
+        QString message;
+        QVERIFY(panel.importFile(test::dataPath("measurements/all_reduce_4nodes.log"), &message));
+        QVERIFY(panel.noGpuText().isEmpty());
+        QVERIFY(measure->isEnabled());
+    }
+
+    void missingProbeShowsTheNoGpuStateAtOnce()
+    {
+        qputenv("PARAPLAN_PROBE", "/nonexistent/paraplan-probe");
+        MeasurePanel panel;
+        const QString text = panel.noGpuText();
+        QVERIFY2(text.contains("/nonexistent/paraplan-probe"), qPrintable(text));
+        QVERIFY(text.contains("not found"));
+        QVERIFY(text.contains("probe-run.jsonl"));
+        QVERIFY(!panel.findChild<QPushButton*>("measure")->isEnabled());
+        // Look again: still missing, still said, no crash and no raw message.
+        panel.findChild<QPushButton*>("lookAgain")->click();
+        QVERIFY(panel.noGpuText().contains("not found"));
+        QCOMPARE(panel.runner()->failure(), MeasurementRunner::Failure::ProbeMissing);
+    }
+
+    void probeIsFoundOnPath()
+    {
+        QTemporaryDir dir;
+        QVERIFY(
+            QFile::link(test::dataPath("fakeprobe/success.sh"), dir.filePath("paraplan-probe")));
+        const QByteArray path = qgetenv("PATH");
+        qunsetenv("PARAPLAN_PROBE");
+        qputenv("PATH", dir.path().toUtf8() + ":" + path);
+        const QString found = MeasurementRunner::probePath();
+        const bool ok = MeasurementRunner::probeFound();
+        qputenv("PATH", path);
+        QCOMPARE(found, dir.filePath("paraplan-probe"));
+        QVERIFY(ok);
+        QVERIFY(MeasurementRunner::probeLocations().join(" ").contains("on PATH"));
+    }
+
+    void gpuModelMismatchIsWarnedBeforeApply()
+    {
+        useProbe("success.sh"); // a run on 8 x NVIDIA H200
+        MeasurePanel panel;
+        ClusterSpec cluster;
+        std::string error;
+        QVERIFY(clusterFromPreset("dgx-h100", {}, &cluster, &error, HardwareCatalog::bundled()));
+        Plan plan;
+        plan.cluster = cluster;
+        panel.setPlan(plan);
+        QSignalSpy available(&panel, &MeasurePanel::runAvailable);
+        QSignalSpy apply(&panel, &MeasurePanel::applyRequested);
+        panel.runner()->start();
+        QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 20000);
+        QVERIFY(!panel.proposals().empty());
+        const QString warning = panel.mismatchText();
+        QVERIFY2(warning.contains("Measured on NVIDIA H200, the plan uses NVIDIA H100 SXM5 80GB: "
+                                  "applying replaces H100 figures with H200 measurements"),
+                 qPrintable(warning));
+        QStringList asked;
+        panel.setConfirmer([&asked](const QString& text) {
+            asked << text;
+            return false;
+        });
+        panel.applySelected();
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked.front(), warning);
+        QCOMPARE(apply.count(), 0); // declined: nothing applied
+        panel.setConfirmer([&asked](const QString& text) {
+            asked << text;
+            return true;
+        });
+        panel.applySelected();
+        QCOMPARE(apply.count(), 1);
+        // The same model under its two names (CUDA's and the catalogue's): no warning.
+        MeasurementRun run;
+        run.devices = {"NVIDIA H100 80GB HBM3"};
+        QVERIFY(gpuMismatchWarning(run, plan).isEmpty());
+        run.devices = {"NVIDIA H100 PCIe"};
+        QVERIFY(!gpuMismatchWarning(run, plan).isEmpty());
+        run.devices = {"NVIDIA A100-SXM4-40GB"};
+        QVERIFY(gpuMismatchWarning(run, plan).contains("replaces H100 figures with A100"));
+        QVERIFY(
+            clusterFromPreset("dgx-a100", {}, &plan.cluster, &error, HardwareCatalog::bundled()));
+        QVERIFY(gpuMismatchWarning(run, plan).contains("40GB")); // 40 GB against 80 GB
+        run.devices.clear(); // a run that does not name its GPUs cannot be compared
+        QVERIFY(gpuMismatchWarning(run, plan).isEmpty());
     }
 
     void realProbeWithoutAGpu()

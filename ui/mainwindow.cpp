@@ -144,12 +144,12 @@ QWidget* MainWindow::buildResults()
     connect(m_headline, &QLabel::linkActivated, this,
             [this](const QString& link) { showDerivation(link); });
     resultsLayout->addWidget(m_headline);
-    m_staleNote = new QLabel(results);
-    m_staleNote->setObjectName("staleNote");
-    m_staleNote->setWordWrap(true);
-    m_staleNote->setStyleSheet("color: #8b1a10;");
-    m_staleNote->hide();
-    resultsLayout->addWidget(m_staleNote);
+    auto* staleNote = new QLabel(results); // why the figures are greyed (showHeadline)
+    staleNote->setObjectName("staleNote");
+    staleNote->setWordWrap(true);
+    staleNote->setStyleSheet("color: #8b1a10;");
+    staleNote->hide();
+    resultsLayout->addWidget(staleNote);
 
     m_tabs = new QTabWidget(results);
     m_tabs->addTab(buildStepTab(), tr("Step time"));

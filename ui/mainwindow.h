@@ -76,8 +76,7 @@ public:
     CollectivesModel* collectivesModel() const { return m_collectivesModel; }
     MemoryModel* memoryModel() const { return m_memoryModel; }
     QString headlineText() const;
-    /// Why the headline figures and plots are greyed (the plan is invalid); empty when fresh.
-    QString staleText() const;
+    QString staleText() const; ///< why the figures are greyed (invalid plan); empty if fresh
     QString derivationText() const;
     QString statusText() const;
 
@@ -126,8 +125,7 @@ private:
 
     void showResults(std::shared_ptr<const PlanResults> results);
     void showRejection(const std::vector<PlanIssue>& issues);
-    /// The headline of `r`; a non-empty `staleReason` greys it, the plots and the tables.
-    void showHeadline(const PlanResults& r, const QString& staleReason);
+    void showHeadline(const PlanResults& r, const QString& staleReason); ///< greyed if stale
     void showDerivation(const QString& anchor);
     void showCollectiveDerivation(int row);
     bool maybeSave();
@@ -153,7 +151,6 @@ private:
     PlanEvaluator* m_evaluator; ///< the session's
     InputPanel* m_inputs;
     QLabel* m_headline;
-    QLabel* m_staleNote;
     QLabel* m_status;
     QString m_reportFilter;
     QTabWidget* m_tabs;

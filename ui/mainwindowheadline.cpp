@@ -39,9 +39,10 @@ void MainWindow::showHeadline(const PlanResults& r, const QString& staleReason)
     m_headline->setText(headline);
     m_headline->setProperty("stale", stale);
     m_headline->setToolTip(stale ? staleReason : QString());
-    m_staleNote->setText(staleReason);
-    m_staleNote->setToolTip(staleReason);
-    m_staleNote->setVisible(stale);
+    auto* staleNote = findChild<QLabel*>("staleNote");
+    staleNote->setText(staleReason);
+    staleNote->setToolTip(staleReason);
+    staleNote->setVisible(stale);
     // The plots and tables keep the last valid numbers too: greyed, never blank.
     for (PlotView* plot : plots()) {
         if (stale) {
@@ -64,7 +65,8 @@ void MainWindow::showHeadline(const PlanResults& r, const QString& staleReason)
 
 QString MainWindow::staleText() const
 {
-    return m_staleNote->isVisibleTo(this) ? m_staleNote->text() : QString();
+    const auto* staleNote = findChild<QLabel*>("staleNote");
+    return staleNote->isVisibleTo(this) ? staleNote->text() : QString();
 }
 
 } // namespace paraplan::ui

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <QTimer>
 
 namespace paraplan::ui {
@@ -58,7 +59,27 @@ QString MeasurementRunner::probePath()
     const QString fromEnvironment = qEnvironmentVariable("PARAPLAN_PROBE");
     if (!fromEnvironment.isEmpty())
         return fromEnvironment;
-    return QDir(QCoreApplication::applicationDirPath()).filePath("paraplan-probe");
+    const QString besideApp =
+        QDir(QCoreApplication::applicationDirPath()).filePath("paraplan-probe");
+    if (QFileInfo(besideApp).isExecutable())
+        return besideApp;
+    const QString onPath = QStandardPaths::findExecutable("paraplan-probe");
+    return onPath.isEmpty() ? besideApp : onPath;
+}
+
+QStringList MeasurementRunner::probeLocations()
+{
+    const QString fromEnvironment = qEnvironmentVariable("PARAPLAN_PROBE");
+    if (!fromEnvironment.isEmpty())
+        return {tr("%1 (set by PARAPLAN_PROBE)").arg(fromEnvironment)};
+    return {QDir(QCoreApplication::applicationDirPath()).filePath("paraplan-probe") +
+                tr(" (next to the application)"),
+            tr("paraplan-probe on PATH")};
+}
+
+bool MeasurementRunner::probeFound()
+{
+    return QFileInfo(probePath()).isExecutable();
 }
 
 void MeasurementRunner::setSilenceTimeout(int milliseconds)
@@ -80,6 +101,7 @@ void MeasurementRunner::start(const QStringList& arguments)
     m_pendingFailure.clear();
     m_cancelled = false;
     m_done = false;
+    m_failure = Failure::None;
     delete m_process;
     m_process = new QProcess(this);
     connect(m_process, &QProcess::readyReadStandardOutput, this, &MeasurementRunner::readOutput);
@@ -93,6 +115,7 @@ void MeasurementRunner::start(const QStringList& arguments)
     connect(m_process, &QProcess::errorOccurred, this, &MeasurementRunner::onError);
     const QString path = probePath();
     if (!QFileInfo(path).isExecutable()) {
+        m_failure = Failure::ProbeMissing;
         emit failed(tr("the probe was not found at %1 (set PARAPLAN_PROBE, or build Paraplan "
                        "where CUDA and NCCL are installed)")
                         .arg(path),
@@ -145,6 +168,7 @@ void MeasurementRunner::onError(QProcess::ProcessError error)
 {
     if (error == QProcess::FailedToStart) {
         m_silence->stop();
+        m_failure = Failure::ProbeMissing;
         emit failed(tr("the probe could not be started: %1").arg(m_process->errorString()),
                     m_parser.run());
     }
@@ -179,6 +203,9 @@ void MeasurementRunner::onFinished(int exitCode, QProcess::ExitStatus status)
         emit finished(run);
         return;
     }
+    const bool noDevice = !m_cancelled && m_pendingFailure.isEmpty() &&
+                          status == QProcess::NormalExit && (exitCode == 3 || run.error_code == 3);
+    m_failure = noDevice ? Failure::NoDevice : Failure::Other;
     if (!run.error.empty())
         message += ": " + QString::fromStdString(run.error);
     else if (!m_stderrTail.trimmed().isEmpty())

@@ -17,11 +17,26 @@ class MeasurementRunner : public QObject
     Q_OBJECT
 
 public:
+    /// Why the last run failed, as far as the panel treats it differently.
+    enum class Failure
+    {
+        None,
+        ProbeMissing, ///< no paraplan-probe where it was looked for, or it could not start
+        NoDevice,     ///< the probe saw no CUDA device, or the driver is too old (exit 3)
+        Other,
+    };
+
     explicit MeasurementRunner(QObject* parent = nullptr);
     ~MeasurementRunner() override;
 
-    /// $PARAPLAN_PROBE first, then paraplan-probe next to the application.
+    /// $PARAPLAN_PROBE first, then paraplan-probe next to the application, then on PATH;
+    /// when none is found, the path next to the application (for the message).
     static QString probePath();
+    /// Where probePath() looks, in order, for a user who has none.
+    static QStringList probeLocations();
+    /// True when probePath() names an executable file.
+    static bool probeFound();
+    Failure failure() const { return m_failure; }
     /// A run with no output for this long counts as hung (default 120 s).
     void setSilenceTimeout(int milliseconds);
     bool isRunning() const;
@@ -52,6 +67,7 @@ private:
     ProbeStreamParser m_parser;
     QString m_stderrTail;
     QString m_pendingFailure;
+    Failure m_failure = Failure::None;
     bool m_cancelled = false;
     bool m_done = false;
 };

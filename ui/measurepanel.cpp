@@ -7,12 +7,15 @@
 #include "units.h"
 
 #include <QFileDialog>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
@@ -20,6 +23,55 @@
 #include <QVBoxLayout>
 
 namespace paraplan::ui {
+
+namespace {
+
+// What a GPU's name says of its model: "H100" in "NVIDIA H100 80GB HBM3" (CUDA's name) and in
+// "NVIDIA H100 SXM5 80GB" (the catalogue's), PCIe or not, and the memory size when given.
+struct GpuModel
+{
+    QString family;
+    bool pcie = false;
+    int memoryGB = 0;
+};
+
+GpuModel gpuModel(const QString& name)
+{
+    GpuModel model;
+    const QString upper = name.toUpper();
+    static const QRegularExpression family("\\b([A-Z]{1,2}\\d{2,3}[A-Z]?)\\b");
+    if (const auto match = family.match(upper); match.hasMatch())
+        model.family = match.captured(1);
+    model.pcie = upper.contains("PCIE");
+    static const QRegularExpression memory("\\b(\\d+)\\s*GB\\b");
+    if (const auto match = memory.match(upper); match.hasMatch())
+        model.memoryGB = match.captured(1).toInt();
+    return model;
+}
+
+} // namespace
+
+QString gpuMismatchWarning(const MeasurementRun& run, const Plan& plan)
+{
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    if (run.devices.empty() || !gpu)
+        return {};
+    const QString measured = QString::fromStdString(run.devices.front());
+    const QString planned = QString::fromStdString(gpu->name);
+    const GpuModel a = gpuModel(measured);
+    const GpuModel b = gpuModel(planned);
+    const bool differ = a.family.isEmpty() || b.family.isEmpty() || a.family != b.family ||
+                        a.pcie != b.pcie ||
+                        (a.memoryGB > 0 && b.memoryGB > 0 && a.memoryGB != b.memoryGB);
+    if (!differ)
+        return {};
+    const bool sameFamily = !a.family.isEmpty() && a.family == b.family;
+    const QString planShort = sameFamily || b.family.isEmpty() ? planned : b.family;
+    const QString runShort = sameFamily || a.family.isEmpty() ? measured : a.family;
+    return QObject::tr("Measured on %1, the plan uses %2: applying replaces %3 figures with %4 "
+                       "measurements.")
+        .arg(measured, planned, planShort, runShort);
+}
 
 MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new MeasurementRunner(this))
 {
@@ -52,6 +104,12 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     m_status->setObjectName("measureStatus");
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
+    layout->addWidget(buildNoGpuPanel());
+    m_mismatch = new QLabel(this);
+    m_mismatch->setObjectName("gpuMismatch");
+    m_mismatch->setWordWrap(true);
+    m_mismatch->setStyleSheet("color: #b35900;");
+    m_mismatch->hide();
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_plots = new QTabWidget(split);
@@ -72,6 +130,7 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     m_fitTable->horizontalHeader()->setStretchLastSection(true);
     sideLayout->addWidget(m_fitTable, 1);
     sideLayout->addWidget(new QLabel(tr("Assumed figures this run can replace:"), side));
+    sideLayout->addWidget(m_mismatch);
     m_proposalList = new QListWidget(side);
     m_proposalList->setWordWrap(true);
     sideLayout->addWidget(m_proposalList, 1);
@@ -88,21 +147,14 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     layout->addWidget(split, 1);
 
     connect(m_measure, &QPushButton::clicked, this, [this] {
+        hideNoGpu();
         m_plot->clear();
         m_progress->setRange(0, 0);
         m_status->setText(tr("Measuring with %1 ...").arg(MeasurementRunner::probePath()));
         m_runner->start();
     });
     connect(m_cancel, &QPushButton::clicked, m_runner, &MeasurementRunner::stop);
-    connect(import, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Import measurements"), QString(),
-            tr("nccl-tests logs, JSON, probe runs (*.log *.txt *.json *.jsonl);;All files (*)"));
-        QString error;
-        if (!path.isEmpty() && !importFile(path, &error))
-            m_status->setText(
-                tr("<span style='color:#c0392b'>%1</span>").arg(error.toHtmlEscaped()));
-    });
+    connect(import, &QPushButton::clicked, this, &MeasurePanel::chooseImport);
     connect(apply, &QPushButton::clicked, this, &MeasurePanel::applySelected);
     connect(revert, &QPushButton::clicked, this, &MeasurePanel::revertApplied);
     connect(m_runner, &MeasurementRunner::started, this, [this] {
@@ -118,8 +170,128 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
             [this](const MeasurementRun& run) { showRun(run, true, tr("Measured")); });
     connect(m_runner, &MeasurementRunner::failed, this,
             [this](const QString& message, const MeasurementRun& run) {
-                showRun(run, false, message);
+                const auto failure = m_runner->failure();
+                if (failure == MeasurementRunner::Failure::ProbeMissing ||
+                    failure == MeasurementRunner::Failure::NoDevice)
+                    showNoGpu(failure == MeasurementRunner::Failure::ProbeMissing, message);
+                else
+                    showRun(run, false, message);
             });
+    m_confirmer = [this](const QString& warning) {
+        return QMessageBox::warning(this, tr("Apply measurements from another GPU?"),
+                                    warning + "\n\n" + tr("Apply them anyway?"),
+                                    QMessageBox::Apply | QMessageBox::Cancel,
+                                    QMessageBox::Cancel) == QMessageBox::Apply;
+    };
+    if (!MeasurementRunner::probeFound())
+        showNoGpu(true, QString());
+}
+
+// The no-GPU state: what was looked for, how to measure elsewhere, and the way back in.
+QFrame* MeasurePanel::buildNoGpuPanel()
+{
+    m_noGpu = new QFrame(this);
+    m_noGpu->setObjectName("noGpuPanel");
+    m_noGpu->setFrameShape(QFrame::StyledPanel);
+    auto* noGpuLayout = new QVBoxLayout(m_noGpu);
+    m_noGpuText = new QLabel(m_noGpu);
+    m_noGpuText->setObjectName("noGpuText");
+    m_noGpuText->setWordWrap(true);
+    m_noGpuText->setTextFormat(Qt::RichText);
+    m_noGpuText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    noGpuLayout->addWidget(m_noGpuText);
+    auto* noGpuButtons = new QHBoxLayout;
+    auto* noGpuImport = new QPushButton(tr("Import a probe run..."), m_noGpu);
+    noGpuImport->setObjectName("noGpuImport");
+    auto* lookAgain = new QPushButton(tr("Look again"), m_noGpu);
+    lookAgain->setObjectName("lookAgain");
+    noGpuButtons->addWidget(noGpuImport);
+    noGpuButtons->addWidget(lookAgain);
+    noGpuButtons->addStretch(1);
+    noGpuLayout->addLayout(noGpuButtons);
+    m_noGpu->hide();
+    connect(noGpuImport, &QPushButton::clicked, this, &MeasurePanel::chooseImport);
+    connect(lookAgain, &QPushButton::clicked, this, [this] {
+        m_measure->setEnabled(true);
+        m_measure->click();
+    });
+    return m_noGpu;
+}
+
+void MeasurePanel::chooseImport()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import measurements"), QString(),
+        tr("nccl-tests logs, JSON, probe runs (*.log *.txt *.json *.jsonl);;All files (*)"));
+    QString error;
+    if (!path.isEmpty() && !importFile(path, &error))
+        m_status->setText(tr("<span style='color:#c0392b'>%1</span>").arg(error.toHtmlEscaped()));
+}
+
+void MeasurePanel::showNoGpu(bool probeMissing, const QString& detail)
+{
+    m_measure->setEnabled(false);
+    m_measure->setToolTip(tr("Nothing to measure with here: see the panel below"));
+    m_cancel->setEnabled(false);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(1);
+    m_progress->setFormat(tr("done: no GPU here"));
+    const QString probe = MeasurementRunner::probePath().toHtmlEscaped();
+    QString looked;
+    if (probeMissing) {
+        m_status->setText(tr("No GPU measurement on this machine: paraplan-probe was not found."));
+        QStringList places;
+        for (const QString& place : MeasurementRunner::probeLocations())
+            places << place.toHtmlEscaped();
+        looked = tr("Looked for paraplan-probe at %1: not found. (It is built only where the "
+                    "CUDA toolkit and NCCL are installed.)")
+                     .arg(places.join(tr(", then ")));
+        if (!detail.isEmpty() && !detail.startsWith(tr("the probe was not found")))
+            looked += " " + tr("The system said: %1.").arg(detail.toHtmlEscaped());
+    } else {
+        m_status->setText(
+            tr("No GPU measurement on this machine: the probe found no usable CUDA device."));
+        looked = tr("Ran %1, which looked for a CUDA device through the NVIDIA driver and found "
+                    "none it can use.")
+                     .arg(probe);
+        if (detail.contains("insufficient", Qt::CaseInsensitive))
+            looked += " " + tr("The driver is older than the CUDA runtime the probe was built "
+                               "with (or there is no NVIDIA driver at all).");
+        if (!detail.isEmpty())
+            looked += " " + tr("The probe said: <i>%1</i>.").arg(detail.toHtmlEscaped());
+    }
+    m_noGpuText->setText(
+        tr("<b>No GPU to measure on this machine.</b><p>%1</p><p>To measure a GPU machine, "
+           "build Paraplan there (or copy paraplan-probe over) and run<br>"
+           "<code>&nbsp;&nbsp;paraplan-probe --plan PLAN.json &gt; probe-run.jsonl</code><br>"
+           "(across nodes, one process per GPU: <code>mpirun -np 16 --npernode 8 "
+           "paraplan-probe &gt; probe-run.jsonl</code>), then import probe-run.jsonl here. "
+           "The file's format is in docs/probe-protocol.md; nccl-tests logs import too.</p>")
+            .arg(looked));
+    m_noGpu->show();
+}
+
+void MeasurePanel::hideNoGpu()
+{
+    m_noGpu->hide();
+    m_noGpuText->clear();
+    m_measure->setToolTip(QString());
+    m_progress->setFormat("%p%");
+}
+
+QString MeasurePanel::noGpuText() const
+{
+    return m_noGpu->isVisibleTo(this) ? m_noGpuText->text() : QString();
+}
+
+QString MeasurePanel::mismatchText() const
+{
+    return m_mismatch->isVisibleTo(this) ? m_mismatch->text() : QString();
+}
+
+void MeasurePanel::setConfirmer(std::function<bool(const QString&)> confirmer)
+{
+    m_confirmer = std::move(confirmer);
 }
 
 void MeasurePanel::setPlan(const Plan& plan)
@@ -158,6 +330,7 @@ QString MeasurePanel::statusText() const
 
 void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QString& message)
 {
+    hideNoGpu();
     m_measure->setEnabled(true);
     m_cancel->setEnabled(false);
     m_progress->setRange(0, 1);
@@ -216,6 +389,9 @@ void MeasurePanel::refreshProposals()
     for (MeasuredFigure& f : proposeComputeFigures(m_run, m_plan, HardwareCatalog::bundled()))
         m_proposals.push_back(std::move(f));
     m_proposalList->clear();
+    const QString mismatch = m_proposals.empty() ? QString() : gpuMismatchWarning(m_run, m_plan);
+    m_mismatch->setText(mismatch);
+    m_mismatch->setVisible(!mismatch.isEmpty());
     for (const MeasuredFigure& f : m_proposals) {
         auto* item = new QListWidgetItem(tr("%1: assumed %2, measured %3 (%4)")
                                              .arg(QString::fromStdString(f.figure))
@@ -236,6 +412,9 @@ void MeasurePanel::applySelected()
             chosen.push_back(m_proposals[static_cast<size_t>(i)]);
     }
     if (chosen.empty())
+        return;
+    const QString mismatch = gpuMismatchWarning(m_run, m_plan);
+    if (!mismatch.isEmpty() && !(m_confirmer && m_confirmer(mismatch)))
         return;
     m_applied.insert(m_applied.end(), chosen.begin(), chosen.end());
     emit applyRequested(chosen);

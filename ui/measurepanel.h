@@ -5,6 +5,9 @@
 
 #include <QWidget>
 
+#include <functional>
+
+class QFrame;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -18,6 +21,12 @@ namespace paraplan::ui {
 class MeasurementRunner;
 class MeasuredPlot;
 class GemmPlot;
+
+/// The warning due before a run measured on one GPU model replaces the figures of a plan on
+/// another ("measured on NVIDIA H200, the plan uses NVIDIA H100 SXM5 80GB: ..."); empty when
+/// the models agree or the run does not name its GPUs. Compared: the model number (A100,
+/// H100, H200, B200 ...), PCIe against SXM, and the memory size where both names give one.
+QString gpuMismatchWarning(const MeasurementRun& run, const Plan& plan);
 
 /// "Measure this machine": runs the probe (or imports a log), shows results live, fits them,
 /// and offers the assumed figures the run can replace.
@@ -40,8 +49,16 @@ public:
     const std::vector<AlphaBetaFit>& fits() const { return m_fits; }
     const std::vector<MeasuredFigure>& proposals() const { return m_proposals; }
     QString statusText() const;
-    /// Applies the proposals whose boxes are ticked (all by default).
+    /// Applies the proposals whose boxes are ticked (all by default); a run from another GPU
+    /// model than the plan's asks first (gpuMismatchWarning).
     void applySelected();
+    /// Asks the user to confirm `warning`; by default a dialog (tests set their own).
+    void setConfirmer(std::function<bool(const QString& warning)> confirmer);
+    /// The no-GPU state's text (what was looked for, how to measure elsewhere); empty when
+    /// the panel is not in that state.
+    QString noGpuText() const;
+    /// The GPU-model warning shown above the proposals; empty when none.
+    QString mismatchText() const;
     void revertApplied();
 
 signals:
@@ -53,6 +70,11 @@ signals:
 private:
     void showRun(const MeasurementRun& run, bool complete, const QString& message);
     void refreshProposals();
+    /// The no-GPU state: no probe, or a probe that saw no CUDA device (`detail` its words).
+    void showNoGpu(bool probeMissing, const QString& detail);
+    void hideNoGpu();
+    QFrame* buildNoGpuPanel();
+    void chooseImport();
 
     MeasurementRunner* m_runner;
     MeasuredPlot* m_plot;
@@ -62,6 +84,10 @@ private:
     QPushButton* m_cancel;
     QProgressBar* m_progress;
     QLabel* m_status;
+    QFrame* m_noGpu;
+    QLabel* m_noGpuText;
+    QLabel* m_mismatch;
+    std::function<bool(const QString&)> m_confirmer;
     QStandardItemModel* m_fitModel;
     QTableView* m_fitTable;
     QListWidget* m_proposalList;
