@@ -280,6 +280,8 @@ void MainWindow::connectPanels()
                                          applyMeasurementToPlan(f, &plan);
                                  });
             });
+    if (!m_interactive) // no dialogs: a run from another GPU model is never applied unasked
+        m_measure->setConfirmer([](const QString&) { return false; });
     connect(m_measure, &MeasurePanel::revertRequested, this,
             [this](const std::vector<MeasuredFigure>& figures) {
                 m_document->edit(tr("Revert %1 measured figure(s)").arg(figures.size()),

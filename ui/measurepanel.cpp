@@ -351,7 +351,7 @@ void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QStri
     }
     m_fitTable->resizeColumnsToContents();
     QString text =
-        complete ? QString("%1: %2").arg(message, QString::fromStdString(run.describe()))
+        complete ? QString("%1: %2.").arg(message, QString::fromStdString(run.describe()))
                  : QString("<span style='color:#c0392b'>%1</span>").arg(message.toHtmlEscaped());
     text += tr(" %1 collective points, %2 copies.").arg(run.points.size()).arg(run.copies.size());
     if (!run.compute.empty()) {
