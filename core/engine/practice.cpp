@@ -101,11 +101,11 @@ struct Generator
 void Generator::setup()
 {
     const ParallelLayout& p = plan.parallel;
-    context = plan.model.name + " on " + std::to_string(p.gpus()) + " x " + plan.cluster.gpu_id +
-              " (" + plan.cluster.name + "; tp " + std::to_string(p.tp) + ", pp " +
-              std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ", ZeRO-" +
-              std::to_string(p.zero) + ", global batch " + std::to_string(p.global_batch) + " x " +
-              std::to_string(plan.training.seq_len) + " tokens)";
+    context = plan.model.name + " on " + std::to_string(p.gpus()) + " GPUs of " +
+              plan.cluster.name + ": tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) +
+              ", dp " + std::to_string(p.dp) + ", ZeRO-" + std::to_string(p.zero) +
+              ", global batch " + std::to_string(p.global_batch) + " x " +
+              std::to_string(plan.training.seq_len) + " tokens";
     std::set<Tier> seen;
     auto note = [&](Tier t) {
         if (seen.insert(t).second)
