@@ -2,7 +2,9 @@
 // answers graded against the derivation's own figure (right, 2x off, 10% off), units read as
 // users type them, and `paraplan-cli practice`.
 #include "clirun.h"
+#include "clusterio.h"
 #include "hardware.h"
+#include "modelio.h"
 #include "planio.h"
 #include "practice.h"
 
@@ -57,6 +59,46 @@ double derivationFigure(const PracticeQuestion& q)
     return q.derivation.steps.at(static_cast<size_t>(q.answer_step)).value;
 }
 
+// What every question must hold: a derivation of two steps or more whose figure is the answer,
+// a public source, an expected answer that reads back as right, valid choices.
+std::string checkQuestions(const std::vector<PracticeQuestion>& questions)
+{
+    for (const PracticeQuestion& q : questions) {
+        const std::string at = q.key + ": ";
+        if (q.derivation.steps.size() < 2)
+            return at + "fewer than two steps";
+        if (q.answer_step < 0 || q.answer_step >= static_cast<int>(q.derivation.steps.size()))
+            return at + "no answer step";
+        if (q.prompt.empty() || q.context.empty() || q.source.empty())
+            return at + "no prompt, context or source";
+        for (const std::string& source : {q.source, q.derivation.steps.front().source}) {
+            if (source.find("shared/") != std::string::npos ||
+                source.find("seed") != std::string::npos)
+                return at + "source cites our notes: " + source;
+        }
+        if (q.kind == PracticeAnswerKind::Number) {
+            if (q.expected != derivationFigure(q))
+                return at + "expected is not the derivation's figure";
+            if (!std::isfinite(q.expected) || !(q.expected > 0) || q.answer_unit.empty())
+                return at + "expected not a positive finite figure with a unit";
+            const std::string shown = practiceExpectedText(q);
+            if (shown.find("nan") != std::string::npos || shown.find("inf") != std::string::npos)
+                return at + "shown as " + shown;
+            const PracticeVerdict v = gradePracticeAnswer(q, shown);
+            if (v.grade != PracticeGrade::Right)
+                return at + "its own answer graded " + v.text;
+        } else {
+            if (q.choices.size() < 2 || q.correct_choice < 0 ||
+                q.correct_choice >= static_cast<int>(q.choices.size()))
+                return at + "choices";
+            if (gradePracticeAnswer(q, q.choices[static_cast<size_t>(q.correct_choice)]).grade !=
+                PracticeGrade::Right)
+                return at + "its own choice graded wrong";
+        }
+    }
+    return {};
+}
+
 // `seconds` written in milliseconds, as a user types it.
 std::string ms(double seconds)
 {
@@ -89,30 +131,10 @@ private slots:
         for (const PracticeQuestion& q : l.questions) {
             topics.insert(q.topic);
             QVERIFY2(keys.insert(q.key).second, q.key.c_str()); // no question twice
-            QVERIFY2(q.derivation.steps.size() >= 2, q.key.c_str());
-            QVERIFY(q.answer_step >= 0 &&
-                    q.answer_step < static_cast<int>(q.derivation.steps.size()));
-            QVERIFY(!q.prompt.empty() && !q.context.empty());
             QVERIFY2(q.context.find(l.plan.model.name) != std::string::npos, q.key.c_str());
-            // A public source: never our notes.
-            QVERIFY2(!q.source.empty(), q.key.c_str());
-            for (const std::string& source : {q.source, q.derivation.steps.front().source}) {
-                QVERIFY2(source.find("shared/") == std::string::npos, source.c_str());
-                QVERIFY2(source.find("seed") == std::string::npos, source.c_str());
-            }
-            if (q.kind == PracticeAnswerKind::Number) {
-                QCOMPARE(q.expected, derivationFigure(q));
-                QVERIFY(std::isfinite(q.expected) && q.expected > 0);
-                QVERIFY(!q.answer_unit.empty());
-                // The expected answer, as shown, reads back as right.
-                const PracticeVerdict v = gradePracticeAnswer(q, practiceExpectedText(q));
-                QVERIFY2(v.grade == PracticeGrade::Right, (q.key + ": " + v.text).c_str());
-            } else {
-                QVERIFY(q.choices.size() >= 2);
-                QVERIFY(q.correct_choice >= 0 &&
-                        q.correct_choice < static_cast<int>(q.choices.size()));
-            }
         }
+        const std::string problem = checkQuestions(l.questions);
+        QVERIFY2(problem.empty(), problem.c_str());
         for (const char* topic : {"collective", "memory", "throughput"})
             QVERIFY2(topics.count(topic), topic);
     }
@@ -298,6 +320,54 @@ private slots:
         QVERIFY(grows);
         QCOMPARE(grows->choices.at(static_cast<size_t>(grows->correct_choice)),
                  std::string("TP comm (exposed)")); // TP 16 leaves the 8-GPU node
+    }
+
+    // Every cluster preset, several layouts: whatever the plan, the questions hold.
+    void everyClusterPresetPosesSoundQuestions()
+    {
+        int plans = 0;
+        for (const ClusterPresetInfo& preset : clusterPresets()) {
+            Plan base;
+            std::string error;
+            QVERIFY2(modelFromPreset("llama3-8b", &base.model, &error), error.c_str());
+            ClusterOptions options;
+            options.nodes = std::max(2, preset.default_nodes > 64 ? 4 : preset.default_nodes);
+            QVERIFY2(clusterFromPreset(preset.id, options, &base.cluster, &error,
+                                       HardwareCatalog::bundled()),
+                     error.c_str());
+            base.training.seq_len = 4096;
+            base.figures =
+                defaultEngineFigures(*HardwareCatalog::bundled().gpu(base.cluster.gpu_id),
+                                     base.training.optimizer, base.training.dtype);
+            const StepEngine engine(base.cluster, HardwareCatalog::bundled());
+            const int n = static_cast<int>(base.cluster.totalGpus());
+            const int g = std::max(1, std::min(8, base.cluster.gpusPerNode()));
+            struct Degrees
+            {
+                int tp, pp, zero;
+            };
+            for (const Degrees d :
+                 {Degrees{g, 1, 1}, Degrees{2, 2, 0}, Degrees{1, 1, 3}, Degrees{4, 2, 2}}) {
+                if (n % (d.tp * d.pp) != 0)
+                    continue;
+                Plan plan = base;
+                plan.parallel.tp = d.tp;
+                plan.parallel.pp = d.pp;
+                plan.parallel.dp = n / (d.tp * d.pp);
+                plan.parallel.zero = d.zero;
+                plan.parallel.global_batch = 8 * plan.parallel.dp;
+                const StepCost cost = engine.evaluate(plan);
+                if (!cost.ok)
+                    continue;
+                ++plans;
+                const std::vector<PracticeQuestion> questions =
+                    practiceQuestions(plan, cost, engine, 3);
+                QVERIFY(questions.size() >= 4);
+                const std::string problem = checkQuestions(questions);
+                QVERIFY2(problem.empty(), (preset.id + ": " + problem).c_str());
+            }
+        }
+        QVERIFY2(plans >= 10, qPrintable(QString::number(plans)));
     }
 
     void rejectedPlanPosesNothing()

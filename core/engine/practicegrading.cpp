@@ -170,6 +170,10 @@ std::string formatPracticeValue(const PracticeQuestion& q, double value)
         return i >= 0 && i < static_cast<int>(q.choices.size()) ? q.choices[static_cast<size_t>(i)]
                                                                 : std::string("?");
     }
+    if (q.unit == "s")
+        return units::formatSeconds(value); // "80.0 ms" for 80000 us typed
+    if (q.unit == "B" && q.answer_unit != "GiB")
+        return units::formatBytes(value);
     const std::string unit = q.answer_unit.empty() ? q.unit : q.answer_unit;
     return formatNumber(value / unitScale(q.answer_unit), 3) + (unit == "%" ? "" : " ") + unit;
 }
@@ -200,15 +204,16 @@ PracticeVerdict gradePracticeAnswer(const PracticeQuestion& q, std::string_view 
     const double expected = q.expected;
     v.relative_error = std::fabs(*value - expected) / expected;
     v.factor = *value > 0 ? std::max(*value / expected, expected / *value) : 0;
-    const std::string against = formatPracticeValue(q, *value) + " against " +
-                                practiceExpectedText(q) + " (" +
-                                formatNumber(100 * v.relative_error, 2) + "% off)";
+    const std::string against =
+        formatPracticeValue(q, *value) + " against " + practiceExpectedText(q);
+    const std::string percent = " (" + formatNumber(100 * v.relative_error, 2) + "% off)";
     if (v.relative_error <= PracticeThresholds::kRight) {
         v.grade = PracticeGrade::Right;
-        v.text = "right: " + against;
+        v.text = "right: " + against + percent;
     } else if (v.relative_error <= PracticeThresholds::kClose) {
         v.grade = PracticeGrade::Close;
-        v.text = std::string("close: ") + (*value > expected ? "high, " : "low, ") + against;
+        v.text =
+            std::string("close: ") + (*value > expected ? "high, " : "low, ") + against + percent;
     } else if (!(*value > 0)) {
         v.grade = PracticeGrade::Off;
         v.text = "off: " + formatPracticeValue(q, *value) + " cannot be right, the answer is " +
