@@ -96,6 +96,8 @@ void PracticePanel::showEvent(QShowEvent* event)
     QWidget::showEvent(event);
     if (m_stale)
         regenerate();
+    if (m_answer->isEnabled())
+        m_answer->setFocus(); // the tab opens ready for an answer
 }
 
 void PracticePanel::regenerate()
