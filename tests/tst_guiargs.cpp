@@ -115,7 +115,7 @@ private slots:
         const QStringList shot{kExample, "--screenshot", "SHOT"};
         QTest::newRow("tab 9") << (shot + QStringList{"--tab", "9"}) << "--tab '9'";
         QTest::newRow("tab -1") << (shot + QStringList{"--tab", "-1"}) << "--tab '-1'";
-        QTest::newRow("tab nan") << (shot + QStringList{"--tab", "nan"}) << "0 to 7";
+        QTest::newRow("tab nan") << (shot + QStringList{"--tab", "nan"}) << "0 to 8";
         QTest::newRow("tab empty") << (shot + QStringList{"--tab", ""}) << "--tab ''";
         QTest::newRow("size 0x0") << (shot + QStringList{"--size", "0x0"}) << "from 200 to 8192";
         QTest::newRow("size -5x-5") << (shot + QStringList{"--size", "-5x-5"}) << "--size '-5x-5'";
@@ -266,12 +266,12 @@ private slots:
     {
         const Run run = runGui({"--help"}, m_home.path());
         QCOMPARE(run.status, 0);
-        for (const char* text : {"--screenshot", "--size", "200 to 8192", "--tab", "0 to 7"})
+        for (const char* text : {"--screenshot", "--size", "200 to 8192", "--tab", "0 to 8"})
             QVERIFY2(run.out.contains(text), text);
         // The tabs named in the help are the window's.
         MainWindow window(false);
         const auto* tabs = window.findChild<QTabWidget*>();
-        QCOMPARE(tabs->count(), 8);
+        QCOMPARE(tabs->count(), 9);
         for (int i = 0; i < tabs->count(); ++i) {
             const QString entry = QString("%1 %2").arg(i).arg(tabs->tabText(i).remove('&'));
             QVERIFY2(run.out.simplified().contains(entry), qPrintable(entry));

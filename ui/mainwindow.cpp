@@ -9,6 +9,7 @@
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "plots.h"
+#include "practicepanel.h"
 #include "recoverystore.h"
 #include "searchpanel.h"
 #include "stepwalkthrough.h"
@@ -170,6 +171,9 @@ QWidget* MainWindow::buildResults()
     // The layout search and the comparison of pinned plans.
     m_search = new SearchPanel(m_tabs);
     m_tabs->addTab(m_search, tr("Search"));
+    // Interview practice on the plan.
+    m_practice = new PracticePanel(m_tabs);
+    m_tabs->addTab(m_practice, tr("Practice"));
     resultsLayout->addWidget(m_tabs, 1);
     return results;
 }
@@ -387,6 +391,7 @@ void MainWindow::buildMenus()
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
 {
     m_search->setResults(r);
+    m_practice->setResults(r);
     const StepCost& cost = r->cost;
     showHeadline(*r, QString());
 

@@ -34,6 +34,7 @@ class PlotView;
 class TopologyEditor;
 class MeasurePanel;
 class SearchPanel;
+class PracticePanel;
 class RecoveryStore;
 
 /// What to do with a recovery copy left by a window that did not close cleanly.
@@ -73,6 +74,7 @@ public:
     TopologyEditor* topologyEditor() const { return m_topology; }
     MeasurePanel* measurePanel() const { return m_measure; }
     SearchPanel* searchPanel() const { return m_search; }
+    PracticePanel* practicePanel() const { return m_practice; }
     CollectivesModel* collectivesModel() const { return m_collectivesModel; }
     MemoryModel* memoryModel() const { return m_memoryModel; }
     QString headlineText() const;
@@ -174,6 +176,7 @@ private:
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;
     SearchPanel* m_search;
+    PracticePanel* m_practice;
 };
 
 } // namespace paraplan::ui
