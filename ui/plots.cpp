@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHash>
 #include <QMenu>
 #include <QSvgGenerator>
 #include <QToolTip>
@@ -24,14 +25,62 @@ namespace paraplan::ui {
 
 namespace plotstyle {
 
-// A colour-blind-safe palette (Okabe and Ito).
-const QColor kPalette[] = {QColor(0, 114, 178),   QColor(230, 159, 0),   QColor(0, 158, 115),
-                           QColor(204, 121, 167), QColor(86, 180, 233),  QColor(213, 94, 0),
-                           QColor(240, 228, 66),  QColor(120, 120, 120), QColor(0, 0, 0)};
+// The colour-blind-safe palette of Okabe and Ito: M. Okabe and K. Ito, "Color Universal Design
+// (CUD): How to make figures and presentations that are friendly to colorblind people" (2008),
+// https://jfly.uni-koeln.de/color/ (its eight colours, in RGB 0-255).
+namespace okabeito {
+const QColor kBlack(0, 0, 0);
+const QColor kOrange(230, 159, 0);
+const QColor kSkyBlue(86, 180, 233);
+const QColor kBluishGreen(0, 158, 115);
+const QColor kYellow(240, 228, 66);
+const QColor kBlue(0, 114, 178);
+const QColor kVermillion(213, 94, 0);
+const QColor kReddishPurple(204, 121, 167);
+} // namespace okabeito
+
+// Greys differ in lightness only, which every kind of colour vision tells apart.
+const QColor kMidGrey(150, 150, 150);
+const QColor kLightGrey(215, 215, 215);
+
+const QColor kPalette[] = {okabeito::kBlue,          okabeito::kOrange,     okabeito::kBluishGreen,
+                           okabeito::kReddishPurple, okabeito::kSkyBlue,    okabeito::kVermillion,
+                           okabeito::kYellow,        QColor(120, 120, 120), okabeito::kBlack};
 
 QColor colour(int i)
 {
     return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+QColor componentColour(const QString& key)
+{
+    using namespace okabeito;
+    // The step: work in blues, idle time grey, each group's exposed communication its own
+    // colour, the optimizer black. Memory: the optimizer's state keeps the optimizer's colour,
+    // activations the recompute's (recompute trades one for the other).
+    static const QHash<QString, QColor> map = {
+        {"compute", kBlue},
+        {"recompute", kSkyBlue},
+        {"bubble", kMidGrey},
+        {"tp_comm_exposed", kOrange},
+        {"cp_comm_exposed", kYellow},
+        {"ep_comm_exposed", kReddishPurple},
+        {"pp_comm_exposed", kBluishGreen},
+        {"dp_comm_exposed", kVermillion},
+        {"optimizer", kBlack},
+        {"comm_hidden", kLightGrey},
+        {"weights", kBlue},
+        {"gradients", kBluishGreen},
+        {"optimizer_state", kBlack},
+        {"activations", kSkyBlue},
+        {"buffers", kMidGrey},
+    };
+    return map.value(key, kMidGrey);
+}
+
+QPen boundaryPen()
+{
+    return QPen(okabeito::kVermillion, 1.5, Qt::SolidLine);
 }
 
 void useLog10Axis(QCPAxis* axis)
@@ -99,6 +148,10 @@ PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_t
     m_plot->plotLayout()->addElement(2, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, m_plot->legend);
+    // An empty legend would cap the width of the whole column (title, axes, legend) at its own
+    // few pixels: a filler beside it, without a width limit, keeps the axes at full width.
+    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
+    legendRow->setColumnStretchFactor(1, 0.001);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
@@ -125,6 +178,60 @@ void PlotView::clearPlottables()
 {
     m_plot->clearPlottables();
     m_plot->clearItems();
+    m_emptyLabel = nullptr;
+    m_emptyText.clear();
+}
+
+void PlotView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // Laid out again at the size it is shown at: a plot filled while hidden (another tab)
+    // would otherwise show the layout of its first, smaller size.
+    queueReplot();
+}
+
+void PlotView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (text.isEmpty()) {
+        if (m_emptyLabel)
+            m_plot->removeItem(m_emptyLabel);
+        m_emptyLabel = nullptr;
+        queueReplot();
+        return;
+    }
+    if (!m_emptyLabel) {
+        m_emptyLabel = new QCPItemText(m_plot);
+        m_emptyLabel->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_emptyLabel->position->setCoords(0.5, 0.45);
+        m_emptyLabel->setPositionAlignment(Qt::AlignCenter);
+        m_emptyLabel->setTextAlignment(Qt::AlignCenter);
+        m_emptyLabel->setFont(QFont(QFont().family(), 10));
+        m_emptyLabel->setColor(QColor(80, 80, 80));
+        m_emptyLabel->setPadding(QMargins(8, 6, 8, 6));
+        m_emptyLabel->setBrush(QColor(255, 255, 255, 230));
+        m_emptyLabel->setClipToAxisRect(false);
+    }
+    m_emptyLabel->setText(text);
+    queueReplot();
+}
+
+QColor PlotView::seriesColour(const QString& series) const
+{
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = m_plot->plottable(i);
+        if (plottable->name() != series)
+            continue;
+        if (qobject_cast<QCPBars*>(plottable))
+            return plottable->brush().color();
+        return plottable->pen().color();
+    }
+    return {};
+}
+
+QRect PlotView::axesRect() const
+{
+    return m_plot->axisRect()->outerRect();
 }
 
 QStringList PlotView::seriesNames() const
@@ -283,6 +390,7 @@ void BreakdownPlot::setResults(const PlanResults& results)
     // Top bar: the step by component; bottom bar: communication, exposed then hidden.
     struct Part
     {
+        QString key;
         QString name;
         double step;
         double comm;
@@ -290,16 +398,16 @@ void BreakdownPlot::setResults(const PlanResults& results)
     std::vector<Part> parts;
     for (const BreakdownComponent& component : kBreakdownComponents) {
         const double value = b.*component.field;
-        parts.push_back({tr(component.label), value, component.communication ? value : 0});
+        parts.push_back(
+            {component.key, tr(component.label), value, component.communication ? value : 0});
     }
-    parts.push_back({tr("comm hidden behind compute"), 0, hidden});
+    parts.push_back({"comm_hidden", tr("comm hidden behind compute"), 0, hidden});
     QCPBars* below = nullptr;
-    int colourIndex = 0;
     for (const Part& part : parts) {
         if (part.step <= 0 && part.comm <= 0)
             continue;
-        QCPBars* bars =
-            stackedBar(plot()->yAxis, plot()->xAxis, part.name, colour(colourIndex++), below);
+        QCPBars* bars = stackedBar(plot()->yAxis, plot()->xAxis, part.name,
+                                   plotstyle::componentColour(part.key), below);
         bars->setProperty("yUnit", "s");
         bars->addData(2, part.step); // top bar: the step
         bars->addData(1, part.comm); // bottom bar: communication, exposed + hidden
@@ -326,18 +434,19 @@ void MemoryPlot::setResults(const PlanResults& results)
     const std::vector<StageCost>& stages = results.cost.stages;
     struct Part
     {
+        const char* key;
         QString name;
         double StageCost::*field;
     };
-    const Part parts[] = {{tr("weights"), &StageCost::weights_bytes},
-                          {tr("gradients"), &StageCost::grads_bytes},
-                          {tr("optimizer state"), &StageCost::optimizer_bytes},
-                          {tr("activations"), &StageCost::activations_bytes},
-                          {tr("buffers"), &StageCost::buffers_bytes}};
+    const Part parts[] = {{"weights", tr("weights"), &StageCost::weights_bytes},
+                          {"gradients", tr("gradients"), &StageCost::grads_bytes},
+                          {"optimizer_state", tr("optimizer state"), &StageCost::optimizer_bytes},
+                          {"activations", tr("activations"), &StageCost::activations_bytes},
+                          {"buffers", tr("buffers"), &StageCost::buffers_bytes}};
     QCPBars* below = nullptr;
-    int i = 0;
     for (const Part& part : parts) {
-        QCPBars* bars = stackedBar(plot()->xAxis, plot()->yAxis, part.name, colour(i++), below);
+        QCPBars* bars = stackedBar(plot()->xAxis, plot()->yAxis, part.name,
+                                   plotstyle::componentColour(part.key), below);
         bars->setWidth(stages.size() > 16 ? 0.9 : 0.6);
         bars->setProperty("yUnit", "GiB");
         for (const StageCost& st : stages)
@@ -379,18 +488,22 @@ MeasuredPlot::MeasuredPlot(QWidget* parent) : PlotView(tr("Measured bus bandwidt
     plot()->xAxis->setRange(1e3, 1.7e10);
     plot()->yAxis->setRange(0.1, 2000);
     plot()->legend->setWrap(3);
+    clear();
 }
 
 void MeasuredPlot::clear()
 {
     clearPlottables();
-    queueReplot();
+    setEmptyText(tr("Nothing measured yet.\nMeasure this machine, or import an nccl-tests log\n"
+                    "or a probe run: each point appears here as it arrives."));
 }
 
 void MeasuredPlot::addPoint(const MeasuredPoint& point)
 {
     if (point.in_place)
         return;
+    if (!emptyText().isEmpty())
+        setEmptyText({});
     const QString name =
         tr("%1, %2 ranks%3")
             .arg(collectiveOpName(point.op))
@@ -436,11 +549,20 @@ ParetoPlot::ParetoPlot(QWidget* parent) : PlotView(tr("Memory per GPU against st
 {
     plot()->xAxis->setLabel(tr("memory per GPU, fullest stage (GiB)"));
     plot()->yAxis->setLabel(tr("step time (s)"));
+    plot()->xAxis->setRange(0, 100);
+    plot()->yAxis->setRange(0, 10);
+    setEmptyText(tr("Not searched yet: each candidate the search\n"
+                    "finds is drawn here, memory against step time."));
 }
 
 void ParetoPlot::setSearch(const SearchResult& result)
 {
     clearPlottables();
+    if (result.top.empty() && result.pareto.empty()) {
+        setEmptyText(tr("No layout to draw: the search found\nnone that is valid."));
+        queueReplot();
+        return;
+    }
     QCPGraph* top = plot()->addGraph();
     top->setName(tr("top candidates"));
     top->setProperty("yUnit", "s");
@@ -482,14 +604,22 @@ CompareBreakdownPlot::CompareBreakdownPlot(QWidget* parent)
     : PlotView(tr("Pinned plans: step time by component"), parent)
 {
     plot()->xAxis->setLabel(tr("time per step (s)"));
+    setPlans({}, {});
 }
 
 void CompareBreakdownPlot::setPlans(const QStringList& labels,
                                     const std::vector<StepBreakdown>& breakdowns)
 {
     clearPlottables();
+    if (breakdowns.empty()) {
+        plot()->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+        plot()->yAxis->setRange(0.4, 2.6);
+        plot()->xAxis->setRange(0, 10);
+        setEmptyText(tr("No plans pinned yet: pin a search result or\n"
+                        "the current plan to compare their steps here."));
+        return;
+    }
     QCPBars* below = nullptr;
-    int colourIndex = 0;
     double longest = 0;
     for (const StepBreakdown& b : breakdowns)
         longest = std::max(longest, b.total());
@@ -499,8 +629,8 @@ void CompareBreakdownPlot::setPlans(const QStringList& labels,
             any = any || b.*(part.field) > 0;
         if (!any)
             continue;
-        QCPBars* bars =
-            stackedBar(plot()->yAxis, plot()->xAxis, tr(part.label), colour(colourIndex++), below);
+        QCPBars* bars = stackedBar(plot()->yAxis, plot()->xAxis, tr(part.label),
+                                   plotstyle::componentColour(part.key), below);
         bars->setProperty("yUnit", "s");
         bars->setWidth(0.6);
         for (size_t i = 0; i < breakdowns.size(); ++i)
