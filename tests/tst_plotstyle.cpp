@@ -11,9 +11,11 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
@@ -135,12 +137,20 @@ private slots:
         expectDistinct(barColours(&compare), "pinned");
         expectSameColours(barColours(&compare), &stepSeen, "pinned");
         QVERIFY(barColours(&compare).size() >= 4);
-        // The report and image export draw these same plot objects (reportwriter.cpp), so an
-        // exported image of a plan keeps the colours: compare one pixel-free way, by series.
+        // The report draws these same plot classes (reportwriter.cpp): a step plot drawn anew
+        // for the same plan keeps every colour.
         BreakdownPlot again;
         again.setResults(*window.evaluator()->latest());
         expectSameColours(barColours(&again), &stepSeen, "redrawn step");
         QCOMPARE(step->seriesColour("compute"), stepSeen["compute"]);
+        // An SVG export draws the compute bars in that same colour.
+        QTemporaryDir dir;
+        QString error;
+        const QString svg = dir.filePath("step.svg");
+        QVERIFY2(step->exportTo(svg, &error, QSize(800, 400)), qPrintable(error));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains(stepSeen["compute"].name().toLatin1()));
     }
 
     void tpCliffGoesPastTheNodeOnTheBundledExample()

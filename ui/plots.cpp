@@ -56,22 +56,22 @@ QColor componentColour(const QString& key)
 {
     using namespace okabeito;
     // The step: work in blues, idle time grey, each group's exposed communication its own
-    // colour, the optimizer black. Memory: the optimizer's state keeps the optimizer's colour,
-    // activations the recompute's (recompute trades one for the other).
+    // colour, the optimizer reddish purple. Memory: the optimizer's state keeps the optimizer's
+    // colour, activations the recompute's (recompute trades one for the other).
     static const QHash<QString, QColor> map = {
         {"compute", kBlue},
         {"recompute", kSkyBlue},
         {"bubble", kMidGrey},
         {"tp_comm_exposed", kOrange},
         {"cp_comm_exposed", kYellow},
-        {"ep_comm_exposed", kReddishPurple},
+        {"ep_comm_exposed", kBlack},
         {"pp_comm_exposed", kBluishGreen},
         {"dp_comm_exposed", kVermillion},
-        {"optimizer", kBlack},
+        {"optimizer", kReddishPurple},
         {"comm_hidden", kLightGrey},
         {"weights", kBlue},
         {"gradients", kBluishGreen},
-        {"optimizer_state", kBlack},
+        {"optimizer_state", kReddishPurple},
         {"activations", kSkyBlue},
         {"buffers", kMidGrey},
     };
