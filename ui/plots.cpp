@@ -551,15 +551,14 @@ ParetoPlot::ParetoPlot(QWidget* parent) : PlotView(tr("Memory per GPU against st
     plot()->yAxis->setLabel(tr("step time (s)"));
     plot()->xAxis->setRange(0, 100);
     plot()->yAxis->setRange(0, 10);
-    setEmptyText(tr("Not searched yet: each candidate the search\n"
-                    "finds is drawn here, memory against step time."));
+    setEmptyText(tr("Not searched yet: each layout\nthe search finds is drawn here."));
 }
 
 void ParetoPlot::setSearch(const SearchResult& result)
 {
     clearPlottables();
     if (result.top.empty() && result.pareto.empty()) {
-        setEmptyText(tr("No layout to draw: the search found\nnone that is valid."));
+        setEmptyText(tr("No layout to draw:\nthe search found none valid."));
         queueReplot();
         return;
     }
@@ -615,8 +614,8 @@ void CompareBreakdownPlot::setPlans(const QStringList& labels,
         plot()->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
         plot()->yAxis->setRange(0.4, 2.6);
         plot()->xAxis->setRange(0, 10);
-        setEmptyText(tr("No plans pinned yet: pin a search result or\n"
-                        "the current plan to compare their steps here."));
+        setEmptyText(tr("No plans pinned yet: pin a search\n"
+                        "result or the current plan to\ncompare their steps here."));
         return;
     }
     QCPBars* below = nullptr;
