@@ -157,6 +157,7 @@ PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_t
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_plot->legend->setWrap(3);
     m_plot->legend->setFont(QFont(QFont().family(), 8));
+    m_plot->legend->setIconSize(22, 11);
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setBrush(Qt::NoBrush);
     styleAxes(m_plot);
@@ -188,6 +189,15 @@ void PlotView::showEvent(QShowEvent* event)
     // Laid out again at the size it is shown at: a plot filled while hidden (another tab)
     // would otherwise show the layout of its first, smaller size.
     queueReplot();
+}
+
+void PlotView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Legend columns of at least ~130 px, so that no entry is cut short in a narrow plot.
+    if (m_legendColumns == 0)
+        m_legendColumns = std::max(1, m_plot->legend->wrap());
+    m_plot->legend->setWrap(std::min(m_legendColumns, std::max(1, width() / 130)));
 }
 
 void PlotView::setEmptyText(const QString& text)

@@ -47,6 +47,7 @@ signals:
 protected:
     void clearPlottables();
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void showTooltip(QMouseEvent* event);
@@ -56,6 +57,7 @@ private:
     QString m_title;
     QString m_emptyText;
     QCPItemText* m_emptyLabel = nullptr;
+    int m_legendColumns = 0; ///< the plot's own legend columns, fewer when it is narrow
 };
 
 /// The step time, stacked by component, and the communication exposed vs hidden.
