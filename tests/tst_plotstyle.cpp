@@ -2,6 +2,7 @@
 // plan and edit; the TP cliff past the node on the bundled example, with the node boundary a
 // labelled line unlike the grid; empty plots at full size with a sentence; every what-if bar
 // labelled at 1280x800 and in the report's size.
+#include "computeplot.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "measurepanel.h"
@@ -234,6 +235,17 @@ private slots:
         QVERIFY2(
             axes.width() >= 0.6 * measured->plot()->width(),
             qPrintable(QString("axes %1 wide in %2").arg(axes.width()).arg(measured->width())));
+
+        // The Compute plot before any GEMM is measured.
+        auto* gemm = window.measurePanel()->findChild<GemmPlot*>();
+        auto* measureTabs = window.measurePanel()->findChild<QTabWidget*>();
+        QVERIFY(gemm && measureTabs);
+        measureTabs->setCurrentWidget(gemm);
+        QTest::qWait(50);
+        layOut(gemm);
+        QVERIFY(!gemm->emptyText().isEmpty());
+        QVERIFY(gemm->axesRect().height() >= 0.6 * gemm->plot()->height());
+        QVERIFY(gemm->axesRect().width() >= 0.6 * gemm->plot()->width());
 
         tabs->setCurrentWidget(window.searchPanel());
         auto* pinned = window.searchPanel()->findChild<CompareBreakdownPlot*>();
