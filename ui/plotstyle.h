@@ -1,8 +1,8 @@
 #pragma once
 
 // What the plots share between plots.cpp, cliffplots.cpp and computeplot.cpp (private to the
-// plots): the palette, the one map from a step or memory component to its colour, and the pen
-// of a network boundary.
+// plots, defined in plotstyle.cpp): the palette, the one map from a step or memory component to its
+// colour, and the pen of a network boundary.
 
 #include <QColor>
 #include <QPen>
