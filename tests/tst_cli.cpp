@@ -293,6 +293,30 @@ private slots:
         QCOMPARE(runCli({"cliffs", plan, "--json", "--csv"}).code, 2);
     }
 
+    void cliffsGoPastTheNodeOnTheBundledExample()
+    {
+        // GPT-3 175B with PP 8 on 64 GPUs: TP 16 and 32 need 128 and 256 GPUs, and say so.
+        const QString plan =
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.json";
+        const CliRun text = runCli({"cliffs", plan});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("on 128 GPUs: the plan's 64 cannot hold it"));
+        const QJsonArray points =
+            QJsonDocument::fromJson(runCli({"cliffs", plan, "--json"}).out.toUtf8())
+                .object()["tp_sweep"]
+                .toObject()["points"]
+                .toArray();
+        QStringList seen;
+        for (const QJsonValue& point : points)
+            seen << QString("%1@%2")
+                        .arg(point.toObject()["tp"].toInt())
+                        .arg(point.toObject()["gpus"].toInt());
+        QVERIFY2(seen.contains("8@64") && seen.contains("16@128") && seen.contains("32@256"),
+                 qPrintable(seen.join(" ")));
+        QVERIFY(runCli({"cliffs", plan, "--csv"}).out.contains("16,") &&
+                runCli({"cliffs", plan, "--csv"}).out.contains("on 128 GPUs"));
+    }
+
     void validateAgainstPublishedMeasurements()
     {
         const CliRun run = runCli({"validate", "--json"});

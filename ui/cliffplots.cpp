@@ -30,40 +30,72 @@ void useLog2Axis(QCPAxis* axis)
     axis->setNumberPrecision(0);
 }
 
-// A dotted vertical line at x marking a boundary (node, rack), with a small grey label the
-// caller places.
+// A network boundary (node, rack) between the sweep's points at `x` and beyond: a solid
+// coloured line, unlike the dotted grey grid, the side past it lightly shaded, and a label at
+// the top of the axes, just left of the line (the side past it is often narrow).
 QCPItemText* addBoundary(QCustomPlot* plot, double x, const QString& text)
 {
+    const QPen pen = plotstyle::boundaryPen();
+    auto* shade = new QCPItemRect(plot);
+    shade->setLayer("grid");
+    for (QCPItemPosition* corner : {shade->topLeft, shade->bottomRight}) {
+        corner->setTypeX(QCPItemPosition::ptPlotCoords);
+        corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    shade->topLeft->setCoords(x, 0);
+    shade->bottomRight->setCoords(x * 1e6, 1);
+    QColor fill = pen.color();
+    fill.setAlpha(22);
+    shade->setBrush(fill);
+    shade->setPen(Qt::NoPen);
+    shade->setSelectable(false);
     auto* line = new QCPItemStraightLine(plot);
+    line->setObjectName("boundary");
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
-    line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
+    line->setPen(pen);
     auto* label = new QCPItemText(plot);
+    label->setObjectName("boundary label");
     label->setText(text);
-    label->setFont(QFont(QFont().family(), 8));
-    label->setColor(QColor(90, 90, 90));
+    label->setFont(QFont(QFont().family(), 8, QFont::Bold));
+    label->setColor(pen.color().darker(120));
+    label->setTextAlignment(Qt::AlignRight);
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(x, 0.02);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->setPadding(QMargins(2, 0, 4, 0));
     label->setClipToAxisRect(true);
     return label;
 }
 
 } // namespace
 
-TpSweepPlot::TpSweepPlot(QWidget* parent)
-    : PlotView(tr("Throughput by TP degree (same GPUs)"), parent)
+TpSweepPlot::TpSweepPlot(QWidget* parent) : PlotView(tr("Throughput by TP degree"), parent)
 {
     plot()->xAxis->setLabel(tr("tensor-parallel degree"));
     plot()->yAxis->setLabel(tr("throughput (tokens/s)"));
     plot()->yAxis2->setLabel(tr("step time (s)"));
     plot()->yAxis2->setVisible(true);
     useLog2Axis(plot()->xAxis);
+    plot()->legend->setWrap(2);
 }
 
 void TpSweepPlot::setResults(const PlanResults& r)
 {
     clearPlottables();
     const PlanAnalysis& a = r.analysis;
+    // At the plan's GPU count, a line; past the node where those GPUs cannot hold a replica,
+    // hollow points on the GPUs they need, their tokens/s scaled to the plan's GPU count.
+    auto scaled = [&](const TpSweepPoint& point) {
+        return point.gpus == a.plan_gpus || point.gpus <= 0
+                   ? point.tokens_per_s
+                   : point.tokens_per_s * double(a.plan_gpus) / double(point.gpus);
+    };
     QVector<double> degrees, tokensPerS, stepS;
     for (const TpSweepPoint& point : a.tp) {
+        if (point.gpus != a.plan_gpus)
+            continue;
         degrees.push_back(point.tp);
         tokensPerS.push_back(point.ok ? point.tokens_per_s : std::nan(""));
         stepS.push_back(point.ok ? point.step_s : std::nan(""));
@@ -80,6 +112,26 @@ void TpSweepPlot::setResults(const PlanResults& r)
     step->setPen(QPen(colour(1), 1.5, Qt::DashLine));
     step->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
     step->setData(degrees, stepS, true);
+    QCPGraph* more = nullptr;
+    for (const TpSweepPoint& point : a.tp) {
+        if (point.gpus == a.plan_gpus || !point.ok)
+            continue;
+        if (!more) {
+            more = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+            more->setName(tr("on more GPUs, per GPU x %1").arg(a.plan_gpus));
+            more->setProperty("yUnit", "tokens/s");
+            more->setPen(QPen(colour(0), 1.5, Qt::DotLine));
+            more->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(colour(0), 1.5),
+                                                  QBrush(Qt::white), 8));
+        }
+        more->addData(point.tp, scaled(point));
+        auto* label = new QCPItemText(plot());
+        label->position->setCoords(point.tp, scaled(point));
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        label->setText(tr("%1 GPUs").arg(point.gpus) + "\n");
+        label->setFont(QFont(QFont().family(), 7));
+        label->setColor(QColor(60, 60, 60));
+    }
     QCPGraph* overflow = plot()->addGraph(plot()->xAxis, plot()->yAxis);
     overflow->setName(tr("does not fit in memory"));
     overflow->setProperty("yUnit", "tokens/s");
@@ -88,7 +140,7 @@ void TpSweepPlot::setResults(const PlanResults& r)
                                               QPen(QColor(190, 30, 30), 1.5), Qt::NoBrush, 11));
     for (const TpSweepPoint& point : a.tp) {
         if (point.ok && !point.fits)
-            overflow->addData(point.tp, point.tokens_per_s);
+            overflow->addData(point.tp, scaled(point));
     }
     QCPGraph* current = plot()->addGraph(plot()->xAxis, plot()->yAxis);
     current->setName(tr("this plan"));
@@ -97,26 +149,28 @@ void TpSweepPlot::setResults(const PlanResults& r)
     current->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 2), QBrush(colour(5)), 12));
     current->addData(r.plan.parallel.tp, r.cost.metrics.tokens_per_s);
-    // The NVSwitch (node) domain: TP beyond it crosses the network.
-    if (!r.plan.cluster.is_torus) {
-        QCPItemText* label = addBoundary(plot(), a.gpus_per_node,
-                                         tr("node boundary (%1 GPUs) ").arg(a.gpus_per_node));
-        label->position->setCoords(a.gpus_per_node, 0);
-        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    }
+    // The NVSwitch (node) domain: TP past it crosses the network. The line sits halfway (on
+    // the log axis) between the node's size and the next degree.
+    if (!r.plan.cluster.is_torus)
+        addBoundary(plot(), a.gpus_per_node * std::sqrt(2.0),
+                    tr("node: %1 GPUs\npast it: network").arg(a.gpus_per_node));
     bool anyValid = false;
     double maxTokens = 0, maxStep = 0;
+    int maxTp = std::max(2, a.gpus_per_node * 2);
     for (const TpSweepPoint& point : a.tp) {
+        maxTp = std::max(maxTp, point.tp);
         if (point.ok) {
             anyValid = true;
-            maxTokens = std::max(maxTokens, point.tokens_per_s);
-            maxStep = std::max(maxStep, point.step_s);
+            maxTokens = std::max(maxTokens, scaled(point));
+            if (point.gpus == a.plan_gpus)
+                maxStep = std::max(maxStep, point.step_s);
         }
     }
-    plot()->xAxis->setRange(0.8, std::max(2.0, a.tp.empty() ? 2.0 : double(a.tp.back().tp)) * 1.25);
+    plot()->xAxis->setRange(0.8, maxTp * 1.5);
     if (anyValid) {
-        plot()->yAxis->setRange(0, maxTokens * 1.15);
-        plot()->yAxis2->setRange(0, maxStep * 1.15);
+        // Head room above the points for the boundary's label.
+        plot()->yAxis->setRange(0, maxTokens * 1.45);
+        plot()->yAxis2->setRange(0, std::max(maxStep, 1e-6) * 1.45);
     }
     queueReplot();
 }
@@ -246,16 +300,11 @@ void ScalingPlot::setResults(const PlanResults& r)
             (step ? high : highSync) = std::max(step ? high : highSync, y);
     }
     plot()->yAxis2->setRange(0, std::max(highSync, 1e-6) * 1.3);
-    if (a.rack_boundary_gpus > 0) {
-        const bool right =
-            !a.scaling_step.x.empty() && a.rack_boundary_gpus * 3 > a.scaling_step.x.back();
-        QCPItemText* label =
-            addBoundary(plot(), a.rack_boundary_gpus,
-                        right ? tr("one rack: %1 GPUs ").arg(a.rack_boundary_gpus)
-                              : tr(" one rack: %1 GPUs").arg(a.rack_boundary_gpus));
-        label->position->setCoords(a.rack_boundary_gpus, high * 1.1);
-        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-    }
+    // The rack boundary halfway (on the log axis) between the last size that fits one rack and
+    // the next.
+    if (a.rack_boundary_gpus > 0)
+        addBoundary(plot(), a.rack_boundary_gpus * std::sqrt(2.0),
+                    tr("rack: %1 GPUs").arg(a.rack_boundary_gpus));
     if (!a.scaling_step.x.empty()) {
         plot()->xAxis->setRange(a.scaling_step.x.front() / 1.4, a.scaling_step.x.back() * 1.4);
         plot()->yAxis->setRange(0, high * 1.2);
@@ -265,39 +314,46 @@ void ScalingPlot::setResults(const PlanResults& r)
 
 WhatIfPlot::WhatIfPlot(QWidget* parent) : PlotView(tr("What-if: step time"), parent)
 {
-    plot()->yAxis->setLabel(tr("step time (s)"));
+    plot()->xAxis->setLabel(tr("step time (s)"));
     plot()->legend->setVisible(false);
 }
 
 void WhatIfPlot::setResults(const PlanResults& r)
 {
     clearPlottables();
-    auto* bars = new QCPBars(plot()->xAxis, plot()->yAxis);
+    // Horizontal bars, "as planned" on top: every label is written level beside its bar and
+    // none runs off, however narrow the plot.
+    auto* bars = new QCPBars(plot()->yAxis, plot()->xAxis);
     bars->setName(tr("step time"));
     bars->setProperty("yUnit", "s");
     bars->setBrush(colour(0));
     bars->setPen(QPen(colour(0).darker(130)));
+    bars->setWidth(0.6);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double high = 0;
     const PlanAnalysis& a = r.analysis;
     const int count = static_cast<int>(a.what_if_labels.size());
     for (int i = 0; i < count; ++i) {
-        bars->addData(i + 1, a.what_if_step_s[size_t(i)]);
-        ticker->addTick(i + 1, QString::fromStdString(a.what_if_labels[size_t(i)]));
-        high = std::max(high, a.what_if_step_s[size_t(i)]);
+        const double key = count - i;
+        const double value = a.what_if_step_s[size_t(i)];
+        bars->addData(key, value);
+        ticker->addTick(key, QString::fromStdString(a.what_if_labels[size_t(i)]));
+        high = std::max(high, value);
         auto* label = new QCPItemText(plot());
-        label->position->setCoords(i + 1, a.what_if_step_s[size_t(i)]);
-        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        const double change = a.what_if_step_s[size_t(i)] / a.what_if_step_s[0] - 1;
+        label->setObjectName("bar label");
+        label->position->setCoords(value, key);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        const double change = a.what_if_step_s[0] > 0 ? value / a.what_if_step_s[0] - 1 : 0;
         label->setText(
-            i == 0 ? QString::fromStdString(units::formatSeconds(a.what_if_step_s[size_t(i)]))
-                   : QString("%1%2%").arg(change >= 0 ? "+" : "").arg(100 * change, 0, 'f', 1));
+            " " +
+            (i == 0 ? QString::fromStdString(units::formatSeconds(value))
+                    : QString("%1%2%").arg(change >= 0 ? "+" : "").arg(100 * change, 0, 'f', 1)));
         label->setFont(QFont(QFont().family(), 8));
+        label->setClipToAxisRect(false);
     }
-    plot()->xAxis->setTicker(ticker);
-    plot()->xAxis->setTickLabelRotation(count > 4 ? 20 : 0);
-    plot()->xAxis->setRange(0.4, count + 0.6);
-    plot()->yAxis->setRange(0, high * 1.2);
+    plot()->yAxis->setTicker(ticker);
+    plot()->yAxis->setRange(0.4, count + 0.6);
+    plot()->xAxis->setRange(0, std::max(high, 1e-6) * 1.25);
     queueReplot();
 }
 

@@ -26,6 +26,9 @@ GemmPlot::GemmPlot(QWidget* parent)
     plot()->xAxis->setTicker(ticker);
     plot()->xAxis->setNumberFormat("f");
     plot()->xAxis->setNumberPrecision(0);
+    plot()->xAxis->setRange(700, 24000);
+    plot()->yAxis->setRange(0, 1000);
+    setEmptyText(tr("No GEMMs measured yet: measure this machine\nor import a probe run."));
 }
 
 void GemmPlot::setData(const ComputeMeasurements& measured, const Plan& plan,
@@ -75,6 +78,13 @@ void GemmPlot::setData(const ComputeMeasurements& measured, const Plan& plan,
         // nothing was measured.
         for (double n : {1024, 2048, 4096, 8192, 16384})
             assumed->addData(n, peak * kernels::gemmEfficiency(gpu->kernels, share, n, n, n));
+    }
+    if (measured.gemms.empty())
+        setEmptyText(tr("No GEMMs measured yet: measure this machine or import\n"
+                        "a probe run. The dashed line is the rate the engine assumes."));
+    if (plot()->plottableCount() == 0) {
+        queueReplot();
+        return;
     }
     plot()->rescaleAxes();
     plot()->xAxis->setRange(plot()->xAxis->range().lower / 1.3, plot()->xAxis->range().upper * 1.3);

@@ -22,30 +22,6 @@
 
 namespace paraplan::ui {
 
-namespace plotstyle {
-
-// A colour-blind-safe palette (Okabe and Ito).
-const QColor kPalette[] = {QColor(0, 114, 178),   QColor(230, 159, 0),   QColor(0, 158, 115),
-                           QColor(204, 121, 167), QColor(86, 180, 233),  QColor(213, 94, 0),
-                           QColor(240, 228, 66),  QColor(120, 120, 120), QColor(0, 0, 0)};
-
-QColor colour(int i)
-{
-    return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
-}
-
-void useLog10Axis(QCPAxis* axis)
-{
-    axis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setSubTickCount(0);
-    axis->setTicker(ticker);
-    axis->setNumberFormat("eb");
-    axis->setNumberPrecision(0);
-}
-
-} // namespace plotstyle
-
 using plotstyle::colour;
 
 namespace {
@@ -99,11 +75,16 @@ PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_t
     m_plot->plotLayout()->addElement(2, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, m_plot->legend);
+    // An empty legend would cap the width of the whole column (title, axes, legend) at its own
+    // few pixels: a filler beside it, without a width limit, keeps the axes at full width.
+    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
+    legendRow->setColumnStretchFactor(1, 0.001);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_plot->legend->setWrap(3);
     m_plot->legend->setFont(QFont(QFont().family(), 8));
+    m_plot->legend->setIconSize(22, 11);
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setBrush(Qt::NoBrush);
     styleAxes(m_plot);
@@ -125,6 +106,69 @@ void PlotView::clearPlottables()
 {
     m_plot->clearPlottables();
     m_plot->clearItems();
+    m_emptyLabel = nullptr;
+    m_emptyText.clear();
+}
+
+void PlotView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // Laid out again at the size it is shown at: a plot filled while hidden (another tab)
+    // would otherwise show the layout of its first, smaller size.
+    queueReplot();
+}
+
+void PlotView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Legend columns of at least ~130 px, so that no entry is cut short in a narrow plot.
+    if (m_legendColumns == 0)
+        m_legendColumns = std::max(1, m_plot->legend->wrap());
+    m_plot->legend->setWrap(std::min(m_legendColumns, std::max(1, width() / 130)));
+}
+
+void PlotView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (text.isEmpty()) {
+        if (m_emptyLabel)
+            m_plot->removeItem(m_emptyLabel);
+        m_emptyLabel = nullptr;
+        queueReplot();
+        return;
+    }
+    if (!m_emptyLabel) {
+        m_emptyLabel = new QCPItemText(m_plot);
+        m_emptyLabel->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_emptyLabel->position->setCoords(0.5, 0.45);
+        m_emptyLabel->setPositionAlignment(Qt::AlignCenter);
+        m_emptyLabel->setTextAlignment(Qt::AlignCenter);
+        m_emptyLabel->setFont(QFont(QFont().family(), 10));
+        m_emptyLabel->setColor(QColor(80, 80, 80));
+        m_emptyLabel->setPadding(QMargins(8, 6, 8, 6));
+        m_emptyLabel->setBrush(QColor(255, 255, 255, 230));
+        m_emptyLabel->setClipToAxisRect(false);
+    }
+    m_emptyLabel->setText(text);
+    queueReplot();
+}
+
+QColor PlotView::seriesColour(const QString& series) const
+{
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = m_plot->plottable(i);
+        if (plottable->name() != series)
+            continue;
+        if (qobject_cast<QCPBars*>(plottable))
+            return plottable->brush().color();
+        return plottable->pen().color();
+    }
+    return {};
+}
+
+QRect PlotView::axesRect() const
+{
+    return m_plot->axisRect()->outerRect();
 }
 
 QStringList PlotView::seriesNames() const
@@ -283,6 +327,7 @@ void BreakdownPlot::setResults(const PlanResults& results)
     // Top bar: the step by component; bottom bar: communication, exposed then hidden.
     struct Part
     {
+        QString key;
         QString name;
         double step;
         double comm;
@@ -290,16 +335,16 @@ void BreakdownPlot::setResults(const PlanResults& results)
     std::vector<Part> parts;
     for (const BreakdownComponent& component : kBreakdownComponents) {
         const double value = b.*component.field;
-        parts.push_back({tr(component.label), value, component.communication ? value : 0});
+        parts.push_back(
+            {component.key, tr(component.label), value, component.communication ? value : 0});
     }
-    parts.push_back({tr("comm hidden behind compute"), 0, hidden});
+    parts.push_back({"comm_hidden", tr("comm hidden behind compute"), 0, hidden});
     QCPBars* below = nullptr;
-    int colourIndex = 0;
     for (const Part& part : parts) {
         if (part.step <= 0 && part.comm <= 0)
             continue;
-        QCPBars* bars =
-            stackedBar(plot()->yAxis, plot()->xAxis, part.name, colour(colourIndex++), below);
+        QCPBars* bars = stackedBar(plot()->yAxis, plot()->xAxis, part.name,
+                                   plotstyle::componentColour(part.key), below);
         bars->setProperty("yUnit", "s");
         bars->addData(2, part.step); // top bar: the step
         bars->addData(1, part.comm); // bottom bar: communication, exposed + hidden
@@ -326,18 +371,19 @@ void MemoryPlot::setResults(const PlanResults& results)
     const std::vector<StageCost>& stages = results.cost.stages;
     struct Part
     {
+        const char* key;
         QString name;
         double StageCost::*field;
     };
-    const Part parts[] = {{tr("weights"), &StageCost::weights_bytes},
-                          {tr("gradients"), &StageCost::grads_bytes},
-                          {tr("optimizer state"), &StageCost::optimizer_bytes},
-                          {tr("activations"), &StageCost::activations_bytes},
-                          {tr("buffers"), &StageCost::buffers_bytes}};
+    const Part parts[] = {{"weights", tr("weights"), &StageCost::weights_bytes},
+                          {"gradients", tr("gradients"), &StageCost::grads_bytes},
+                          {"optimizer_state", tr("optimizer state"), &StageCost::optimizer_bytes},
+                          {"activations", tr("activations"), &StageCost::activations_bytes},
+                          {"buffers", tr("buffers"), &StageCost::buffers_bytes}};
     QCPBars* below = nullptr;
-    int i = 0;
     for (const Part& part : parts) {
-        QCPBars* bars = stackedBar(plot()->xAxis, plot()->yAxis, part.name, colour(i++), below);
+        QCPBars* bars = stackedBar(plot()->xAxis, plot()->yAxis, part.name,
+                                   plotstyle::componentColour(part.key), below);
         bars->setWidth(stages.size() > 16 ? 0.9 : 0.6);
         bars->setProperty("yUnit", "GiB");
         for (const StageCost& st : stages)
@@ -379,18 +425,22 @@ MeasuredPlot::MeasuredPlot(QWidget* parent) : PlotView(tr("Measured bus bandwidt
     plot()->xAxis->setRange(1e3, 1.7e10);
     plot()->yAxis->setRange(0.1, 2000);
     plot()->legend->setWrap(3);
+    clear();
 }
 
 void MeasuredPlot::clear()
 {
     clearPlottables();
-    queueReplot();
+    setEmptyText(tr("Nothing measured yet.\nMeasure this machine, or import an nccl-tests log\n"
+                    "or a probe run: each point appears here as it arrives."));
 }
 
 void MeasuredPlot::addPoint(const MeasuredPoint& point)
 {
     if (point.in_place)
         return;
+    if (!emptyText().isEmpty())
+        setEmptyText({});
     const QString name =
         tr("%1, %2 ranks%3")
             .arg(collectiveOpName(point.op))
@@ -436,11 +486,19 @@ ParetoPlot::ParetoPlot(QWidget* parent) : PlotView(tr("Memory per GPU against st
 {
     plot()->xAxis->setLabel(tr("memory per GPU, fullest stage (GiB)"));
     plot()->yAxis->setLabel(tr("step time (s)"));
+    plot()->xAxis->setRange(0, 100);
+    plot()->yAxis->setRange(0, 10);
+    setEmptyText(tr("Not searched yet: each layout\nthe search finds is drawn here."));
 }
 
 void ParetoPlot::setSearch(const SearchResult& result)
 {
     clearPlottables();
+    if (result.top.empty() && result.pareto.empty()) {
+        setEmptyText(tr("No layout to draw:\nthe search found none valid."));
+        queueReplot();
+        return;
+    }
     QCPGraph* top = plot()->addGraph();
     top->setName(tr("top candidates"));
     top->setProperty("yUnit", "s");
@@ -482,14 +540,22 @@ CompareBreakdownPlot::CompareBreakdownPlot(QWidget* parent)
     : PlotView(tr("Pinned plans: step time by component"), parent)
 {
     plot()->xAxis->setLabel(tr("time per step (s)"));
+    setPlans({}, {});
 }
 
 void CompareBreakdownPlot::setPlans(const QStringList& labels,
                                     const std::vector<StepBreakdown>& breakdowns)
 {
     clearPlottables();
+    if (breakdowns.empty()) {
+        plot()->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+        plot()->yAxis->setRange(0.4, 2.6);
+        plot()->xAxis->setRange(0, 10);
+        setEmptyText(tr("No plans pinned yet: pin a search\n"
+                        "result or the current plan to\ncompare their steps here."));
+        return;
+    }
     QCPBars* below = nullptr;
-    int colourIndex = 0;
     double longest = 0;
     for (const StepBreakdown& b : breakdowns)
         longest = std::max(longest, b.total());
@@ -499,8 +565,8 @@ void CompareBreakdownPlot::setPlans(const QStringList& labels,
             any = any || b.*(part.field) > 0;
         if (!any)
             continue;
-        QCPBars* bars =
-            stackedBar(plot()->yAxis, plot()->xAxis, tr(part.label), colour(colourIndex++), below);
+        QCPBars* bars = stackedBar(plot()->yAxis, plot()->xAxis, tr(part.label),
+                                   plotstyle::componentColour(part.key), below);
         bars->setProperty("yUnit", "s");
         bars->setWidth(0.6);
         for (size_t i = 0; i < breakdowns.size(); ++i)

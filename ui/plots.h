@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPItemText;
 class QMouseEvent;
 
 namespace paraplan::ui {
@@ -31,12 +32,22 @@ public:
     /// Redraws once at the next event-loop turn, however many updates came before.
     void queueReplot();
     QString title() const { return m_title; }
+    /// A sentence in the middle of the axes, which keep their full size, while there is
+    /// nothing to draw; "" takes it away. Cleared with the plottables.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
+    /// The fill of a bar series or the pen of a graph, as drawn; invalid when none has that name.
+    QColor seriesColour(const QString& series) const;
+    /// The axes' rectangle inside the plot, as last laid out.
+    QRect axesRect() const;
 
 signals:
     void replotted();
 
 protected:
     void clearPlottables();
+    void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void showTooltip(QMouseEvent* event);
@@ -44,6 +55,9 @@ private:
 
     QCustomPlot* m_plot = nullptr;
     QString m_title;
+    QString m_emptyText;
+    QCPItemText* m_emptyLabel = nullptr;
+    int m_legendColumns = 0; ///< the plot's own legend columns, fewer when it is narrow
 };
 
 /// The step time, stacked by component, and the communication exposed vs hidden.

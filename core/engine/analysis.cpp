@@ -19,6 +19,38 @@ struct Sweep
     PlanAnalysis* r;
 };
 
+// The plan at one TP degree with `dp` replicas on `nodes` nodes, the global batch kept (rounded
+// to a multiple of micro-batch x DP where it must be).
+Plan tpVariant(const Plan& plan, int tp, int dp, int nodes)
+{
+    Plan variant = plan;
+    variant.cluster.nodes = nodes;
+    variant.parallel.tp = tp;
+    variant.parallel.dp = dp;
+    variant.parallel.sequence_parallel = plan.parallel.sequence_parallel && tp > 1;
+    const int perStep = variant.parallel.micro_batch * dp;
+    if (variant.parallel.global_batch % perStep)
+        variant.parallel.global_batch =
+            std::max(1, variant.parallel.global_batch / perStep) * perStep;
+    return variant;
+}
+
+TpSweepPoint tpPoint(int tp, long long gpus, const StepCost& cost)
+{
+    TpSweepPoint point;
+    point.tp = tp;
+    point.gpus = gpus;
+    point.ok = cost.ok;
+    if (cost.ok) {
+        point.tokens_per_s = cost.metrics.tokens_per_s;
+        point.step_s = cost.step_time_s;
+        point.fits = cost.fits;
+    } else {
+        point.note = cost.issues.front().message;
+    }
+    return point;
+}
+
 void tpSweep(const Sweep& sweep)
 {
     const Plan& plan = sweep.plan;
@@ -27,31 +59,27 @@ void tpSweep(const Sweep& sweep)
     PlanAnalysis* r = sweep.r;
     // 1. TP at a fixed GPU count: DP absorbs the difference, the global batch stays.
     const long long gpus = cluster.totalGpus();
-    for (int tp = 1; tp <= SweepBounds::kMaxTp && tp <= gpus; tp *= 2) {
-        Plan variant = plan;
-        variant.parallel.tp = tp;
-        const long long rest = gpus / (static_cast<long long>(tp) * p.pp * p.cp);
-        if (gpus % (static_cast<long long>(tp) * p.pp * p.cp) != 0 || rest < 1)
+    const int gpn = cluster.gpusPerNode();
+    for (int tp = 1; tp <= SweepBounds::kMaxTp; tp *= 2) {
+        const long long modelGpus = static_cast<long long>(tp) * p.pp * p.cp;
+        if (gpus % modelGpus == 0) {
+            const Plan variant =
+                tpVariant(plan, tp, static_cast<int>(gpus / modelGpus), cluster.nodes);
+            r->tp.push_back(tpPoint(tp, gpus, sweep.engine.evaluate(variant)));
             continue;
-        variant.parallel.dp = static_cast<int>(rest);
-        variant.parallel.sequence_parallel = p.sequence_parallel && tp > 1;
-        if (variant.parallel.global_batch % (variant.parallel.micro_batch * variant.parallel.dp))
-            variant.parallel.global_batch =
-                std::max(1, variant.parallel.global_batch /
-                                (variant.parallel.micro_batch * variant.parallel.dp)) *
-                variant.parallel.micro_batch * variant.parallel.dp;
-        const StepCost cost = sweep.engine.evaluate(variant);
-        TpSweepPoint point;
-        point.tp = tp;
-        point.ok = cost.ok;
-        if (cost.ok) {
-            point.tokens_per_s = cost.metrics.tokens_per_s;
-            point.step_s = cost.step_time_s;
-            point.fits = cost.fits;
-        } else {
-            point.note = cost.issues.front().message;
         }
-        r->tp.push_back(std::move(point));
+        // Past the node, where the plan's GPUs cannot hold one replica at this degree: the
+        // fewest whole nodes that do (DP 1), so the axis always shows TP leaving the node.
+        // The point says how many GPUs it needs; degrees the engine refuses (heads, layers)
+        // are left out.
+        if (cluster.is_torus || tp <= gpn || tp > gpn * SweepBounds::kTpPastNodeFactor ||
+            modelGpus % gpn != 0 || modelGpus <= gpus)
+            continue;
+        const Plan variant = tpVariant(plan, tp, 1, static_cast<int>(modelGpus / gpn));
+        TpSweepPoint point =
+            tpPoint(tp, modelGpus, sweep.engineFor(variant.cluster)->evaluate(variant));
+        if (point.ok)
+            r->tp.push_back(std::move(point));
     }
 }
 
@@ -215,6 +243,7 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
 {
     PlanAnalysis analysis;
     analysis.gpus_per_node = plan.cluster.gpusPerNode();
+    analysis.plan_gpus = plan.cluster.totalGpus();
     const Sweep sweep{plan, planCost, engine, engineFor, catalog, &analysis};
     tpSweep(sweep);
     bandwidthSweep(sweep);

@@ -21,18 +21,22 @@ struct SweepSeries
 /// all use these.
 struct SweepBounds
 {
-    static constexpr int kMaxTp = 64;                   ///< TP degrees 1, 2, 4, ... up to this
-    static constexpr double kMinBytes = 1e3;            ///< message sweep from 1 KB ...
+    static constexpr int kMaxTp = 64;           ///< TP degrees 1, 2, 4, ... up to this
+    static constexpr int kTpPastNodeFactor = 4; ///< TP past the node shown up to 4x its GPUs,
+                                                ///< on more GPUs where the plan's cannot hold it
+    static constexpr double kMinBytes = 1e3;    ///< message sweep from 1 KB ...
     static constexpr double kMaxBytes = 1e3 * 16777216; ///< ... doubling to 16.8 GB
     static constexpr int kMaxScalingPoints = 12;        ///< GPU-count sweep, doubling nodes
     static constexpr int kScalingNodesFactor = 4;       ///< up to 4x the plan's nodes (or 8x
                                                         ///< the fewest that hold one replica)
 };
 
-/// Tokens/s and step time of the plan at one TP degree (the GPU count kept, DP absorbing it).
+/// Tokens/s and step time of the plan at one TP degree: the GPU count kept, DP absorbing it,
+/// or (TP past the node where the plan's GPUs cannot hold one replica) on `gpus` GPUs, DP 1.
 struct TpSweepPoint
 {
     int tp = 1;
+    long long gpus = 0; ///< the GPUs evaluated: the plan's, or more (see above)
     bool ok = false;
     double tokens_per_s = 0; ///< 0 when !ok
     double step_s = 0;
@@ -46,6 +50,7 @@ struct PlanAnalysis
 {
     std::vector<TpSweepPoint> tp;
     int gpus_per_node = 1;
+    long long plan_gpus = 0;                 ///< the plan's GPU count (TP points past it say so)
     std::vector<SweepSeries> bandwidth;      ///< all_reduce busbw (GB/s) against bytes, per tier
     std::vector<SweepSeries> bandwidth_used; ///< the plan's own collectives on those curves
     SweepSeries scaling_step;                ///< step time against GPUs (DP scaled)

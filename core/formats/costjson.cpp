@@ -149,7 +149,7 @@ QJsonObject planAnalysisToJson(const PlanAnalysis& a)
 {
     QJsonArray tp;
     for (const TpSweepPoint& point : a.tp) {
-        QJsonObject entry{{"tp", point.tp}, {"ok", point.ok}};
+        QJsonObject entry{{"tp", point.tp}, {"ok", point.ok}, {"gpus", double(point.gpus)}};
         if (point.ok) {
             entry["tokens_per_s"] = point.tokens_per_s;
             entry["step_time_s"] = point.step_s;
@@ -186,10 +186,15 @@ std::string planAnalysisToCsv(const PlanAnalysis& a)
         out += csvField(series) + "," + number(x) + "," + number(y) + "," + csvField(note) + "\n";
     };
     for (const TpSweepPoint& point : a.tp) {
+        // A point past the plan's GPUs says on how many it was evaluated.
+        const std::string where =
+            point.gpus != a.plan_gpus ? "on " + std::to_string(point.gpus) + " GPUs" : "";
+        const std::string fit = point.fits ? "" : "does not fit";
+        const std::string note = fit + (!fit.empty() && !where.empty() ? "; " : "") + where;
         row("tp: tokens/s", point.tp, point.ok ? point.tokens_per_s : 0,
-            point.ok ? (point.fits ? "" : "does not fit") : point.note);
+            point.ok ? note : point.note);
         if (point.ok)
-            row("tp: step time (s)", point.tp, point.step_s, point.fits ? "" : "does not fit");
+            row("tp: step time (s)", point.tp, point.step_s, note);
     }
     for (const SweepSeries& series : a.bandwidth)
         for (size_t i = 0; i < series.x.size(); ++i)

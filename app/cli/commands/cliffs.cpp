@@ -58,7 +58,12 @@ int runCliffs(const Args& args, std::ostream& out)
             out << std::setw(12) << formatNumber(point.tokens_per_s, 4) << " tokens/s  "
                 << std::setw(9) << formatSeconds(point.step_s)
                 << (point.fits ? "" : "  (does not fit)")
-                << (point.tp > analysis.gpus_per_node ? "  [crosses the network]" : "") << "\n";
+                << (point.tp > analysis.gpus_per_node ? "  [crosses the network]" : "")
+                << (point.gpus != analysis.plan_gpus
+                        ? "  (on " + std::to_string(point.gpus) + " GPUs: the plan's " +
+                              std::to_string(analysis.plan_gpus) + " cannot hold it)"
+                        : "")
+                << "\n";
         else
             out << "invalid: " << point.note << "\n";
     }
