@@ -191,8 +191,8 @@ private slots:
                 model->index(row, SearchResultsModel::Behind).data(Qt::ToolTipRole).toString();
             for (const BehindPart& part : c.behind)
                 QVERIFY2(tip.contains(QString::fromStdString(part.label)), qPrintable(tip));
-            tie = tie || cell.contains(", a tie with #");
-            folded = folded || cell.contains("same-plan layout");
+            tie = tie || cell.contains("(tie with #");
+            folded = folded || cell.contains(" same plan");
         }
         QVERIFY(tie);
         QVERIFY(folded);

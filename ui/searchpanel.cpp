@@ -45,9 +45,7 @@ QString stageMemory(const StepCost& cost)
 
 QString behindCell(const SearchCandidate& c, int rank)
 {
-    const QString text =
-        rank == 1 ? QObject::tr("best") : QString::fromStdString(behindText(c.behind_s, c.behind));
-    return text + QString::fromStdString(searchRowNote(c, rank));
+    return QString::fromStdString(searchRowBehind(c, rank));
 }
 
 QString behindToolTip(const SearchCandidate& c, int rank)

@@ -59,22 +59,19 @@ std::string signedSeconds(double seconds)
 
 } // namespace
 
-std::string behindText(double net, const std::vector<BehindPart>& parts, size_t shown)
+std::string behindText(double net, const std::vector<BehindPart>& parts, const std::string& note,
+                       size_t shown)
 {
     if (parts.empty())
-        return "same step time";
-    std::string text = signedSeconds(net);
-    // One part alone is the net difference: nothing more to explain.
-    if (parts.size() == 1)
-        return text + " (" + parts.front().label + ")";
-    text += " =";
+        return "same step time" + note;
+    std::string text = signedSeconds(net) + note + " =";
     const size_t listed = std::min(shown, parts.size());
     for (size_t i = 0; i < listed; ++i)
         text += (i ? ", " : " ") + parts[i].label + " " + signedSeconds(parts[i].seconds);
+    // The parts left out, added up, so that the figures shown sum to the net difference.
     double rest = 0;
     for (size_t i = listed; i < parts.size(); ++i)
         rest += parts[i].seconds;
-    // The parts left out, added up, so that the figures shown sum to the net difference.
     if (listed < parts.size())
         text += ", other " + signedSeconds(rest);
     return text;
@@ -82,13 +79,21 @@ std::string behindText(double net, const std::vector<BehindPart>& parts, size_t 
 
 std::string searchRowNote(const SearchCandidate& c, int rank)
 {
-    std::string note;
+    std::vector<std::string> notes;
     if (c.tie_with > 0 && c.tie_with < rank)
-        note += ", a tie with #" + std::to_string(c.tie_with);
+        notes.push_back("tie with #" + std::to_string(c.tie_with));
     if (c.folded > 0)
-        note += " [" + std::to_string(c.folded) + " same-plan layout" + (c.folded > 1 ? "s" : "") +
-                " folded]";
-    return note;
+        notes.push_back("+" + std::to_string(c.folded) + " same plan");
+    if (notes.empty())
+        return {};
+    return " (" + notes.front() + (notes.size() > 1 ? ", " + notes.back() : "") + ")";
+}
+
+std::string searchRowBehind(const SearchCandidate& c, int rank)
+{
+    if (rank == 1)
+        return "best" + searchRowNote(c, rank);
+    return behindText(c.behind_s, c.behind, searchRowNote(c, rank));
 }
 
 } // namespace paraplan

@@ -61,8 +61,9 @@ struct BehindPart
 std::vector<BehindPart> behindParts(const StepBreakdown& plan, const StepBreakdown& best);
 
 /// "+4.4 ms = pipeline bubble +3.31 s, recompute -3.30 s, other -2.1 ms": the net step-time
-/// difference first, then the `shown` largest parts, then the rest as "other" so that the
-/// figures add up to the net. "same step time" when nothing differs.
-std::string behindText(double net, const std::vector<BehindPart>& parts, size_t shown = 3);
+/// difference first (then `note`, as is), then the `shown` largest parts, then the rest as
+/// "other" so that the figures add up to the net. "same step time" when nothing differs.
+std::string behindText(double net, const std::vector<BehindPart>& parts,
+                       const std::string& note = {}, size_t shown = 3);
 
 } // namespace paraplan

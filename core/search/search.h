@@ -106,10 +106,13 @@ struct SearchResult
     long long excludedCount() const; ///< all of `constrained`
 };
 
-/// What a ranked row adds to its difference: ", a tie with #1" when an earlier row starts
-/// its tie group, and " [3 same-plan layouts folded]" when it stands for others. `rank` is
-/// 1-based.
+/// What a ranked row says after its difference: " (tie with #1, +3 same plan)": the row that
+/// starts its tie group when an earlier one does, and how many other layouts are the same
+/// plan and folded into it; "" when neither. `rank` is 1-based.
 std::string searchRowNote(const SearchCandidate& candidate, int rank);
+/// A row's "behind the best by", as the CLI and the window show it: "best" for rank 1, else
+/// behindText() with the row's note: "+22.1 ms (tie with #5) = pipeline bubble +68.5 ms, ...".
+std::string searchRowBehind(const SearchCandidate& candidate, int rank);
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
 /// order; the search and its tests share this enumeration, not the scoring. It lists the

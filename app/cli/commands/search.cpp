@@ -200,8 +200,7 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
             << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
             << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
-            << (i == 0 ? std::string("best") : behindText(c.behind_s, c.behind))
-            << searchRowNote(c, static_cast<int>(i) + 1) << "\n";
+            << searchRowBehind(c, static_cast<int>(i) + 1) << "\n";
     }
     if (result.given_ok) {
         const SearchCandidate& g = result.given;
