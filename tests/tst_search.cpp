@@ -565,6 +565,28 @@ private slots:
         for (const SearchCandidate& c : kept.top)
             QVERIFY(c.cost.hbm_bytes - c.memory_bytes >=
                     0.05 * c.cost.hbm_bytes + kDefaultSearchReserveBytes);
+        // The plan the search starts from is told when it leaves less than the headroom.
+        QVERIFY(kept.given_within_headroom);
+        SearchOptions tight;
+        tight.constraints.reserve_bytes = 40 * units::kGiB;
+        const SearchResult squeezed = searchPlans(base, HardwareCatalog::bundled(), tight);
+        QVERIFY(squeezed.ok && squeezed.given_ok);
+        QVERIFY(!squeezed.given_within_headroom);
+        std::ostringstream out, err;
+        QCOMPARE(
+            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json",
+                      "--reserve", "40", "--top", "1"},
+                     out, err),
+            0);
+        QVERIFY2(QString::fromStdString(out.str()).contains("less than the headroom's"),
+                 out.str().c_str());
+        std::ostringstream badOut, badErr;
+        QCOMPARE(
+            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json",
+                      "--reserve", "-1"},
+                     badOut, badErr),
+            2);
+        QVERIFY(QString::fromStdString(badErr.str()).startsWith("error: --reserve"));
         // A bad headroom or reserve is refused with a message.
         SearchOptions bad;
         bad.constraints.reserve_bytes = -1;

@@ -527,6 +527,12 @@ void SearchPanel::finish()
                         .arg(100 * (g.step_time_s / best.step_time_s - 1), 0, 'f', 1)
                         .arg(QString::fromStdString(
                             behindText(g.step_time_s - best.step_time_s, m_result.given_parts)));
+        if (!m_result.given_within_headroom)
+            text += tr("; it leaves %1 GiB free, less than the headroom's %2 GiB")
+                        .arg(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 0, 'f', 1)
+                        .arg(units::toGiB(job->options.constraints.min_headroom * g.cost.hbm_bytes +
+                                          job->options.constraints.reserve_bytes),
+                             0, 'f', 1);
         m_status->setText(m_status->text() + text + ".");
     } else if (!m_result.given_problem.empty()) {
         m_status->setText(m_status->text() +

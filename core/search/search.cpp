@@ -366,6 +366,10 @@ void SearchRun::evaluateGiven()
         g.memory_bytes = givenCost.max_stage_total_bytes;
         g.tokens_per_s = givenCost.metrics.tokens_per_s;
         g.cost = givenCost;
+        const SearchConstraints& limits = options.constraints;
+        result.given_within_headroom =
+            givenCost.hbm_bytes - givenCost.max_stage_total_bytes >=
+            limits.min_headroom * givenCost.hbm_bytes + limits.reserve_bytes;
     }
 }
 

@@ -99,6 +99,7 @@ struct SearchResult
     std::string given_problem; ///< why it could not be scored (rule or memory)
     SearchCandidate given;
     long long given_rank = 0;
+    bool given_within_headroom = true; ///< leaves the headroom the search asked for free
     std::vector<std::pair<std::string, double>> given_behind; ///< largest deltas first
     std::vector<BehindPart> given_parts; ///< every signed delta, largest in size first
 

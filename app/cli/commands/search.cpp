@@ -119,6 +119,7 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         given["memory_bytes"] = result.given.memory_bytes;
         given["mfu"] = result.given.cost.metrics.mfu;
         given["rank"] = static_cast<double>(result.given_rank);
+        given["within_headroom"] = result.given_within_headroom;
         QJsonArray behind;
         for (const auto& [label, seconds] : result.given_behind)
             behind.append(
@@ -213,6 +214,14 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             out << "; against the best ("
                 << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3)
                 << "%): " << behindText(g.step_time_s - best.step_time_s, result.given_parts);
+        if (!result.given_within_headroom)
+            out << "; it leaves "
+                << formatNumber(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 3)
+                << " GiB free, less than the headroom's "
+                << formatNumber(units::toGiB(search.constraints.min_headroom * g.cost.hbm_bytes +
+                                             search.constraints.reserve_bytes),
+                                3)
+                << " GiB";
         out << "\n";
     } else {
         out << "\n  This plan's layout is not scored: " << result.given_problem << "\n";
