@@ -965,6 +965,13 @@ private slots:
         QVERIFY2(QString::fromStdString(budget.str()).contains("global batch 2048"),
                  budget.str().c_str());
 
+        // The help states the ranking rule and the headroom with its sources.
+        std::ostringstream help, helpErr;
+        QCOMPARE(cli::run({"search", "--help"}, help, helpErr), 0);
+        for (const char* phrase : {"within 0.5% are a tie", "free memory", "simpler layout",
+                                   "same plan fold", "--headroom", "--reserve", "#34323", "#964"})
+            QVERIFY2(QString::fromStdString(help.str()).contains(phrase), phrase);
+
         std::ostringstream o, e;
         QCOMPARE(cli::run({"search", plan, "--objective", "speed"}, o, e), 2);
         QVERIFY(QString::fromStdString(e.str()).contains("--objective"));

@@ -244,11 +244,12 @@ Options searchOptions()
             QString::fromStdString("What to rank by: " + enumChoices(kSearchObjectiveNames, ", ") +
                                    " (default step-time).")),
         valueOption("--top", "N",
-                    "How many layouts to list (default 10). Ranking: by the objective; step "
-                    "times within 0.5% are a tie, ranked by free memory (0.5 GiB steps), then "
-                    "the simpler layout (fewer parallel dimensions, smaller TP/PP, no "
-                    "interleave, lower ZeRO, less recompute). Layouts that are the same plan "
-                    "fold into one row."),
+                    "How many layouts to list (default 10). Ranking: by the objective; scores "
+                    "within 0.5% are a tie, ranked by free memory (0.5 GiB steps), then the "
+                    "simpler layout (fewer parallel dimensions, smaller TP/PP, no interleave, "
+                    "lower ZeRO, less recompute). Layouts that are the same plan fold into one "
+                    "row. Each row: its step time minus the best's, then the components that "
+                    "add up to it."),
         valueOption("--threads", "K",
                     "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
         valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
