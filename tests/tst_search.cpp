@@ -246,8 +246,8 @@ void checkTieGroups(const SearchResult& result)
         QVERIFY(std::next(it)->second > tieGroupLimit(it->second));
 }
 
-// The signed durations in a text, in seconds: "+4.4 ms = pipeline bubble +3.31 s" -> 4.4e-3,
-// 3.31.
+// The signed durations in a text, in seconds: "+22.1 ms = pipeline bubble +68.5 ms" ->
+// 22.1e-3, 68.5e-3.
 std::vector<double> figuresIn(const std::string& text)
 {
     std::vector<double> figures;

@@ -70,7 +70,7 @@ private:
 /// Memory per GPU of each pipeline stage, "43.2 / 36.1 / 30.1 / 25.9" (GiB).
 QString stageMemory(const StepCost& cost);
 /// The "Behind the best by" cell: "best", or the net step-time difference and the parts that
-/// make it up ("+4.4 ms = pipeline bubble +3.31 s, recompute -3.30 s, other -2.1 ms"), with
+/// make it up ("+22.1 ms = pipeline bubble +68.5 ms, PP comm (exposed) -46.4 ms"), with
 /// searchRowNote() (a tie, layouts folded). `rank` is 1-based.
 QString behindCell(const SearchCandidate& candidate, int rank);
 /// Its tooltip: every component's difference, and what a tie and a fold mean.

@@ -60,7 +60,8 @@ struct BehindPart
 /// step-time difference (the step time is the sum of its components).
 std::vector<BehindPart> behindParts(const StepBreakdown& plan, const StepBreakdown& best);
 
-/// "+4.4 ms = pipeline bubble +3.31 s, recompute -3.30 s, other -2.1 ms": the net step-time
+/// "+36.8 ms = DP comm (exposed) +87.7 ms, pipeline bubble +66.8 ms, TP comm (exposed) -54.9 ms,
+/// other -62.9 ms": the net step-time
 /// difference first (then `note`, as is), then the `shown` largest parts, then the rest as
 /// "other" so that the figures add up to the net. "same step time" when nothing differs.
 std::string behindText(double net, const std::vector<BehindPart>& parts,
