@@ -61,9 +61,9 @@ struct BehindPart
 std::vector<BehindPart> behindParts(const StepBreakdown& plan, const StepBreakdown& best);
 
 /// "+36.8 ms = DP comm (exposed) +87.7 ms, pipeline bubble +66.8 ms, TP comm (exposed) -54.9 ms,
-/// other -62.9 ms": the net step-time
-/// difference first (then `note`, as is), then the `shown` largest parts, then the rest as
-/// "other" so that the figures add up to the net. "same step time" when nothing differs.
+/// other -62.9 ms": the net step-time difference first (then `note`, as is), then the `shown`
+/// largest parts, then the rest as "other" so that the figures add up to the net. "same step
+/// time" when nothing differs.
 std::string behindText(double net, const std::vector<BehindPart>& parts,
                        const std::string& note = {}, size_t shown = 3);
 
