@@ -14,6 +14,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -25,12 +26,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+
 using namespace paraplan;
 using namespace paraplan::ui;
 
 namespace {
 
 const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
+const char* kTwoRacks = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json";
 
 bool waitForResults(MainWindow& window)
 {
@@ -39,9 +43,9 @@ bool waitForResults(MainWindow& window)
 }
 
 // Opens the example, runs the search to the end, and returns the panel.
-SearchPanel* searchExample(MainWindow& window)
+SearchPanel* searchExample(MainWindow& window, const char* path = kExample)
 {
-    if (!window.openFile(kExample) || !waitForResults(window))
+    if (!window.openFile(path) || !waitForResults(window))
         return nullptr;
     QTest::qWait(50);
     SearchPanel* panel = window.searchPanel();
@@ -157,6 +161,95 @@ private slots:
             redo->trigger();
         QCOMPARE(planToJsonText(session->plan(), HardwareCatalog::bundled()), end);
         QCOMPARE(window.topologyEditor()->document()->graph().nodes.size(), nodes + 1);
+    }
+
+    void explanationsShowTheNetDifferenceFirst()
+    {
+        // The two-racks example: each row's "Behind the best by" starts with its step time
+        // minus the best's, its parts add up to it, ties and folds say so.
+        MainWindow window(false);
+        SearchPanel* panel = searchExample(window, kTwoRacks);
+        QVERIFY(panel);
+        const SearchResult& result = panel->result();
+        SearchResultsModel* model = panel->resultsModel();
+        QVERIFY(model->rowCount() > 5);
+        QCOMPARE(model->index(0, SearchResultsModel::Behind).data().toString().section(' ', 0, 0),
+                 QString("best"));
+        bool tie = false, folded = false;
+        for (int row = 1; row < model->rowCount(); ++row) {
+            const SearchCandidate& c = result.top[size_t(row)];
+            const QString cell = model->index(row, SearchResultsModel::Behind).data().toString();
+            const QString net = QString::fromStdString((c.behind_s >= 0 ? "+" : "") +
+                                                       units::formatSeconds(c.behind_s));
+            QVERIFY2(cell.startsWith(net), qPrintable(cell));
+            QCOMPARE(c.behind_s, c.step_time_s - result.top.front().step_time_s);
+            double parts = 0;
+            for (const BehindPart& part : c.behind)
+                parts += part.seconds;
+            QVERIFY(std::fabs(parts - c.behind_s) <= 1e-9 * c.step_time_s);
+            const QString tip =
+                model->index(row, SearchResultsModel::Behind).data(Qt::ToolTipRole).toString();
+            for (const BehindPart& part : c.behind)
+                QVERIFY2(tip.contains(QString::fromStdString(part.label)), qPrintable(tip));
+            tie = tie || cell.contains("(tie with #");
+            folded = folded || cell.contains(" same plan");
+        }
+        QVERIFY(tie);
+        QVERIFY(folded);
+        QVERIFY2(panel->statusText().contains("within 0.5% are a tie"),
+                 qPrintable(panel->statusText()));
+    }
+
+    void headroomDefaultApplied()
+    {
+        // The panel starts at the default headroom (5% + 1.43 GiB, cited), applies it, and
+        // 0 and 0 score every layout that fits.
+        MainWindow window(false);
+        QVERIFY(window.openFile(kTwoRacks));
+        QVERIFY(waitForResults(window));
+        SearchPanel* panel = window.searchPanel();
+        auto* headroom = panel->findChild<QDoubleSpinBox*>("searchHeadroom");
+        auto* reserve = panel->findChild<QDoubleSpinBox*>("searchReserve");
+        QVERIFY(headroom && reserve);
+        QCOMPARE(headroom->value(), 5.0);
+        QCOMPARE(reserve->value(), 1.43);
+        QVERIFY(reserve->toolTip().contains("#34323") && reserve->toolTip().contains("#964"));
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(finished.wait(20000));
+        const SearchResult kept = panel->result();
+        QVERIFY(kept.constrained.count("headroom") && kept.constrained.at("headroom") > 0);
+        for (const SearchCandidate& c : kept.top)
+            QVERIFY(c.cost.hbm_bytes - c.memory_bytes >=
+                    0.05 * c.cost.hbm_bytes + 1.43 * units::kGiB - 1e7);
+        headroom->setValue(0);
+        reserve->setValue(0);
+        panel->start();
+        QVERIFY(finished.wait(20000));
+        QVERIFY(!panel->result().constrained.count("headroom"));
+        QCOMPARE(panel->result().scored, kept.scored + kept.constrained.at("headroom"));
+    }
+
+    void sameRankingWithOneAndTwoThreads()
+    {
+        MainWindow window(false);
+        QVERIFY(window.openFile(kTwoRacks));
+        QVERIFY(waitForResults(window));
+        SearchPanel* panel = window.searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        QStringList rankings[2];
+        for (int threads : {1, 2}) {
+            panel->findChild<QSpinBox*>("searchThreads")->setValue(threads);
+            panel->start();
+            QVERIFY(finished.wait(20000));
+            SearchResultsModel* model = panel->resultsModel();
+            for (int row = 0; row < model->rowCount(); ++row)
+                rankings[threads - 1]
+                    << model->index(row, SearchResultsModel::Layout).data().toString() + " | " +
+                           model->index(row, SearchResultsModel::Behind).data().toString();
+        }
+        QVERIFY(rankings[0].size() > 10);
+        QCOMPARE(rankings[0], rankings[1]);
     }
 
     void cancelKeepsThePreviousResults()

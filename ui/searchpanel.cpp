@@ -43,6 +43,38 @@ QString stageMemory(const StepCost& cost)
     return totals.join(" / ");
 }
 
+QString behindCell(const SearchCandidate& c, int rank)
+{
+    return QString::fromStdString(searchRowBehind(c, rank));
+}
+
+QString behindToolTip(const SearchCandidate& c, int rank)
+{
+    QStringList lines;
+    if (rank == 1) {
+        lines << QObject::tr("The first of the ranking: every other row is set against it.");
+    } else {
+        lines << QObject::tr("Step time minus the best's: %1%2. Its parts, which add up to it:")
+                     .arg(c.behind_s >= 0 ? "+" : "",
+                          QString::fromStdString(units::formatSeconds(c.behind_s)));
+        for (const BehindPart& part : c.behind)
+            lines << QString("  %1 %2%3")
+                         .arg(QString::fromStdString(part.label), part.seconds >= 0 ? "+" : "",
+                              QString::fromStdString(units::formatSeconds(part.seconds)));
+        if (c.tie_with > 0 && c.tie_with < rank)
+            lines << QObject::tr("A tie with #%1: scores within %2% of the group's fastest "
+                                 "rank by free memory (0.5 GiB steps), then the simpler layout.")
+                         .arg(c.tie_with)
+                         .arg(100 * kSearchTieTolerance, 0, 'f', 1);
+    }
+    if (c.folded > 0)
+        lines << QObject::tr("%n other layout(s) are the same plan and are folded into this row "
+                             "(ZeRO stages at a shard group of one rank, or settings that change "
+                             "neither step time nor memory).",
+                             nullptr, c.folded);
+    return lines.join("\n");
+}
+
 // --- the results model ---------------------------------------------------------------------
 
 void SearchResultsModel::setResult(const SearchResult& result, int gpus)
@@ -98,8 +130,8 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
         return index.column() == Layout || index.column() == Behind
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ToolTipRole && index.column() == Behind && index.row() > 0)
-        return tr("The breakdown component that grew the most against the best plan");
+    if (role == Qt::ToolTipRole && index.column() == Behind)
+        return behindToolTip(*c, index.row() + 1);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -116,12 +148,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
     case TokensPerGpu:
         return QString::number(tokensPerGpu, 'f', 0);
     case Behind:
-        if (index.row() == 0)
-            return tr("best");
-        if (c->behind == "tie")
-            return tr("same step time");
-        return QString("%1 +%2").arg(QString::fromStdString(c->behind),
-                                     QString::fromStdString(units::formatSeconds(c->behind_s)));
+        return behindCell(*c, index.row() + 1);
     }
     return {};
 }
@@ -200,9 +227,25 @@ QGroupBox* SearchPanel::buildSettings()
     m_headroom->setObjectName("searchHeadroom");
     m_headroom->setRange(0, 90);
     m_headroom->setSuffix(" %");
-    m_headroom->setDecimals(0);
-    m_headroom->setToolTip(tr("Share of HBM left free on the fullest pipeline stage"));
+    m_headroom->setDecimals(1);
+    m_headroom->setValue(100 * kDefaultSearchHeadroomShare);
+    m_headroom->setToolTip(tr("Share of HBM left free on the fullest pipeline stage, on top of "
+                              "the reserve below (default 5%: a margin for the allocator's "
+                              "fragmentation and the engine's memory error). Set both to 0 to "
+                              "keep every layout that fits."));
     form->addRow(tr("Memory headroom"), m_headroom);
+    m_reserve = new QDoubleSpinBox;
+    m_reserve->setObjectName("searchReserve");
+    m_reserve->setRange(0, 1024);
+    m_reserve->setSuffix(" GiB");
+    m_reserve->setDecimals(2);
+    m_reserve->setValue(units::toGiB(kDefaultSearchReserveBytes));
+    m_reserve->setToolTip(tr("Memory the engine does not count, kept free on every GPU: a CUDA "
+                             "context, 781 MiB after PyTorch's first CUDA tensor (nvidia-smi, "
+                             "PyTorch issue #34323), and one NCCL communicator's buffers, "
+                             "688 MiB for a group of more than two A100s on NVLink "
+                             "(NVIDIA/nccl issue #964): 1.43 GiB by default."));
+    form->addRow(tr("Reserve"), m_reserve);
     m_microBatch = new QSpinBox;
     m_microBatch->setObjectName("searchMicroBatch");
     m_microBatch->setRange(0, 1024);
@@ -352,6 +395,7 @@ SearchOptions SearchPanel::options() const
     o.constraints.max_tp = m_maxTp->value();
     o.constraints.pp_across_nodes = m_ppAcrossNodes->isChecked();
     o.constraints.min_headroom = m_headroom->value() / 100.0;
+    o.constraints.reserve_bytes = m_reserve->value() * units::kGiB;
     o.constraints.fixed_micro_batch = m_microBatch->value();
     o.top = m_top->value();
     o.threads = m_threads->value();
@@ -443,7 +487,9 @@ void SearchPanel::finish()
     m_pareto->setSearch(m_result);
     m_status->setText(
         tr("%1 layouts of %2 on %3 GPUs (global batch %4) in %5: %6 scored, %7 over memory, "
-           "%8 invalid, %9 excluded by constraints. Objective: %10.")
+           "%8 invalid, %9 excluded by constraints (headroom: %11% of HBM + %12 GiB). "
+           "Objective: %10; step times within %13% are a tie, ranked by free memory, then the "
+           "simpler layout; %14 same-plan layouts folded.")
             .arg(m_result.space)
             .arg(QString::fromStdString(job->base.model.name))
             .arg(gpus)
@@ -453,7 +499,11 @@ void SearchPanel::finish()
             .arg(m_result.did_not_fit)
             .arg(m_result.invalidCount())
             .arg(m_result.excludedCount())
-            .arg(m_objective->currentText().toLower()));
+            .arg(m_objective->currentText().toLower())
+            .arg(100 * job->options.constraints.min_headroom, 0, 'g', 3)
+            .arg(units::toGiB(job->options.constraints.reserve_bytes), 0, 'f', 2)
+            .arg(100 * kSearchTieTolerance, 0, 'g', 2)
+            .arg(m_result.duplicates + m_result.folded));
     QStringList rules;
     for (const auto& [rule, count] : m_result.rejected)
         rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);
@@ -472,19 +522,17 @@ void SearchPanel::finish()
                            .arg(QString::fromStdString(units::formatSeconds(g.step_time_s)))
                            .arg(m_result.given_rank)
                            .arg(m_result.scored);
-        if (g.step_time_s > best.step_time_s) {
-            QStringList reasons;
-            for (size_t i = 0; i < m_result.given_behind.size() && i < 3; ++i)
-                reasons << QString("%1 +%2").arg(
-                    QString::fromStdString(m_result.given_behind[i].first),
-                    QString::fromStdString(units::formatSeconds(m_result.given_behind[i].second)));
-            text += tr(", %1 (%2%) behind the best")
+        if (!m_result.given_parts.empty())
+            text += tr("; against the best (%1%): %2")
+                        .arg(100 * (g.step_time_s / best.step_time_s - 1), 0, 'f', 1)
                         .arg(QString::fromStdString(
-                            units::formatSeconds(g.step_time_s - best.step_time_s)))
-                        .arg(100 * (g.step_time_s / best.step_time_s - 1), 0, 'f', 1);
-            if (!reasons.isEmpty())
-                text += ": " + reasons.join(", ");
-        }
+                            behindText(g.step_time_s - best.step_time_s, m_result.given_parts)));
+        if (!m_result.given_within_headroom)
+            text += tr("; it leaves %1 GiB free, less than the headroom's %2 GiB")
+                        .arg(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 0, 'f', 1)
+                        .arg(units::toGiB(job->options.constraints.min_headroom * g.cost.hbm_bytes +
+                                          job->options.constraints.reserve_bytes),
+                             0, 'f', 1);
         m_status->setText(m_status->text() + text + ".");
     } else if (!m_result.given_problem.empty()) {
         m_status->setText(m_status->text() +

@@ -69,6 +69,12 @@ private:
 
 /// Memory per GPU of each pipeline stage, "43.2 / 36.1 / 30.1 / 25.9" (GiB).
 QString stageMemory(const StepCost& cost);
+/// The "Behind the best by" cell: "best", or the net step-time difference and the parts that
+/// make it up ("+22.1 ms = pipeline bubble +68.5 ms, PP comm (exposed) -46.4 ms"), with
+/// searchRowNote() (a tie, layouts folded). `rank` is 1-based.
+QString behindCell(const SearchCandidate& candidate, int rank);
+/// Its tooltip: every component's difference, and what a tie and a fold mean.
+QString behindToolTip(const SearchCandidate& candidate, int rank);
 /// Short text for a layout: "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1".
 QString layoutText(const ParallelLayout& layout); ///< layoutLabel() as a QString
 
@@ -127,6 +133,7 @@ private:
     QSpinBox* m_maxTp;
     QCheckBox* m_ppAcrossNodes;
     QDoubleSpinBox* m_headroom;
+    QDoubleSpinBox* m_reserve;
     QSpinBox* m_microBatch;
     QSpinBox* m_top;
     QSpinBox* m_threads;

@@ -49,40 +49,98 @@ bool better(const Record& a, const Record& b)
     return key(a.layout) < key(b.layout);
 }
 
-// The best `k` records seen, by better(): a heap whose front is the worst kept, shared by
-// the search's threads. The kept set does not depend on the order records arrive in.
+// Inside a tie group: more free memory first, in whole kSearchMemoryStep steps (the GPU's
+// HBM is the same for every layout), then the simpler layout, then the fields.
+bool tieOrder(const Record& a, const Record& b)
+{
+    const double stepA = std::floor(a.memory_bytes / kSearchMemoryStep);
+    const double stepB = std::floor(b.memory_bytes / kSearchMemoryStep);
+    if (stepA != stepB)
+        return stepA < stepB;
+    const std::vector<int> simpleA = simplicityKey(a.layout);
+    const std::vector<int> simpleB = simplicityKey(b.layout);
+    if (simpleA != simpleB)
+        return simpleA < simpleB;
+    return key(a.layout) < key(b.layout);
+}
+
+// Layouts with the same degrees, interleave and micro-batch whose step time and memory are
+// equal to the last bit: one plan as far as the engine can tell (ranking.h, rule 3).
+using Outcome = std::tuple<int, int, int, int, int, int, int, double, double>;
+Outcome outcomeOf(const Record& r)
+{
+    const ParallelLayout& p = r.layout;
+    return {p.tp,         p.pp,          p.cp,          p.dp,          p.ep,
+            p.interleave, p.micro_batch, r.step_time_s, r.memory_bytes};
+}
+
+// A record kept for the ranking and how many same-plan twins it stands for.
+struct Kept
+{
+    Record record;
+    int twins = 0;
+    size_t group = 0; ///< its tie group, set by rankingOrder()
+};
+
+// The records that can reach the top `k` under the ranking rule, shared by the search's
+// threads, one per outcome (the simplest; twins are counted): every record whose score is
+// within the tie group of the k-th best score seen so far (tieGroupLimit), which holds every
+// member of the tie group the k-th best falls in. The k-th best only improves as records
+// arrive, so pruning at it never drops a record the full ranking needs, and what is kept
+// does not depend on the order records arrive in (twins share a score: both stay or go).
 class TopRecords
 {
 public:
     explicit TopRecords(size_t k) : m_k(k) {}
     void offer(const Record& r)
     {
-        if (m_k == 0 || r.score > m_worst.load(std::memory_order_relaxed))
+        if (m_k == 0 || r.score > m_limit.load(std::memory_order_relaxed))
             return;
         const std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_heap.size() < m_k) {
-            m_heap.push_back(r);
-            std::push_heap(m_heap.begin(), m_heap.end(), better);
-        } else if (better(r, m_heap.front())) {
-            std::pop_heap(m_heap.begin(), m_heap.end(), better);
-            m_heap.back() = r;
-            std::push_heap(m_heap.begin(), m_heap.end(), better);
+        const auto [at, added] = m_kept.try_emplace(outcomeOf(r), Kept{r, 0});
+        if (!added) {
+            ++at->second.twins;
+            if (tieOrder(r, at->second.record))
+                at->second.record = r;
         }
-        if (m_heap.size() == m_k)
-            m_worst.store(m_heap.front().score, std::memory_order_relaxed);
+        if (m_kept.size() >= m_nextPrune)
+            prune();
     }
-    /// Best first.
-    std::vector<Record> sorted()
+    /// By score, then the layout's fields.
+    std::vector<Kept> sorted()
     {
-        std::sort_heap(m_heap.begin(), m_heap.end(), better);
-        return std::move(m_heap);
+        prune();
+        std::vector<Kept> kept;
+        kept.reserve(m_kept.size());
+        for (auto& entry : m_kept)
+            kept.push_back(entry.second);
+        std::sort(kept.begin(), kept.end(),
+                  [](const Kept& a, const Kept& b) { return better(a.record, b.record); });
+        return kept;
     }
 
 private:
+    void prune()
+    {
+        if (m_kept.size() > m_k) {
+            std::vector<double> scores;
+            scores.reserve(m_kept.size());
+            for (const auto& entry : m_kept)
+                scores.push_back(entry.second.record.score);
+            std::nth_element(scores.begin(), scores.begin() + static_cast<long>(m_k - 1),
+                             scores.end());
+            const double limit = tieGroupLimit(scores[m_k - 1]);
+            for (auto it = m_kept.begin(); it != m_kept.end();)
+                it = it->second.record.score > limit ? m_kept.erase(it) : std::next(it);
+            m_limit.store(limit, std::memory_order_relaxed);
+        }
+        m_nextPrune = std::max<size_t>(2 * m_kept.size(), 2 * m_k + 64);
+    }
     size_t m_k;
+    size_t m_nextPrune = 0;
     std::mutex m_mutex;
-    std::vector<Record> m_heap;
-    std::atomic<double> m_worst{std::numeric_limits<double>::infinity()};
+    std::map<Outcome, Kept> m_kept;
+    std::atomic<double> m_limit{std::numeric_limits<double>::infinity()};
 };
 
 // The Pareto front of memory per GPU against step time, kept as records arrive. In the
@@ -124,6 +182,7 @@ struct Tally
     std::map<std::string, long long> rejected;
     std::map<std::string, long long> constrained;
     long long did_not_fit = 0;
+    long long duplicates = 0;
     long long scored = 0;
     long long better_than_given = 0;
     ParetoFront pareto{};
@@ -197,8 +256,11 @@ std::string searchProblem(const Plan& base, const SearchOptions& options, bool* 
         return "cost needs the plan's token budget and GPU-hour price "
                "(training.train_tokens, training.gpu_hour_usd)";
     }
-    if (options.constraints.min_headroom < 0 || options.constraints.min_headroom >= 1) {
+    if (!(options.constraints.min_headroom >= 0 && options.constraints.min_headroom < 1)) {
         return "the memory headroom constraint must lie in [0, 1)";
+    }
+    if (!(options.constraints.reserve_bytes >= 0 && options.constraints.reserve_bytes <= 1e15)) {
+        return "the memory reserve must lie in [0, 1e15] bytes";
     }
     const LayoutSpace space(base, options);
     if (space.toEvaluate() > kMaxSearchLayouts || space.stagesToEvaluate() > kMaxSearchStages) {
@@ -227,6 +289,23 @@ std::string searchProblem(const Plan& base, const SearchOptions& options, bool* 
 }
 
 namespace {
+
+// Records sorted by better() put in ranking order: a tie group runs from the best score not
+// yet ranked up to tieGroupLimit() of it, and is ordered by tieOrder().
+void rankingOrder(std::vector<Kept>* kept)
+{
+    std::vector<Kept>& k = *kept;
+    size_t start = 0;
+    for (size_t group = 0; start < k.size(); ++group) {
+        const double limit = tieGroupLimit(k[start].record.score);
+        size_t end = start;
+        while (end < k.size() && (end == start || k[end].record.score <= limit))
+            k[end++].group = group;
+        std::sort(k.begin() + static_cast<long>(start), k.begin() + static_cast<long>(end),
+                  [](const Kept& a, const Kept& b) { return tieOrder(a.record, b.record); });
+        start = end;
+    }
+}
 
 // One search: the space, the scores, and the ranking kept from them.
 struct SearchRun
@@ -287,6 +366,10 @@ void SearchRun::evaluateGiven()
         g.memory_bytes = givenCost.max_stage_total_bytes;
         g.tokens_per_s = givenCost.metrics.tokens_per_s;
         g.cost = givenCost;
+        const SearchConstraints& limits = options.constraints;
+        result.given_within_headroom =
+            givenCost.hbm_bytes - givenCost.max_stage_total_bytes >=
+            limits.min_headroom * givenCost.hbm_bytes + limits.reserve_bytes;
     }
 }
 
@@ -303,8 +386,8 @@ void SearchRun::scoreLayout(Plan& plan, Tally& tally)
         ++tally.did_not_fit;
         return;
     }
-    if (limits.min_headroom > 0 &&
-        cost.hbm_bytes - cost.max_stage_total_bytes < limits.min_headroom * cost.hbm_bytes) {
+    if (cost.hbm_bytes - cost.max_stage_total_bytes <
+        limits.min_headroom * cost.hbm_bytes + limits.reserve_bytes) {
         ++tally.constrained["headroom"];
         return;
     }
@@ -348,6 +431,11 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
             return;
         }
         plan.parallel = space.layout(block, index);
+        // Every ZeRO stage at a shard group of one rank is the ZeRO-0 plan, scored once.
+        if (zeroIsMoot(plan.parallel)) {
+            ++tally.duplicates;
+            continue;
+        }
         scoreLayout(plan, tally);
     }
 }
@@ -401,6 +489,7 @@ void SearchRun::score()
         for (const auto& [rule, count] : tally.constrained)
             result.constrained[rule] += count;
         result.did_not_fit += tally.did_not_fit;
+        result.duplicates += tally.duplicates;
         result.scored += tally.scored;
         result.given_rank += tally.better_than_given;
         for (const Record& r : tally.pareto.members())
@@ -410,30 +499,33 @@ void SearchRun::score()
         result.pareto.push_back(candidate(r));
 }
 
-// The top N by score, each with the component that costs it most against the best.
+// The top N by the ranking rule (ranking.h), same-plan layouts folded, each set against the
+// best with the step-time difference and the components that make it up.
 void SearchRun::rank()
 {
-    for (const Record& r : top.sorted())
-        result.top.push_back(candidate(r));
-    // Why each loses to the best: the breakdown component that grew the most.
-    if (!result.top.empty()) {
-        const StepBreakdown& best = result.top.front().cost.breakdown;
-        for (size_t i = 1; i < result.top.size(); ++i) {
-            SearchCandidate& c = result.top[i];
-            double worst = -std::numeric_limits<double>::infinity();
-            for (const BreakdownComponent& component : kBreakdownComponents) {
-                const double delta = c.cost.breakdown.*component.field - best.*component.field;
-                if (delta > worst) {
-                    worst = delta;
-                    c.behind = component.label;
-                    c.behind_s = delta;
-                }
-            }
-            if (!(worst > 0)) {
-                c.behind = "tie";
-                c.behind_s = 0;
-            }
-        }
+    std::vector<Kept> kept = top.sorted();
+    if (kept.empty())
+        return;
+    rankingOrder(&kept);
+    kept.resize(std::min(kept.size(), static_cast<size_t>(options.top)));
+    int groupFirst = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+        const Kept& k = kept[i];
+        SearchCandidate c = candidate(k.record);
+        // A ZeRO-0 layout at a shard group of one stands for ZeRO 1-3 too (never scored).
+        c.folded = k.twins + (c.layout.shardRanks() == 1 ? kSearchZeroStages - 1 : 0);
+        if (i == 0 || k.group != kept[i - 1].group)
+            groupFirst = static_cast<int>(i) + 1;
+        c.tie_with = groupFirst;
+        c.tied = k.group == 0;
+        result.folded += k.twins;
+        result.top.push_back(std::move(c));
+    }
+    const SearchCandidate& best = result.top.front();
+    for (size_t i = 1; i < result.top.size(); ++i) {
+        SearchCandidate& c = result.top[i];
+        c.behind_s = c.step_time_s - best.step_time_s;
+        c.behind = behindParts(c.cost.breakdown, best.cost.breakdown);
     }
 }
 
@@ -454,6 +546,7 @@ void SearchRun::rankGiven()
     }
     std::sort(result.given_behind.begin(), result.given_behind.end(),
               [](const auto& a, const auto& b) { return a.second > b.second; });
+    result.given_parts = behindParts(givenCost.breakdown, best);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "plan.h"
+#include "ranking.h"
 #include "stepmodel.h"
 
 #include <atomic>
@@ -30,12 +31,16 @@ inline constexpr EnumName<SearchObjective> kSearchObjectiveNames[] = {
 const char* searchObjectiveName(SearchObjective objective);
 bool searchObjectiveFromName(const std::string& name, SearchObjective* objective);
 
+/// A layout is kept when the fullest stage leaves at least min_headroom x HBM +
+/// reserve_bytes free; by default 5% of HBM plus the CUDA context and one NCCL
+/// communicator (see kDefaultSearchReserveBytes). Set both to 0 for the bare memory verdict.
 struct SearchConstraints
 {
     int max_tp = 0;               ///< 0: no limit
     bool pp_across_nodes = false; ///< every pipeline stage of a group on a different node
-    double min_headroom = 0;      ///< share of HBM left free on the fullest stage, 0..1
-    int fixed_micro_batch = 0;    ///< 0: searched
+    double min_headroom = kDefaultSearchHeadroomShare; ///< share of HBM left free, [0, 1)
+    double reserve_bytes = kDefaultSearchReserveBytes; ///< and these bytes on top, >= 0
+    int fixed_micro_batch = 0;                         ///< 0: searched
 };
 
 /// The space: every tp x pp x cp x dp (x ep for mixture-of-experts models) that multiplies to
@@ -60,9 +65,15 @@ struct SearchCandidate
     double step_time_s = 0;
     double memory_bytes = 0; ///< fullest stage, per GPU
     double tokens_per_s = 0;
-    StepCost cost;       ///< filled for the ranked top N and the Pareto front
-    std::string behind;  ///< the component that costs it most against the best
-    double behind_s = 0; ///< by how much (seconds per step)
+    StepCost cost; ///< filled for the ranked top N and the Pareto front
+    /// Against the best (the first of the top N): the step-time difference (signed, it may
+    /// be negative inside a tie group) and the components that make it up, largest first;
+    /// they add up to behind_s. Empty for the best.
+    double behind_s = 0;
+    std::vector<BehindPart> behind;
+    bool tied = false; ///< in the best's tie group (within kSearchTieTolerance)
+    int tie_with = 0;  ///< rank (1-based) of the first row of its tie group; its own if first
+    int folded = 0;    ///< other layouts that are the same plan, folded into this row
 };
 
 struct SearchResult
@@ -73,8 +84,10 @@ struct SearchResult
     std::map<std::string, long long> rejected;    ///< invalid, by the first rule each broke
     long long did_not_fit = 0;                    ///< valid but over the GPU's memory
     std::map<std::string, long long> constrained; ///< fit but excluded by a constraint
+    long long duplicates = 0; ///< ZeRO above 0 at a shard group of one: not scored again
     long long scored = 0;
-    std::vector<SearchCandidate> top;    ///< best first
+    long long folded = 0;             ///< scored layouts folded into a top-N row as the same plan
+    std::vector<SearchCandidate> top; ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
     bool over_budget = false; ///< refused: over kMaxSearchLayouts or kMaxSearchStages
@@ -86,11 +99,21 @@ struct SearchResult
     std::string given_problem; ///< why it could not be scored (rule or memory)
     SearchCandidate given;
     long long given_rank = 0;
+    bool given_within_headroom = true; ///< leaves the headroom the search asked for free
     std::vector<std::pair<std::string, double>> given_behind; ///< largest deltas first
+    std::vector<BehindPart> given_parts; ///< every signed delta, largest in size first
 
     long long invalidCount() const;  ///< all of `rejected`
     long long excludedCount() const; ///< all of `constrained`
 };
+
+/// What a ranked row says after its difference: " (tie with #1, +3 same plan)": the row that
+/// starts its tie group when an earlier one does, and how many other layouts are the same
+/// plan and folded into it; "" when neither. `rank` is 1-based.
+std::string searchRowNote(const SearchCandidate& candidate, int rank);
+/// A row's "behind the best by", as the CLI and the window show it: "best" for rank 1, else
+/// behindText() with the row's note: "+22.1 ms (tie with #5) = pipeline bubble +68.5 ms, ...".
+std::string searchRowBehind(const SearchCandidate& candidate, int rank);
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
 /// order; the search and its tests share this enumeration, not the scoring. It lists the
@@ -118,8 +141,9 @@ std::string searchProblem(const Plan& base, const SearchOptions& options,
 /// The score of a cost under an objective (lower is better; tokens/s per GPU is negated).
 double searchScore(const StepCost& cost, int gpus, SearchObjective objective);
 
-/// Searches the space with the training-step engine. Deterministic: the same inputs give the
-/// same ranking for any thread count (ties are broken by the layout's fields). `cancel` may
+/// Searches the space with the training-step engine and ranks by the rule in ranking.h (tie
+/// groups, memory, simplicity, duplicates folded). Deterministic: the same inputs give the
+/// same ranking for any thread count. `cancel` may
 /// be set from another thread; `progress` receives the share done (from one thread).
 SearchResult searchPlans(const Plan& base, const HardwareCatalog& catalog,
                          const SearchOptions& options, const std::atomic<bool>* cancel = nullptr,

@@ -55,15 +55,34 @@ SearchOptions searchFromArgs(const Args& args)
         search.max_interleave = args.integer("--max-interleave", 1, 64);
     if (args.has("--max-micro-batch"))
         search.max_micro_batch = args.integer("--max-micro-batch", 1, 1 << 20);
-    if (args.has("--min-headroom")) {
-        const double headroom = args.number("--min-headroom");
+    if (args.has("--headroom") && args.has("--min-headroom"))
+        throw UsageError("--headroom and --min-headroom are one setting: give one");
+    for (const char* name : {"--headroom", "--min-headroom"}) {
+        if (!args.has(name))
+            continue;
+        const double headroom = args.number(name);
         if (!(headroom >= 0 && headroom < 1))
-            throw UsageError("--min-headroom is a share of HBM in [0, 1) (got " +
-                             args.text("--min-headroom") + ")");
+            throw UsageError(std::string(name) + " is a share of HBM in [0, 1) (got " +
+                             args.text(name) + ")");
         search.constraints.min_headroom = headroom;
+    }
+    if (args.has("--reserve")) {
+        const double gib = args.number("--reserve");
+        if (!(gib >= 0 && gib <= 1024))
+            throw UsageError("--reserve is in GiB, 0 to 1024 (got " + args.text("--reserve") + ")");
+        search.constraints.reserve_bytes = gib * units::kGiB;
     }
     search.constraints.pp_across_nodes = args.flag("--pp-across-nodes");
     return search;
+}
+
+QJsonArray partsJson(const std::vector<BehindPart>& parts)
+{
+    QJsonArray array;
+    for (const BehindPart& part : parts)
+        array.append(QJsonObject{{"component", QString::fromStdString(part.label)},
+                                 {"seconds", part.seconds}});
+    return array;
 }
 
 void printSearchJson(const Plan& plan, const SearchOptions& search, const SearchResult& result,
@@ -84,10 +103,11 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
                               {"memory_bytes", c.memory_bytes},
                               {"tokens_per_s", c.tokens_per_s},
                               {"mfu", c.cost.metrics.mfu}};
-            if (!c.behind.empty()) {
-                entry["behind"] = QString::fromStdString(c.behind);
-                entry["behind_s"] = c.behind_s;
-            }
+            entry["behind_s"] = c.behind_s;
+            entry["behind"] = partsJson(c.behind);
+            entry["tied"] = c.tied;
+            entry["tie_with"] = c.tie_with;
+            entry["folded"] = c.folded;
             array.append(entry);
         }
         return array;
@@ -99,11 +119,15 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         given["memory_bytes"] = result.given.memory_bytes;
         given["mfu"] = result.given.cost.metrics.mfu;
         given["rank"] = static_cast<double>(result.given_rank);
+        given["within_headroom"] = result.given_within_headroom;
         QJsonArray behind;
         for (const auto& [label, seconds] : result.given_behind)
             behind.append(
                 QJsonObject{{"component", QString::fromStdString(label)}, {"seconds", seconds}});
         given["behind"] = behind;
+        if (!result.top.empty())
+            given["behind_s"] = result.given.step_time_s - result.top.front().step_time_s;
+        given["behind_parts"] = partsJson(result.given_parts);
     } else {
         given["problem"] = QString::fromStdString(result.given_problem);
     }
@@ -117,7 +141,12 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
                     {"rejected", rejected},
                     {"did_not_fit", static_cast<double>(result.did_not_fit)},
                     {"constrained", constrained},
+                    {"headroom", QJsonObject{{"share", search.constraints.min_headroom},
+                                             {"reserve_bytes", search.constraints.reserve_bytes}}},
+                    {"tie_tolerance", kSearchTieTolerance},
+                    {"duplicates", static_cast<double>(result.duplicates)},
                     {"scored", static_cast<double>(result.scored)},
+                    {"folded", static_cast<double>(result.folded)},
                     {"seconds", result.seconds},
                     {"top", candidates(result.top)},
                     {"pareto", candidates(result.pareto)}},
@@ -137,6 +166,8 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
     out << ", " << result.invalidCount() << " invalid";
     if (result.excludedCount() > 0)
         out << ", " << result.excludedCount() << " excluded by constraints";
+    if (result.duplicates > 0)
+        out << ", " << result.duplicates << " same plan as their ZeRO-0 twin";
     out << " (" << formatSeconds(result.seconds) << ", "
         << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3) << " plans/s)\n";
     if (!result.rejected.empty()) {
@@ -151,6 +182,11 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             out << " " << rule << " " << count << ";";
         out << "\n";
     }
+    out << "  memory headroom: " << formatNumber(100 * search.constraints.min_headroom, 3)
+        << "% of HBM + " << formatNumber(units::toGiB(search.constraints.reserve_bytes), 3)
+        << " GiB (CUDA context and NCCL buffers) kept free; step times within "
+        << formatNumber(100 * kSearchTieTolerance, 3)
+        << "% of each other rank by free memory, then the simpler layout\n";
     if (result.top.empty()) {
         out << "\n  no layout fits: try more GPUs, a smaller micro-batch or full recompute\n";
         return;
@@ -165,10 +201,7 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
             << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
             << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
-            << (i == 0              ? std::string("best")
-                : c.behind == "tie" ? std::string("same step time")
-                                    : c.behind + " +" + formatSeconds(c.behind_s))
-            << "\n";
+            << searchRowBehind(c, static_cast<int>(i) + 1) << "\n";
     }
     if (result.given_ok) {
         const SearchCandidate& g = result.given;
@@ -177,17 +210,18 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
             << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU: rank "
             << result.given_rank << " of " << result.scored;
-        if (g.step_time_s > best.step_time_s) {
-            out << ", " << formatSeconds(g.step_time_s - best.step_time_s) << " ("
+        if (!result.given_parts.empty())
+            out << "; against the best ("
                 << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3)
-                << "%) behind the best";
-            if (!result.given_behind.empty()) {
-                out << ":";
-                for (size_t i = 0; i < result.given_behind.size() && i < 3; ++i)
-                    out << (i ? "," : "") << " " << result.given_behind[i].first << " +"
-                        << formatSeconds(result.given_behind[i].second);
-            }
-        }
+                << "%): " << behindText(g.step_time_s - best.step_time_s, result.given_parts);
+        if (!result.given_within_headroom)
+            out << "; it leaves "
+                << formatNumber(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 3)
+                << " GiB free, less than the headroom's "
+                << formatNumber(units::toGiB(search.constraints.min_headroom * g.cost.hbm_bytes +
+                                             search.constraints.reserve_bytes),
+                                3)
+                << " GiB";
         out << "\n";
     } else {
         out << "\n  This plan's layout is not scored: " << result.given_problem << "\n";
@@ -209,14 +243,27 @@ Options searchOptions()
             "--objective", "O",
             QString::fromStdString("What to rank by: " + enumChoices(kSearchObjectiveNames, ", ") +
                                    " (default step-time).")),
-        valueOption("--top", "N", "How many layouts to list (default 10)."),
+        valueOption("--top", "N",
+                    "How many layouts to list (default 10). Ranking: by the objective; scores "
+                    "within 0.5% are a tie, ranked by free memory (0.5 GiB steps), then the "
+                    "simpler layout (fewer parallel dimensions, smaller TP/PP, no interleave, "
+                    "lower ZeRO, less recompute). Layouts that are the same plan fold into one "
+                    "row. Each row: its step time minus the best's, then the components that "
+                    "add up to it."),
         valueOption("--threads", "K",
                     "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
         valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
         flagOption("--pp-across-nodes",
                    "Constraint: every pipeline stage of a group on a different node."),
-        valueOption("--min-headroom", "SHARE",
-                    "Constraint: leave this share of HBM free on the fullest stage, in [0, 1)."),
+        valueOption("--headroom", "SHARE",
+                    "Constraint: leave this share of HBM free on the fullest stage, in [0, 1) "
+                    "(default 0.05), on top of --reserve."),
+        valueOption("--reserve", "GIB",
+                    "Constraint: and this many GiB more for what the engine does not count "
+                    "(default 1.43: a CUDA context, 781 MiB, PyTorch issue #34323, and one NCCL "
+                    "communicator, 688 MiB, NVIDIA/nccl issue #964). --headroom 0 --reserve 0 "
+                    "keeps every layout that fits."),
+        valueOption("--min-headroom", "SHARE", "The same as --headroom (older name)."),
         valueOption("--micro-batch", "N", "Constraint: this micro-batch size only."),
         valueOption(
             "--max-interleave", "V",
