@@ -243,6 +243,16 @@ QStringList provenanceRow(const QString& what, const Sourced& figure, const QStr
             originName(figure.origin), QString::fromStdString(figure.source)};
 }
 
+// A size in bytes the way a reader checks it against its source: "25 MiB (26.2 MB)".
+QStringList provenanceBytesRow(const QString& what, const Sourced& figure)
+{
+    const double mib = figure.value / (1024.0 * 1024.0);
+    QString value = QString::fromStdString(units::formatBytes(figure.value));
+    if (mib >= 1 && std::abs(mib - std::round(mib)) < 1e-9)
+        value = QString("%1 MiB (%2)").arg(std::round(mib), 0, 'f', 0).arg(value);
+    return {what, value, originName(figure.origin), QString::fromStdString(figure.source)};
+}
+
 void titleBlock(Builder& b, const PlanResults& r)
 {
     const Plan& plan = r.plan;
@@ -335,7 +345,7 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
     rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
     rows.append(
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
-    rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
+    rows.append(provenanceBytesRow("DP bucket", f.dp_bucket_bytes));
     rows.append(provenanceRow("Share of hideable DP traffic hidden", f.overlap_fraction));
     for (const PlanMeasurement& m : plan.measured)
         rows.append({QString::fromStdString(m.figure) + " (measured)",
@@ -447,8 +457,9 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Group", "Op", "Bytes (S)", "Ranks", "Tier", "Each", "Calls", "Total", "Exposed"},
             collectives, {2, 3, 5, 6, 7, 8});
 
+    // The table before the plot: a heading kept with a tall plot would leave most of a page
+    // blank whenever the plot does not fit below the collectives.
     b.heading(kSectionTitles[Memory]);
-    b.picture(plots[1], 0.95);
     QList<QStringList> stages;
     for (const StageCost& st : cost.stages)
         stages.append({QString::number(st.stage), QString::number(st.layers), gib(st.weights_bytes),
@@ -457,6 +468,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Stage", "Layers", "Weights", "Gradients", "Optimizer", "Activations", "Buffers",
              "Total (GiB)", "Fits"},
             stages, {0, 1, 2, 3, 4, 5, 6, 7});
+    b.picture(plots[1], 0.95);
 
     b.heading(kSectionTitles[Cliffs]);
     for (int i = 2; i < plots.size(); ++i)
