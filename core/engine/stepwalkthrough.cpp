@@ -283,15 +283,12 @@ void Walk::gemmSteps() const
             formatNumber(g.slowdown, 4) + " × (max(" + formatSeconds(g.compute_s) + ", " +
             formatSeconds(g.operands_s + 0.5 * g.output_s) + ") + " +
             formatSeconds(0.5 * g.output_s) + ")";
-        DerivationStep& step =
-            add(std::string("GEMM ") + g.name + ", forward, one micro-batch",
-                "t = r × (max(t_c, t_a + t_o / 2) + t_o / 2); t_c = 2 M K N" + nb +
-                    " / (P × e); t_a = w (M K + K N)" + nb + " / H; t_o = w M N" + nb + " / H",
-                substitution, formatSeconds(g.time_s), g.time_s, "s",
-                "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's "
-                "Guide (2023), sections 3.1-3.2; output write: docs/engine.md");
-        const double above = g.time_s - g.slowdown * g.compute_s;
-        step.terms = {{"compute", g.slowdown * g.compute_s}, {"above the compute", above}};
+        add(std::string("GEMM ") + g.name + ", forward, one micro-batch",
+            "t = r × (max(t_c, t_a + t_o / 2) + t_o / 2); t_c = 2 M K N" + nb +
+                " / (P × e); t_a = w (M K + K N)" + nb + " / H; t_o = w M N" + nb + " / H",
+            substitution, formatSeconds(g.time_s), g.time_s, "s",
+            "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's "
+            "Guide (2023), sections 3.1-3.2; output write: docs/engine.md");
     }
 }
 
