@@ -210,6 +210,40 @@ public:
         }
     }
 
+    /// Moves each paragraph that a page break would split to the next page whole. The
+    /// layout draws a block whole on every page it touches and clips it there, so the text of
+    /// a split paragraph would be in the PDF twice (text extraction ignores the clip).
+    /// Paragraphs inside tables (their rows break on their own) and paragraphs taller than
+    /// half a page are left to split.
+    void keepParagraphsWhole()
+    {
+        QAbstractTextDocumentLayout* layout = m_document->documentLayout();
+        const double pageHeight = m_document->pageSize().height();
+        for (int pass = 0; pass < 200; ++pass) {
+            bool moved = false;
+            for (QTextBlock block = m_document->begin(); block.isValid(); block = block.next()) {
+                if (QTextCursor(block).currentTable())
+                    continue;
+                const QRectF rect = layout->blockBoundingRect(block);
+                if (rect.height() <= 0 || rect.height() > pageHeight / 2)
+                    continue;
+                const int top = int(rect.top() / pageHeight);
+                const int bottom = int((rect.bottom() - 1) / pageHeight);
+                if (top == bottom)
+                    continue;
+                QTextBlockFormat format = block.blockFormat();
+                if (format.pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                    continue;
+                format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+                QTextCursor(block).setBlockFormat(format);
+                moved = true;
+                break; // everything after it moved: measure again
+            }
+            if (!moved)
+                return;
+        }
+    }
+
 private:
     QList<int> m_headingBlocks;
     QTextDocument* m_document;
@@ -539,7 +573,10 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
     document.setDefaultFont(font);
     document.setDocumentMargin(0);
     const double footer = 60;
-    document.setPageSize(QSizeF(page.width(), page.height() - 2 * footer));
+    // Space between the header rule and the text and between the text and the footer, so
+    // that no line of text sits against either (text extraction merges such lines).
+    const double headerGap = 30;
+    document.setPageSize(QSizeF(page.width(), page.height() - 2 * footer - 2 * headerGap));
     auto* handler = new PictureObject;
     handler->setParent(&document);
     document.documentLayout()->registerHandler(kPictureObject, handler);
@@ -559,6 +596,7 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
     }
     buildReport(builder, results, clusterPicture, plots, options.comparison, comparisonPicture);
     builder.keepHeadingsWithContent();
+    builder.keepParagraphsWhole();
 
     QPainter painter;
     if (!painter.begin(&writer)) {
@@ -588,7 +626,7 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
                              .arg(PARAPLAN_VERSION)
                              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd")));
         painter.save();
-        painter.translate(0, footer - i * document.pageSize().height());
+        painter.translate(0, footer + headerGap - i * document.pageSize().height());
         QAbstractTextDocumentLayout::PaintContext context;
         context.clip =
             QRectF(0, i * document.pageSize().height(), page.width(), document.pageSize().height());
