@@ -13,6 +13,7 @@
 #include "units.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -32,8 +33,8 @@ const QString kSourceDir = QStringLiteral(PARAPLAN_SOURCE_DIR);
 const QStringList kPublicUpstreamMarkdown = {"nccl-tests doc/PERFORMANCE.md"};
 
 // What a source must not say: a path or a note that does not ship with Paraplan.
-// Returns the problem, or an empty string.
-QString forbiddenIn(const QString& text)
+// Returns the problem, or an empty string. `paths`: check Markdown paths too.
+QString forbiddenIn(const QString& text, bool paths = true)
 {
     static const QStringList phrases = {
         "shared/",     "reference/",           "our notes", "our references", "our sources",
@@ -44,6 +45,8 @@ QString forbiddenIn(const QString& text)
     static const QRegularExpression seed("\\bseeds?\\b", QRegularExpression::CaseInsensitiveOption);
     if (text.contains(seed))
         return "names 'seed'";
+    if (!paths)
+        return {};
     // Markdown paths: docs/*.md of this repository (and the section it names exists), or an
     // allowed upstream file.
     static const QRegularExpression markdown("([A-Za-z0-9_./-]+\\.md)\\b(, '([^']+)')?");
@@ -271,6 +274,39 @@ private slots:
             }
         }
         QVERIFY2(strings > 300, qPrintable(QString::number(strings)));
+    }
+
+    // Strings the examples do not reach (imports, measurements, calibration, the window's
+    // notes): no string literal of core/, ui/ or app/ names an internal note.
+    void noStringLiteralNamesAnInternalNote()
+    {
+        static const QRegularExpression literal("\"((?:[^\"\\\\]|\\\\.)*)\"");
+        int literals = 0;
+        for (const QString dir : {"core", "ui", "app"}) {
+            QDirIterator it(kSourceDir + "/" + dir, {"*.cpp", "*.h"}, QDir::Files,
+                            QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                const QString path = it.next();
+                QFile file(path);
+                QVERIFY(file.open(QIODevice::ReadOnly));
+                const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
+                for (qsizetype n = 0; n < lines.size(); ++n) {
+                    const QString line = lines[n].trimmed();
+                    if (line.startsWith("//") || line.startsWith("#include"))
+                        continue;
+                    for (auto m = literal.globalMatch(line); m.hasNext();) {
+                        const QString text = m.next().captured(1);
+                        const QString problem = forbiddenIn(text, false);
+                        QVERIFY2(problem.isEmpty(), qPrintable(QString("%1:%2: %3 -- %4")
+                                                                   .arg(path)
+                                                                   .arg(n + 1)
+                                                                   .arg(text, problem)));
+                        ++literals;
+                    }
+                }
+            }
+        }
+        QVERIFY2(literals > 2000, qPrintable(QString::number(literals)));
     }
 
     void everyStringOfTheExamplePlansCitesPublicSources()

@@ -210,39 +210,8 @@ public:
         }
     }
 
-    /// Moves each paragraph that a page break would split to the next page whole. The
-    /// layout draws a block whole on every page it touches and clips it there, so the text of
-    /// a split paragraph would be in the PDF twice (text extraction ignores the clip).
-    /// Paragraphs inside tables (their rows break on their own) and paragraphs taller than
-    /// half a page are left to split.
-    void keepParagraphsWhole()
-    {
-        QAbstractTextDocumentLayout* layout = m_document->documentLayout();
-        const double pageHeight = m_document->pageSize().height();
-        for (int pass = 0; pass < 200; ++pass) {
-            bool moved = false;
-            for (QTextBlock block = m_document->begin(); block.isValid(); block = block.next()) {
-                if (QTextCursor(block).currentTable())
-                    continue;
-                const QRectF rect = layout->blockBoundingRect(block);
-                if (rect.height() <= 0 || rect.height() > pageHeight / 2)
-                    continue;
-                const int top = int(rect.top() / pageHeight);
-                const int bottom = int((rect.bottom() - 1) / pageHeight);
-                if (top == bottom)
-                    continue;
-                QTextBlockFormat format = block.blockFormat();
-                if (format.pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
-                    continue;
-                format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
-                QTextCursor(block).setBlockFormat(format);
-                moved = true;
-                break; // everything after it moved: measure again
-            }
-            if (!moved)
-                return;
-        }
-    }
+    /// Moves each paragraph that a page break would split to the next page whole.
+    void keepParagraphsWhole();
 
 private:
     QList<int> m_headingBlocks;
@@ -250,6 +219,40 @@ private:
     QTextCursor m_cursor;
     QStringList m_titles;
 };
+
+/// Moves each paragraph that a page break would split to the next page whole. The
+/// layout draws a block whole on every page it touches and clips it there, so the text of
+/// a split paragraph would be in the PDF twice (text extraction ignores the clip).
+/// Paragraphs inside tables (their rows break on their own) and paragraphs taller than
+/// half a page are left to split.
+void Builder::keepParagraphsWhole()
+{
+    QAbstractTextDocumentLayout* layout = m_document->documentLayout();
+    const double pageHeight = m_document->pageSize().height();
+    for (int pass = 0; pass < 200; ++pass) {
+        bool moved = false;
+        for (QTextBlock block = m_document->begin(); block.isValid(); block = block.next()) {
+            if (QTextCursor(block).currentTable())
+                continue;
+            const QRectF rect = layout->blockBoundingRect(block);
+            if (rect.height() <= 0 || rect.height() > pageHeight / 2)
+                continue;
+            const int top = int(rect.top() / pageHeight);
+            const int bottom = int((rect.bottom() - 1) / pageHeight);
+            if (top == bottom)
+                continue;
+            QTextBlockFormat format = block.blockFormat();
+            if (format.pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                continue;
+            format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+            QTextCursor(block).setBlockFormat(format);
+            moved = true;
+            break; // everything after it moved: measure again
+        }
+        if (!moved)
+            return;
+    }
+}
 
 // The report's sections in order: buildReport writes these headings and sectionTitles lists
 // them (the tests read the PDF back against that list).
