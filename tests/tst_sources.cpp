@@ -7,6 +7,7 @@
 #include "clusterio.h"
 #include "collectivewalkthrough.h"
 #include "hardware.h"
+#include "modelio.h"
 #include "planio.h"
 #include "stepwalkthrough.h"
 #include "summary.h"
@@ -397,6 +398,62 @@ private slots:
         QVERIFY(
             undefinedSymbols(deriveMeasuredBandwidth(CollectiveOp::ReduceScatter, 4e8, 4, 4.3e-3))
                 .isEmpty());
+    }
+
+    // Every model preset and the Hugging Face configs of the test data (MoE, latent
+    // attention, biases) on the first example's layout: symbols defined, sums adding up, no
+    // internal source.
+    void everyModelDerivesCleanly()
+    {
+        const Plan base = loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.json");
+        std::vector<ModelSpec> models;
+        for (const ModelPresetInfo& info : modelPresets()) {
+            ModelSpec model;
+            std::string error;
+            QVERIFY2(modelFromPreset(info.id, &model, &error), error.c_str());
+            models.push_back(model);
+        }
+        const QDir hf(QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/hf");
+        for (const QString& name : hf.entryList({"*.json"}, QDir::Files)) {
+            ModelSpec model;
+            std::string error;
+            if (loadHuggingFaceConfig(hf.filePath(name).toStdString(), &model, &error))
+                models.push_back(model);
+        }
+        QVERIFY(models.size() >= 15);
+        int derived = 0;
+        for (const ModelSpec& model : models) {
+            Plan plan = base;
+            plan.model = model;
+            plan.parallel.tp = 8;
+            plan.parallel.pp = 1;
+            plan.parallel.dp = 16;
+            plan.parallel.zero = 3;
+            plan.parallel.interleave = 1;
+            plan.parallel.global_batch = 64;
+            plan.training.seq_len = 2048;
+            const StepCost cost =
+                StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
+            const Derivation d = derivePlan(plan, cost);
+            const QString name = QString::fromStdString(model.name);
+            QVERIFY2(undefinedSymbols(d).isEmpty(),
+                     qPrintable(name + ": " + undefinedSymbols(d).join("; ")));
+            QVERIFY2(checkAllTerms(d).isEmpty(),
+                     qPrintable(name + ": " + checkAllTerms(d).join("; ")));
+            for (const QString& text : planStrings(plan, cost))
+                QVERIFY2(forbiddenIn(text).isEmpty(), qPrintable(name + ": " + text));
+            if (!cost.ok)
+                qInfo("%s: %s", qPrintable(name), cost.issues.front().message.c_str());
+            if (cost.ok) {
+                ++derived;
+                const auto flops = std::find_if(d.steps.begin(), d.steps.end(), [](auto& s) {
+                    return s.label == "Model FLOPs per step";
+                });
+                QVERIFY(flops != d.steps.end());
+                QCOMPARE(flops->value, cost.metrics.model_flops_per_step);
+            }
+        }
+        QVERIFY2(derived >= 8, qPrintable(QString::number(derived)));
     }
 
     void gemmStepsShowTheirArithmetic()

@@ -246,16 +246,23 @@ void Walk::modelFlops() const
                   {"LM head", head}};
 }
 
+double Walk::hbm() const
+{
+    if (const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id))
+        return units::bytesPerSecondFromGBps(gpu->hbm_GBps) * f.hbm_fraction.value /
+               as.slowest_gpu_factor;
+    // A GPU outside the bundled catalog: the rate the element-wise kernels were costed at.
+    const LayerCompute& l = cost.dense_layer;
+    return l.elementwise_forward_s > 0 ? l.elementwise_forward_bytes / l.elementwise_forward_s : 0;
+}
+
 void Walk::gemmSteps() const
 {
     const LayerCompute& l = cost.dense_layer;
     const double w = elementBytes(t.dtype);
     const double P = mt.peak_flops_per_gpu / as.slowest_gpu_factor;
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-    double H = 0;
-    if (gpu)
-        H = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * f.hbm_fraction.value /
-            as.slowest_gpu_factor;
+    const double H = hbm();
     if (gpu)
         add("Achievable HBM bandwidth", "H = datasheet × HBM fraction / slowest-GPU factor",
             formatNumber(gpu->hbm_GBps, 4) + " GB/s × " + formatNumber(f.hbm_fraction.value) +

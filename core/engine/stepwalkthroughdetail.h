@@ -28,6 +28,8 @@ struct Walk
     DerivationStep& add(std::string label, std::string formula, std::string substitution,
                         std::string result, double value, std::string unit,
                         std::string source = {}) const;
+    // H: the achievable HBM bandwidth the engine used (datasheet x fraction / slowest GPU).
+    double hbm() const;
     // The meaning of a symbol in this plan ("" when the table has none).
     std::string meaning(const std::string& symbol) const;
 

@@ -5,6 +5,8 @@
 #include "stepwalkthroughdetail.h"
 #include "units.h"
 
+#include <algorithm>
+
 namespace paraplan::walkthrough {
 namespace {
 
@@ -80,8 +82,14 @@ void Walk::collectiveSteps() const
 
 void Walk::stepTotals() const
 {
-    add("Optimizer step", "params per GPU (/ dp with ZeRO) × bytes per parameter / H",
-        formatNumber(f.optimizer_step_bytes.value) + " B/param",
+    double params = 0;
+    for (const StageCost& st : cost.stages)
+        params = std::max(params, st.params);
+    const int shard = p.zero >= 1 ? p.shardRanks() : 1;
+    add("Optimizer step",
+        "parameters of the fullest stage per GPU / ZeRO shard × bytes per parameter / H",
+        formatNumber(params, 4) + " / " + std::to_string(shard) + " × " +
+            formatNumber(f.optimizer_step_bytes.value) + " B / " + formatGBps(hbm()),
         formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
         describeSource(f.optimizer_step_bytes));
     const StepBreakdown& b = cost.breakdown;
