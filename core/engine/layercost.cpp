@@ -50,15 +50,21 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
 // Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
 // and dgrad GEMMs that run beside TP-overlap kernels.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double slowdown)
+             double* backward, double* flops, double slowdown, GemmTiming* timing)
 {
-    *forward += slowdown * gemmSeconds(c, M, K, N, batch);
+    GemmTiming f = gemmTiming(c, M, K, N, batch);
+    *forward += slowdown * f.time_s;
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
     const double wgradBytes = c.pytorch ? c.actBytes : 8;
     *backward +=
         slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
     *flops += 2 * M * K * N * batch;
+    if (timing) {
+        f.slowdown = slowdown;
+        f.time_s *= slowdown;
+        *timing = f;
+    }
 }
 
 namespace {
@@ -150,15 +156,10 @@ LayerCompute layerCompute(const Context& c, bool moe)
     // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
     const double chunks = c.overlapSlowdown;
     for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe)) {
-        const double slowdown = g.tp_region ? chunks : 1;
-        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, slowdown);
-        if (l.gemm_count < l.gemms.size()) {
-            GemmTiming timing = gemmTiming(c, g.M, g.K, g.N, g.batch);
-            timing.name = g.name;
-            timing.slowdown = slowdown;
-            timing.time_s *= slowdown;
-            l.gemms[l.gemm_count++] = timing;
-        }
+        GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
+        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing);
+        if (timing)
+            timing->name = g.name;
     }
     // MLP tokens: each token visits k experts.
     const double mlpTokens = moe ? T * m.experts_per_token : T;
