@@ -303,7 +303,11 @@ void Walk::layerSteps() const
 {
     add("Slowest GPU of the step",
         "1 + sigma × E[max of n standard normals] (Blom); every kernel runs at its pace",
-        "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()),
+        "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()) +
+            (f.gpu_spread.value > 0
+                 ? ": 1 + " + formatNumber(f.gpu_spread.value, 3) + " × " +
+                       formatNumber((as.slowest_gpu_factor - 1) / f.gpu_spread.value, 3)
+                 : std::string()),
         "x" + formatNumber(as.slowest_gpu_factor, 4), as.slowest_gpu_factor, "",
         describeSource(f.gpu_spread));
     modelFlops();

@@ -6,6 +6,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace paraplan::walkthrough {
 namespace {
@@ -25,13 +26,25 @@ std::string gib(double bytes)
 void Walk::stageSteps() const
 {
     const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
-    add("Critical stage, one micro-batch",
-        "layers × layer + TP comm + CP/EP comm + PP send/recv (+ LM head / embedding)",
-        std::to_string(st.layers) + " layers: " + formatSeconds(st.forward_s + st.backward_s) +
-            " + recompute " + formatSeconds(st.recompute_s) + " + TP " +
-            formatSeconds(st.tp_comm_s) + " + PP " + formatSeconds(st.pp_comm_s),
-        formatSeconds(st.microbatch_s), st.microbatch_s, "s",
-        "stage " + std::to_string(st.stage) + " of " + std::to_string(p.pp));
+    // The stage's parts that are not zero, shown and summed.
+    std::vector<DerivationTerm> terms = {{"forward + backward", st.forward_s + st.backward_s}};
+    for (const DerivationTerm& term :
+         {DerivationTerm{"recompute", st.recompute_s}, DerivationTerm{"TP comm", st.tp_comm_s},
+          DerivationTerm{"CP comm exposed", st.cp_comm_exposed_s},
+          DerivationTerm{"EP comm", st.ep_comm_s}, DerivationTerm{"PP send/recv", st.pp_comm_s}})
+        if (term.value > 0)
+            terms.push_back(term);
+    std::string substitution;
+    for (const DerivationTerm& term : terms)
+        substitution +=
+            (substitution.empty() ? "" : " + ") + formatSeconds(term.value) + " " + term.name;
+    DerivationStep& stage = add(
+        "Critical stage, one micro-batch",
+        "forward + backward of its layers (+ LM head / embedding) + recompute + TP comm + "
+        "CP/EP comm + PP send/recv",
+        std::to_string(st.layers) + " layers: " + substitution, formatSeconds(st.microbatch_s),
+        st.microbatch_s, "s", "stage " + std::to_string(st.stage) + " of " + std::to_string(p.pp));
+    stage.terms = terms;
     const int mb = cost.microbatches;
     add("Micro-batches per pipeline", "m = B / (b × dp)",
         std::to_string(p.global_batch) + " / (" + std::to_string(p.micro_batch) + " × " +
