@@ -17,13 +17,17 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QUrl>
 
 #include <sstream>
@@ -420,6 +424,34 @@ private slots:
         QVERIFY(window.derivationText().contains("all_gather"));
         QVERIFY2(window.derivationText().contains("Bus bandwidth"),
                  qPrintable(window.derivationText().left(600)));
+    }
+
+    // Every headline figure links to a step of the Derivation tab, time to train and cost
+    // included: clicking one shows the tab, whose document holds that anchor.
+    void headlineFiguresLinkToTheirDerivation()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        auto* headline = window.findChild<QLabel*>("headline");
+        auto* derivation = window.findChild<QTextBrowser*>("derivation");
+        auto* tabs = window.findChild<QTabWidget*>();
+        QVERIFY(headline && derivation && tabs);
+        QStringList anchors;
+        const QRegularExpression href("href='([^']+)'");
+        for (auto it = href.globalMatch(headline->text()); it.hasNext();)
+            anchors << it.next().captured(1);
+        QVERIFY2(anchors.contains("time-to-train") && anchors.contains("cost"),
+                 qPrintable(anchors.join(", ")));
+        for (const QString& anchor : anchors) {
+            tabs->setCurrentIndex(0);
+            emit headline->linkActivated(anchor);
+            QCOMPARE(tabs->currentWidget(), derivation);
+            QVERIFY2(derivation->document()->toHtml().contains("name=\"" + anchor + "\""),
+                     qPrintable(anchor));
+        }
+        QVERIFY(window.derivationText().contains("Time to train"));
+        QVERIFY(window.derivationText().contains("GPU-hours"));
     }
 };
 

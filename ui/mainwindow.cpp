@@ -544,18 +544,9 @@ void MainWindow::showDerivation(const QString& anchor)
 
 void MainWindow::showCollectiveDerivation(int row)
 {
-    const CollectiveCost* c = m_collectivesModel->collective(row);
-    const auto latest = m_evaluator->latest();
-    if (!c || !latest)
-        return;
-    const CollectiveModel model(latest->plan.cluster);
-    CollectiveRequest request{c->call.op, c->call.bytes, c->call.ranks, c->stride, Algorithm::Auto};
-    const CollectiveResult result = model.evaluate(request);
-    CollectiveInputSources sources;
-    sources.bytes = "the plan: " + std::string(c->purpose);
-    sources.ranks = std::string("the plan's ") + c->group + " group";
-    m_derivation->setHtml(derivationHtml(deriveCollective(model, request, result, sources)));
-    m_tabs->setCurrentWidget(m_derivation);
+    // The plan's derivation embeds each collective's own, in the table's order.
+    if (m_collectivesModel->collective(row))
+        showDerivation(QString("collective-%1").arg(row));
 }
 
 void MainWindow::reportError(const QString& title, const QString& message)

@@ -210,12 +210,49 @@ public:
         }
     }
 
+    /// Moves each paragraph that a page break would split to the next page whole.
+    void keepParagraphsWhole();
+
 private:
     QList<int> m_headingBlocks;
     QTextDocument* m_document;
     QTextCursor m_cursor;
     QStringList m_titles;
 };
+
+/// Moves each paragraph that a page break would split to the next page whole. The
+/// layout draws a block whole on every page it touches and clips it there, so the text of
+/// a split paragraph would be in the PDF twice (text extraction ignores the clip).
+/// Paragraphs inside tables (their rows break on their own) and paragraphs taller than
+/// half a page are left to split.
+void Builder::keepParagraphsWhole()
+{
+    QAbstractTextDocumentLayout* layout = m_document->documentLayout();
+    const double pageHeight = m_document->pageSize().height();
+    for (int pass = 0; pass < 200; ++pass) {
+        bool moved = false;
+        for (QTextBlock block = m_document->begin(); block.isValid(); block = block.next()) {
+            if (QTextCursor(block).currentTable())
+                continue;
+            const QRectF rect = layout->blockBoundingRect(block);
+            if (rect.height() <= 0 || rect.height() > pageHeight / 2)
+                continue;
+            const int top = int(rect.top() / pageHeight);
+            const int bottom = int((rect.bottom() - 1) / pageHeight);
+            if (top == bottom)
+                continue;
+            QTextBlockFormat format = block.blockFormat();
+            if (format.pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                continue;
+            format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+            QTextCursor(block).setBlockFormat(format);
+            moved = true;
+            break; // everything after it moved: measure again
+        }
+        if (!moved)
+            return;
+    }
+}
 
 // The report's sections in order: buildReport writes these headings and sectionTitles lists
 // them (the tests read the PDF back against that list).
@@ -241,6 +278,16 @@ QStringList provenanceRow(const QString& what, const Sourced& figure, const QStr
 {
     return {what, QString::fromStdString(units::formatNumber(figure.value, 4)) + unit,
             originName(figure.origin), QString::fromStdString(figure.source)};
+}
+
+// A size in bytes the way a reader checks it against its source: "25 MiB (26.2 MB)".
+QStringList provenanceBytesRow(const QString& what, const Sourced& figure)
+{
+    const double mib = figure.value / (1024.0 * 1024.0);
+    QString value = QString::fromStdString(units::formatBytes(figure.value));
+    if (mib >= 1 && std::abs(mib - std::round(mib)) < 1e-9)
+        value = QString("%1 MiB (%2)").arg(std::round(mib), 0, 'f', 0).arg(value);
+    return {what, value, originName(figure.origin), QString::fromStdString(figure.source)};
 }
 
 void titleBlock(Builder& b, const PlanResults& r)
@@ -335,7 +382,7 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
     rows.append(provenanceRow("Gradient bytes per parameter", f.grad_bytes, " B"));
     rows.append(
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
-    rows.append(provenanceRow("DP bucket", f.dp_bucket_bytes, " B"));
+    rows.append(provenanceBytesRow("DP bucket", f.dp_bucket_bytes));
     rows.append(provenanceRow("Share of hideable DP traffic hidden", f.overlap_fraction));
     for (const PlanMeasurement& m : plan.measured)
         rows.append({QString::fromStdString(m.figure) + " (measured)",
@@ -447,8 +494,9 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Group", "Op", "Bytes (S)", "Ranks", "Tier", "Each", "Calls", "Total", "Exposed"},
             collectives, {2, 3, 5, 6, 7, 8});
 
+    // The table before the plot: a heading kept with a tall plot would leave most of a page
+    // blank whenever the plot does not fit below the collectives.
     b.heading(kSectionTitles[Memory]);
-    b.picture(plots[1], 0.95);
     QList<QStringList> stages;
     for (const StageCost& st : cost.stages)
         stages.append({QString::number(st.stage), QString::number(st.layers), gib(st.weights_bytes),
@@ -457,6 +505,7 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Stage", "Layers", "Weights", "Gradients", "Optimizer", "Activations", "Buffers",
              "Total (GiB)", "Fits"},
             stages, {0, 1, 2, 3, 4, 5, 6, 7});
+    b.picture(plots[1], 0.95);
 
     b.heading(kSectionTitles[Cliffs]);
     for (int i = 2; i < plots.size(); ++i)
@@ -527,7 +576,10 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
     document.setDefaultFont(font);
     document.setDocumentMargin(0);
     const double footer = 60;
-    document.setPageSize(QSizeF(page.width(), page.height() - 2 * footer));
+    // Space between the header rule and the text and between the text and the footer, so
+    // that no line of text sits against either (text extraction merges such lines).
+    const double headerGap = 30;
+    document.setPageSize(QSizeF(page.width(), page.height() - 2 * footer - 2 * headerGap));
     auto* handler = new PictureObject;
     handler->setParent(&document);
     document.documentLayout()->registerHandler(kPictureObject, handler);
@@ -547,6 +599,7 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
     }
     buildReport(builder, results, clusterPicture, plots, options.comparison, comparisonPicture);
     builder.keepHeadingsWithContent();
+    builder.keepParagraphsWhole();
 
     QPainter painter;
     if (!painter.begin(&writer)) {
@@ -576,7 +629,7 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
                              .arg(PARAPLAN_VERSION)
                              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd")));
         painter.save();
-        painter.translate(0, footer - i * document.pageSize().height());
+        painter.translate(0, footer + headerGap - i * document.pageSize().height());
         QAbstractTextDocumentLayout::PaintContext context;
         context.clip =
             QRectF(0, i * document.pageSize().height(), page.width(), document.pageSize().height());

@@ -15,19 +15,34 @@ namespace {
 // ping-pong kernels hide that behind the next tile, non-persistent ones do not (docs/engine.md,
 // an assumption between the two). `cBytes` is the output element size (8 for a weight
 // gradient accumulated into fp32: read and write).
-double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
-                   double cBytes = -1)
+GemmTiming gemmTiming(const Context& c, double M, double K, double N, double batch = 1,
+                      double cBytes = -1)
 {
+    GemmTiming g;
     if (M <= 0 || K <= 0 || N <= 0)
-        return 0;
+        return g;
     const double a = c.actBytes;
-    const double flops = 2 * M * K * N * batch;
+    g.M = M;
+    g.K = K;
+    g.N = N;
+    g.batch = batch;
+    g.flops = 2 * M * K * N * batch;
     const double operands = (a * M * K + a * K * N) * batch;
     const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
-    const double efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
-    const double epilogue = 0.5 * output / c.hbm;
-    return std::max(flops / (c.peak * efficiency), operands / c.hbm + epilogue) + epilogue;
+    g.efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
+    g.compute_s = g.flops / (c.peak * g.efficiency);
+    g.operands_s = operands / c.hbm;
+    g.output_s = output / c.hbm;
+    const double epilogue = 0.5 * g.output_s;
+    g.time_s = std::max(g.compute_s, g.operands_s + epilogue) + epilogue;
+    return g;
+}
+
+double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
+                   double cBytes = -1)
+{
+    return gemmTiming(c, M, K, N, batch, cBytes).time_s;
 }
 
 } // namespace
@@ -35,15 +50,21 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
 // Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
 // and dgrad GEMMs that run beside TP-overlap kernels.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double slowdown)
+             double* backward, double* flops, double slowdown, GemmTiming* timing)
 {
-    *forward += slowdown * gemmSeconds(c, M, K, N, batch);
+    GemmTiming f = gemmTiming(c, M, K, N, batch);
+    *forward += slowdown * f.time_s;
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
     const double wgradBytes = c.pytorch ? c.actBytes : 8;
     *backward +=
         slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
     *flops += 2 * M * K * N * batch;
+    if (timing) {
+        f.slowdown = slowdown;
+        f.time_s *= slowdown;
+        *timing = f;
+    }
 }
 
 namespace {
@@ -134,8 +155,12 @@ LayerCompute layerCompute(const Context& c, bool moe)
     // NCCL/userbuffers kernels on some SMs for the GEMM's whole length (NeMo's userbuffers
     // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
     const double chunks = c.overlapSlowdown;
-    for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe))
-        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1);
+    for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe)) {
+        GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
+        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing);
+        if (timing)
+            timing->name = g.name;
+    }
     // MLP tokens: each token visits k experts.
     const double mlpTokens = moe ? T * m.experts_per_token : T;
     l.gemm_forward_s = fwd;

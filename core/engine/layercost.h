@@ -35,9 +35,10 @@ struct Context
 };
 
 /// Forward, backward (dgrad + wgrad) of one GEMM; `slowdown` stretches the forward and dgrad
-/// GEMMs that run beside TP-overlap kernels.
+/// GEMMs that run beside TP-overlap kernels. `timing`, when given, receives the forward's
+/// terms (for the derivation).
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double slowdown = 1);
+             double* backward, double* flops, double slowdown = 1, GemmTiming* timing = nullptr);
 /// One transformer layer (dense, or its MoE variant), one micro-batch.
 LayerCompute layerCompute(const Context& c, bool moe);
 /// Activation bytes of one layer for one micro-batch.

@@ -4,11 +4,6 @@
 
 namespace paraplan {
 
-namespace {
-
-// The attention's weight matrices (no biases, no norms): Q, K, V, O, or for latent attention
-// (DeepSeek-V2, arXiv:2405.04434, section 2.1) the down- and up-projections of Q and of the
-// joint KV, the decoupled RoPE key and the output.
 double attentionMatrices(const ModelSpec& m)
 {
     const double h = m.hidden;
@@ -25,8 +20,6 @@ double attentionMatrices(const ModelSpec& m)
     const double kv = static_cast<double>(m.kv_heads) * d;
     return h * q + 2 * h * kv + q * h;
 }
-
-} // namespace
 
 ParameterCount countParameters(const ModelSpec& m)
 {

@@ -82,6 +82,10 @@ ParameterCount countParameters(const ModelSpec& model);
 /// touches) + 6 B s^2 L a (d_qk + d_v) + 6 B s h V, which is the same sum and also covers
 /// shared experts (their width adds to k f) and latent attention (its low-rank matrices).
 double modelFlopsPerStep(const ModelSpec& model, double global_batch, int seq_len);
+/// The attention's weight matrices of one layer (no biases, no norms): Q, K, V, O, or for
+/// latent attention (DeepSeek-V2, arXiv:2405.04434, section 2.1) the down- and up-projections
+/// of Q and of the joint KV, the decoupled RoPE key and the output.
+double attentionMatrices(const ModelSpec& model);
 
 /// Problems with the description itself, one message each.
 std::vector<std::string> validateModel(const ModelSpec& model);

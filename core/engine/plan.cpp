@@ -45,7 +45,7 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     } else {
         f.gemm_peak_fraction =
             assumption(0.8, "no published GEMM benchmark for " + gpu.name +
-                                " in our presets: 80%, the share cuBLAS reaches on H100 "
+                                ": 80%, the share cuBLAS reaches on H100 "
                                 "(Bekman, Machine Learning Engineering, MAMF table)");
     }
     f.hbm_fraction = gpu.hbm_achievable_fraction;

@@ -3,6 +3,7 @@
 #include "collectivemodel.h"
 #include "plan.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -110,9 +111,30 @@ struct StepMetrics
     double cost_usd = 0;
 };
 
+/// One forward GEMM of a layer as the engine timed it: a roofline of its math at the shape's
+/// share of peak against its operand traffic, plus the output write (half hidden inside the
+/// main loop, half after it), stretched by TP-overlap kernels sharing its SMs.
+struct GemmTiming
+{
+    const char* name = ""; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router"
+    double M = 0;
+    double K = 0;
+    double N = 0;
+    double batch = 1;
+    double flops = 0;      ///< 2 M K N x batch
+    double efficiency = 0; ///< the shape's share of peak
+    double compute_s = 0;  ///< flops / (peak x efficiency)
+    double operands_s = 0; ///< operand bytes / HBM
+    double output_s = 0;   ///< output bytes / HBM
+    double slowdown = 1;   ///< TP-overlap kernels on some SMs
+    double time_s = 0;     ///< slowdown x (max(compute, operands + output/2) + output/2)
+};
+
 /// How the per-layer compute time came about, for derivations.
 struct LayerCompute
 {
+    std::array<GemmTiming, 5> gemms; ///< the forward GEMMs, `gemm_count` of them
+    size_t gemm_count = 0;
     double gemm_forward_s = 0;
     double gemm_backward_s = 0;
     double gemm_efficiency = 0; ///< forward GEMM FLOPs / (time x peak): shape-weighted

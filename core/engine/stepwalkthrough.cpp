@@ -1,50 +1,119 @@
 #include "stepwalkthrough.h"
 
-#include "collectivewalkthrough.h"
+#include "hardware.h"
+#include "stepwalkthroughdetail.h"
 #include "units.h"
 
 #include <cmath>
+#include <map>
 
 namespace paraplan {
+namespace walkthrough {
 namespace {
 
 using units::formatBytes;
-using units::formatGBps;
 using units::formatNumber;
 using units::formatSeconds;
 
-std::string gib(double bytes)
+// FLOPs in the unit that keeps them short: "172 GFLOP", "1.752 TFLOP", "304.0 PFLOP".
+std::string tflops(double flops)
 {
-    return formatNumber(units::toGiB(bytes), 4) + " GiB";
+    if (flops >= 1e15)
+        return formatNumber(flops / 1e15, 4) + " PFLOP";
+    if (flops >= 1e12)
+        return formatNumber(flops / 1e12, 4) + " TFLOP";
+    if (flops >= 1e9)
+        return formatNumber(flops / 1e9, 4) + " GFLOP";
+    return formatNumber(flops / 1e6, 4) + " MFLOP";
+}
+std::string perSecond(double flops_per_s)
+{
+    return formatNumber(flops_per_s / 1e12, 4) + " TFLOP/s";
+}
+std::string count(double value)
+{
+    return formatNumber(value, 15);
+}
+
+// Bytes per element of the training dtype, as the engine counts activations and operands.
+double elementBytes(Dtype dtype)
+{
+    return dtype == Dtype::FP32 || dtype == Dtype::TF32 ? 4 : 2;
 }
 
 } // namespace
 
-namespace {
-
-constexpr const char* flopsSource = "formula: Korthikanti et al. 2022, generalised by "
-                                    "Megatron-LM to GQA, SwiGLU and MoE";
-
-// One walkthrough: the plan, its cost and the derivation being written, with short names for
-// the parts every section reads.
-struct Walk
+DerivationStep& Walk::add(std::string label, std::string formula, std::string substitution,
+                          std::string result, double value, std::string unit,
+                          std::string source) const
 {
-    const Plan& plan;
-    const StepCost& cost;
-    Derivation& d;
-    const ModelSpec& m = plan.model;
-    const ParallelLayout& p = plan.parallel;
-    const TrainingSettings& t = plan.training;
-    const EngineFigures& f = plan.figures;
-    const StepMetrics& mt = cost.metrics;
-    const StepAssumptions& as = cost.assumptions;
+    for (const std::string& symbol : formulaSymbols(formula)) {
+        const std::string text = meaning(symbol);
+        if (!text.empty())
+            d.define(symbol, text);
+    }
+    return d.add(std::move(label), std::move(formula), std::move(substitution), std::move(result),
+                 value, std::move(unit), std::move(source));
+}
 
-    void planInputs() const;
-    void layerSteps() const;
-    void stageSteps() const;
-    void stepTotals() const;
-    void memoryAndNotes() const;
-};
+std::string Walk::meaning(const std::string& symbol) const
+{
+    const std::string swiglu =
+        m.mlp == MlpKind::SwiGLU ? "SwiGLU: gate, up and down" : "GeLU: up and down";
+    const std::map<std::string, std::string> table = {
+        {"B", "global batch, sequences per step (" + std::to_string(p.global_batch) + ")"},
+        {"s", "sequence length, tokens (" + std::to_string(t.seq_len) + ")"},
+        {"b", "micro-batch, sequences (" + std::to_string(p.micro_batch) + ")"},
+        {"L", "transformer layers (" + std::to_string(m.layers) + ")"},
+        {"L_d", "layers with a dense MLP (" + std::to_string(m.layers - m.moeLayers()) + ")"},
+        {"L_e", "layers with experts (" + std::to_string(m.moeLayers()) + ")"},
+        {"h", "hidden size (" + std::to_string(m.hidden) + ")"},
+        {"a", "attention (query) heads (" + std::to_string(m.heads) + ")"},
+        {"g", "key/value heads, grouped-query attention (" + std::to_string(m.kv_heads) + ")"},
+        {"d", "head dimension (" + std::to_string(m.headDim()) + ")"},
+        {"d_v", "value head dimension (" + std::to_string(m.valueHeadDim()) + ")"},
+        {"f", "MLP hidden size (" + std::to_string(m.ffn_hidden) + ")"},
+        {"f_e", "one expert's MLP hidden size (" + std::to_string(m.expert_ffn_hidden) + ")"},
+        {"f_s",
+         "shared experts' MLP hidden size (" + std::to_string(m.shared_expert_ffn_hidden) + ")"},
+        {"k", "experts each token visits (" + std::to_string(m.experts_per_token) + ")"},
+        {"c", "weight matrices per MLP (" + std::to_string(m.mlp == MlpKind::SwiGLU ? 3 : 2) +
+                  ", " + swiglu + ")"},
+        {"V", "vocabulary size (" + std::to_string(m.vocab) + ")"},
+        {"W_a", "attention weights per layer (the Q, K, V and output projections)"},
+        {"n", "GPUs in the step, tp × pp × dp × cp (" + std::to_string(p.gpus()) + ")"},
+        {"sigma",
+         "spread of sustained speed between GPUs of one model (standard deviation / mean)"},
+        {"E", "expected value"},
+        {"M", "rows of the GEMM's left operand (tokens of the micro-batch on this GPU)"},
+        {"K", "the GEMM's inner dimension"},
+        {"N", "columns of the GEMM's right operand (output features on this GPU)"},
+        {"n_b", "GEMMs in the batch (the local experts)"},
+        {"P", "peak FLOP/s of one GPU in the training dtype, / the slowest-GPU factor"},
+        {"e", "the GEMM shape's share of peak: the measured share x tile and wave quantization"},
+        {"H", "achievable HBM bandwidth: datasheet x HBM fraction / the slowest-GPU factor"},
+        {"w", "bytes per element (" + formatNumber(elementBytes(t.dtype), 1) + ", " +
+                  dtypeName(t.dtype) + ")"},
+        {"r", "slowdown of a GEMM whose SMs TP-overlap kernels share (1 without overlap)"},
+        {"t", "time of one GEMM"},
+        {"t_c", "the GEMM's math at its share of peak"},
+        {"t_a", "reading its operands from HBM"},
+        {"t_o", "writing its output to HBM (half inside the main loop, half after it)"},
+        {"m", "micro-batches per pipeline"},
+        {"p", "pipeline stages (" + std::to_string(p.pp) + ")"},
+        {"v",
+         "model chunks per stage, interleaved schedule (" + std::to_string(p.interleave) + ")"},
+        {"T", "tokens to train (the plan's training.train_tokens)"},
+        {"R", "tokens per second of the plan"},
+        {"G", "GPU-hours"},
+        {"u", "price of one GPU-hour (the plan's training.gpu_hour_usd)"},
+        {"t_step", "step time"},
+        {"P_d", "datasheet peak FLOP/s of one GPU in the training dtype"},
+        {"t_train", "time to train"},
+    };
+    const auto found = table.find(symbol);
+    return found == table.end() ? std::string() : found->second;
+}
 
 void Walk::planInputs() const
 {
@@ -112,169 +181,205 @@ void Walk::planInputs() const
                                                  : " (plan)"));
 }
 
-void Walk::layerSteps() const
+void Walk::modelFlops() const
 {
-    d.add("Slowest GPU of the step",
-          "1 + sigma x E[max of n standard normals] (Blom); every kernel runs at its pace",
-          "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()),
-          "x" + formatNumber(as.slowest_gpu_factor, 4), as.slowest_gpu_factor, "",
-          describeSource(f.gpu_spread));
-    d.add("Model FLOPs per step", "12 B s L h^2 [ (1 + g/a + s/h)(q/h) + (f/h) k c ] + 6 B s h V",
-          "B = " + std::to_string(p.global_batch) + ", s = " + std::to_string(t.seq_len) +
-              ", L = " + std::to_string(m.layers) + ", h = " + std::to_string(m.hidden),
-          formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP", mt.model_flops_per_step,
-          "FLOP", flopsSource);
+    const double B = p.global_batch;
+    const double s = t.seq_len;
+    const double h = m.hidden;
+    const double c = m.mlp == MlpKind::SwiGLU ? 3 : 2;
+    const double Wa = attentionMatrices(m);
+    if (m.isMla())
+        add("Attention weights per layer",
+            "W_a: the latent attention's down- and up-projections, decoupled key and output", "",
+            count(Wa), Wa, "", "formula: DeepSeek-V2 (arXiv:2405.04434), section 2.1");
+    else
+        add("Attention weights per layer", "W_a = h (a d) + 2 h (g d) + (a d) h",
+            std::to_string(m.hidden) + " × " + count(double(m.heads) * m.headDim()) + " + 2 × " +
+                std::to_string(m.hidden) + " × " + count(double(m.kv_heads) * m.headDim()) + " + " +
+                count(double(m.heads) * m.headDim()) + " × " + std::to_string(m.hidden),
+            count(Wa), Wa, "", "formula: Vaswani et al. 2017; Ainslie et al. 2023 (GQA)");
 
-    const LayerCompute& l = cost.dense_layer;
-    d.add("One layer, one micro-batch, forward: GEMMs",
-          "sum over GEMMs of max(2MKN / (peak x share x shape factor), bytes / HBM); the shape "
-          "factor is tile and wave quantization against the measured shape",
-          formatNumber(l.gemm_forward_flops / 1e12, 4) + " TFLOP at " +
-              formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s x " +
-              formatNumber(l.gemm_efficiency, 3) + " (this layer's shapes)",
-          formatSeconds(l.gemm_forward_s), l.gemm_forward_s, "s",
-          "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's Guide "
-          "(2023), sections 3.1-3.2 (docs/engine.md)");
-    d.add("... attention scores and values",
-          cost.assumptions.attention != AttentionKernel::Unfused
-              ? "causal half of 4 b s^2 d heads / (peak x kernel share at s), backward 2.5x"
-              : "QK^T and AV batched GEMMs (full, unfused)",
-          formatNumber(l.attention_forward_flops / 1e12, 4) + " TFLOP" +
-              (as.attention != AttentionKernel::Unfused
-                   ? " at " + formatNumber(100 * as.attention_fwd_share, 3) + "% of peak (" +
-                         formatNumber(100 * as.attention_bwd_share, 3) + "% backward)"
-                   : std::string()),
-          formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
-          cost.assumptions.attention != AttentionKernel::Unfused
-              ? describeSource(cost.assumptions.attention_fwd_figure)
-              : "formula: roofline");
-    d.add("... element-wise kernels (norms, activations, residuals, softmax, dropout)",
-          "bytes / (HBM x fraction)", formatBytes(l.elementwise_forward_bytes),
-          formatSeconds(l.elementwise_forward_s), l.elementwise_forward_s, "s",
-          as.kernels == KernelStyle::Eager
-              ? "formula: PyTorch eager operators, one HBM round trip each (docs/engine.md)"
-              : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
-    d.add("One layer, forward + backward + recompute",
-          "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",
-          formatSeconds(l.forward_s) + " + " + formatSeconds(l.backward_s) + " + " +
-              formatSeconds(l.recompute_s),
-          formatSeconds(l.forward_s + l.backward_s + l.recompute_s),
-          l.forward_s + l.backward_s + l.recompute_s, "s",
-          std::string("recompute: ") + recomputeName(p.recompute));
+    // Forward + backward: 6 FLOPs per weight per token, and the score and context products.
+    const double tokens6 = 6 * B * s;
+    const double L = m.layers;
+    const double Le = m.moeLayers();
+    const double Ld = L - Le;
+    const double weights = tokens6 * L * Wa;
+    const double scores = tokens6 * L * s * m.heads * (m.headDim() + m.valueHeadDim());
+    const double dense = tokens6 * Ld * c * h * m.ffn_hidden;
+    const double experts =
+        tokens6 * Le * c * h *
+        (double(m.experts_per_token) * m.expert_ffn_hidden + m.shared_expert_ffn_hidden);
+    const double head = tokens6 * h * m.vocab;
+    const std::string dv = m.isMla() ? "(d + d_v)" : "2 d";
+    std::string formula = "6 B s [L W_a + L s a " + dv + " + " +
+                          (m.isMoe() ? "L_d c h f + L_e c h (k f_e + f_s)" : "L c h f") + " + h V]";
+    const std::string sixBs =
+        "6 × " + std::to_string(p.global_batch) + " × " + std::to_string(t.seq_len);
+    std::string substitution = sixBs + " × [" + count(L) + " × " + count(Wa) + " + " + count(L) +
+                               " × " + std::to_string(t.seq_len) + " × " + std::to_string(m.heads) +
+                               " × " + count(m.headDim() + m.valueHeadDim()) + " + ";
+    if (m.isMoe())
+        substitution += count(Ld) + " × " + count(c) + " × " + count(h) + " × " +
+                        std::to_string(m.ffn_hidden) + " + " + count(Le) + " × " + count(c) +
+                        " × " + count(h) + " × (" + std::to_string(m.experts_per_token) + " × " +
+                        std::to_string(m.expert_ffn_hidden) + " + " +
+                        std::to_string(m.shared_expert_ffn_hidden) + ")";
+    else
+        substitution +=
+            count(L) + " × " + count(c) + " × " + count(h) + " × " + std::to_string(m.ffn_hidden);
+    substitution += " + " + count(h) + " × " + std::to_string(m.vocab) + "] = " + tflops(weights) +
+                    " (attention weights) + " + tflops(scores) + " (scores and context) + " +
+                    tflops(dense) + " (dense MLP)" +
+                    (m.isMoe() ? " + " + tflops(experts) + " (experts)" : std::string()) + " + " +
+                    tflops(head) + " (LM head)";
+    DerivationStep& step = add(
+        "Model FLOPs per step", formula, substitution,
+        formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP", mt.model_flops_per_step, "FLOP",
+        "formula: 6 FLOPs per weight per token forward and backward (Kaplan et al. 2020, "
+        "section 2.1) and the attention scores, as Narayanan et al. 2021 (arXiv:2104.04473) "
+        "and Korthikanti et al. 2022 count them, generalised to GQA, SwiGLU and MoE");
+    step.terms = {{"attention weights", weights},
+                  {"scores and context", scores},
+                  {"dense MLP", dense},
+                  {"experts", experts},
+                  {"LM head", head}};
 }
 
-void Walk::stageSteps() const
+double Walk::hbm() const
 {
-    const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
-    d.add("Critical stage, one micro-batch",
-          "layers x layer + TP comm + CP/EP comm + PP send/recv (+ LM head / embedding)",
-          std::to_string(st.layers) + " layers: " + formatSeconds(st.forward_s + st.backward_s) +
-              " + recompute " + formatSeconds(st.recompute_s) + " + TP " +
-              formatSeconds(st.tp_comm_s) + " + PP " + formatSeconds(st.pp_comm_s),
-          formatSeconds(st.microbatch_s), st.microbatch_s, "s",
-          "stage " + std::to_string(st.stage) + " of " + std::to_string(p.pp));
-    const int mb = cost.microbatches;
-    d.add("Micro-batches per pipeline", "m = B / (b x dp)",
-          std::to_string(p.global_batch) + " / (" + std::to_string(p.micro_batch) + " x " +
-              std::to_string(p.dp) + ")",
-          std::to_string(mb), mb, "");
-    if (p.pp > 1)
-        d.add("Pipeline bubble",
-              p.interleave > 1 ? "(sum of stage times - slowest) / v; uniform: (p-1)/v x stage"
-                               : "sum of stage times - slowest; uniform: (p-1) x stage",
-              "p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
-                  ", fraction of the pipelined time (p-1)/(v m) = " +
-                  formatNumber(double(p.pp - 1) / (double(p.interleave) * mb)),
-              formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
-              "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
-    for (const CollectiveCost& c : cost.collectives) {
-        d.add(std::string(c.group) + ": " + c.purpose,
-              "calls per step x time per call; exposed part on the critical path",
-              formatNumber(c.calls_per_step, 4) + " x " + formatSeconds(c.call.time_s) + " (" +
-                  collectiveOpName(c.call.op) + " of " + formatBytes(c.call.bytes) + " over " +
-                  std::to_string(c.call.ranks) + " ranks, " + tierName(c.call.bottleneck) + " at " +
-                  formatGBps(c.call.bottleneck_Bps) + ")",
-              formatSeconds(c.total_s) + " total, " + formatSeconds(c.exposed_s) + " exposed",
-              c.exposed_s, "s",
-              "see 'paraplan-cli walkthrough --op " + std::string(collectiveOpName(c.call.op)) +
-                  "' for the call");
+    if (const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id))
+        return units::bytesPerSecondFromGBps(gpu->hbm_GBps) * f.hbm_fraction.value /
+               as.slowest_gpu_factor;
+    // A GPU outside the bundled catalog: the rate the element-wise kernels were costed at.
+    const LayerCompute& l = cost.dense_layer;
+    return l.elementwise_forward_s > 0 ? l.elementwise_forward_bytes / l.elementwise_forward_s : 0;
+}
+
+void Walk::gemmSteps() const
+{
+    const LayerCompute& l = cost.dense_layer;
+    const double w = elementBytes(t.dtype);
+    const double P = mt.peak_flops_per_gpu / as.slowest_gpu_factor;
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    const double H = hbm();
+    if (gpu)
+        add("Achievable HBM bandwidth", "H = datasheet × HBM fraction / slowest-GPU factor",
+            formatNumber(gpu->hbm_GBps, 4) + " GB/s × " + formatNumber(f.hbm_fraction.value) +
+                " / " + formatNumber(as.slowest_gpu_factor, 4),
+            units::formatGBps(H), H, "B/s",
+            gpu->source + "; fraction " + describeSource(f.hbm_fraction));
+    add("Peak per GPU at the slowest GPU's pace", "P = datasheet peak / slowest-GPU factor",
+        perSecond(mt.peak_flops_per_gpu) + " / " + formatNumber(as.slowest_gpu_factor, 4),
+        perSecond(P), P, "FLOP/s", gpu ? gpu->source : std::string("the cluster's GPU preset"));
+    for (size_t i = 0; i < l.gemm_count; ++i) {
+        const GemmTiming& g = l.gemms[i];
+        const bool batched = g.batch != 1;
+        const std::string nb = batched ? " n_b" : "";
+        const double operands = w * (g.M * g.K + g.K * g.N) * g.batch;
+        const double output = w * g.M * g.N * g.batch;
+        const double hbm = H > 0 ? H : (g.operands_s > 0 ? operands / g.operands_s : 0);
+        std::string substitution =
+            "M = " + count(g.M) + ", K = " + count(g.K) + ", N = " + count(g.N) +
+            (batched ? ", n_b = " + count(g.batch) : std::string()) + "; t_c = " + tflops(g.flops) +
+            " / (" + perSecond(P) + " × " + formatNumber(g.efficiency) +
+            ") = " + formatSeconds(g.compute_s) + "; t_a = " + formatBytes(operands) + " / " +
+            units::formatGBps(hbm) + " = " + formatSeconds(g.operands_s) +
+            "; t_o = " + formatBytes(output) + " / " + units::formatGBps(hbm) + " = " +
+            formatSeconds(g.output_s) + "; r = " + formatNumber(g.slowdown, 4) + ": " +
+            formatNumber(g.slowdown, 4) + " × (max(" + formatSeconds(g.compute_s) + ", " +
+            formatSeconds(g.operands_s + 0.5 * g.output_s) + ") + " +
+            formatSeconds(0.5 * g.output_s) + ")";
+        add(std::string("GEMM ") + g.name + ", forward, one micro-batch",
+            "t = r × (max(t_c, t_a + t_o / 2) + t_o / 2); t_c = 2 M K N" + nb +
+                " / (P × e); t_a = w (M K + K N)" + nb + " / H; t_o = w M N" + nb + " / H",
+            substitution, formatSeconds(g.time_s), g.time_s, "s",
+            "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's "
+            "Guide (2023), sections 3.1-3.2; output write: docs/engine.md");
     }
 }
 
-void Walk::stepTotals() const
+void Walk::layerSteps() const
 {
-    d.add("Optimizer step", "params per GPU (/ dp with ZeRO) x bytes per parameter / HBM",
-          formatNumber(f.optimizer_step_bytes.value) + " B/param",
-          formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
-          describeSource(f.optimizer_step_bytes));
-    const StepBreakdown& b = cost.breakdown;
-    d.add("Step time",
-          "m x (compute + recompute + exposed comm of the critical stage) + bubble + DP + "
-          "optimizer",
-          formatSeconds(b.compute_s) + " + " + formatSeconds(b.recompute_s) + " + " +
-              formatSeconds(b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.ep_comm_exposed_s +
-                            b.pp_comm_exposed_s) +
-              " + " + formatSeconds(b.bubble_s) + " + " + formatSeconds(b.dp_comm_exposed_s) +
-              " + " + formatSeconds(b.optimizer_s),
-          formatSeconds(cost.step_time_s), cost.step_time_s, "s");
-    d.add("Tokens per second", "B s / step time",
-          formatNumber(mt.tokens_per_step, 4) + " / " + formatSeconds(cost.step_time_s),
-          formatNumber(mt.tokens_per_s, 4), mt.tokens_per_s, "tokens/s");
-    d.add("MFU", "model FLOPs / (step time x GPUs x peak)",
-          formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP / (" +
-              formatSeconds(cost.step_time_s) + " x " + std::to_string(p.gpus()) + " x " +
-              formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
-          formatNumber(100 * mt.mfu, 3) + "%", mt.mfu, "", flopsSource);
-    d.add("HFU", "(model FLOPs + recomputed FLOPs) / (step time x GPUs x peak)", "",
-          formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "");
+    add("Slowest GPU of the step",
+        "1 + sigma × E[max of n standard normals] (Blom); every kernel runs at its pace",
+        "sigma = " + formatNumber(f.gpu_spread.value, 3) + ", n = " + std::to_string(p.gpus()) +
+            (f.gpu_spread.value > 0
+                 ? ": 1 + " + formatNumber(f.gpu_spread.value, 3) + " × " +
+                       formatNumber((as.slowest_gpu_factor - 1) / f.gpu_spread.value, 3)
+                 : std::string()),
+        "x" + formatNumber(as.slowest_gpu_factor, 4), as.slowest_gpu_factor, "",
+        describeSource(f.gpu_spread));
+    modelFlops();
+    gemmSteps();
+
+    const LayerCompute& l = cost.dense_layer;
+    double compute = 0;
+    std::string each;
+    for (size_t i = 0; i < l.gemm_count; ++i) {
+        compute += l.gemms[i].slowdown * l.gemms[i].compute_s;
+        each += std::string(i ? " + " : "") + formatSeconds(l.gemms[i].time_s) + " (" +
+                l.gemms[i].name + ")";
+    }
+    const double above = l.gemm_forward_s - compute;
+    DerivationStep& gemms =
+        add("One layer, one micro-batch, forward: GEMMs",
+            "sum of the GEMMs' t = their math (sum of r × t_c) + the time above it (operands and "
+            "outputs through HBM where they take longer than the math, and the output writes)",
+            each + " = " + formatSeconds(compute) + " compute + " + formatSeconds(above) +
+                " above the compute",
+            formatSeconds(l.gemm_forward_s), l.gemm_forward_s, "s",
+            "formula: roofline per GEMM (steps above); " + tflops(l.gemm_forward_flops) + " at " +
+                formatNumber(100 * l.gemm_efficiency, 3) + "% of peak overall");
+    gemms.terms = {{"compute", compute}, {"above the compute", above}};
+    add("... attention scores and values",
+        as.attention != AttentionKernel::Unfused
+            ? "causal half of 4 b s^2 d × heads / (peak × kernel share at s), backward 2.5×"
+            : "scores (queries by keys) and context (scores by values) as batched GEMMs, "
+              "full and unfused",
+        tflops(l.attention_forward_flops) +
+            (as.attention != AttentionKernel::Unfused
+                 ? " at " + formatNumber(100 * as.attention_fwd_share, 3) + "% of peak (" +
+                       formatNumber(100 * as.attention_bwd_share, 3) + "% backward)"
+                 : std::string()),
+        formatSeconds(l.attention_forward_s), l.attention_forward_s, "s",
+        as.attention != AttentionKernel::Unfused ? describeSource(as.attention_fwd_figure)
+                                                 : "formula: roofline");
+    add("... element-wise kernels (norms, activations, residuals, softmax, dropout)", "bytes / H",
+        formatBytes(l.elementwise_forward_bytes) + " / " +
+            (l.elementwise_forward_s > 0
+                 ? units::formatGBps(l.elementwise_forward_bytes / l.elementwise_forward_s)
+                 : std::string("H")),
+        formatSeconds(l.elementwise_forward_s), l.elementwise_forward_s, "s",
+        as.kernels == KernelStyle::Eager
+            ? "formula: PyTorch eager operators, one HBM round trip each (docs/engine.md)"
+            : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
+    DerivationStep& layer =
+        add("One layer, forward + backward + recompute",
+            "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",
+            formatSeconds(l.forward_s) + " + " + formatSeconds(l.backward_s) + " + " +
+                formatSeconds(l.recompute_s),
+            formatSeconds(l.forward_s + l.backward_s + l.recompute_s),
+            l.forward_s + l.backward_s + l.recompute_s, "s",
+            std::string("recompute: ") + recomputeName(p.recompute));
+    layer.terms = {
+        {"forward", l.forward_s}, {"backward", l.backward_s}, {"recompute", l.recompute_s}};
 }
 
-void Walk::memoryAndNotes() const
-{
-    const StageCost& first = cost.stages.front();
-    const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
-                               "Rajbhandari et al. 2020 (ZeRO sharding)";
-    d.add("Memory of stage 0 per GPU",
-          "weights + gradients + optimizer state + activations x in-flight micro-batches + "
-          "buffers",
-          gib(first.weights_bytes) + " + " + gib(first.grads_bytes) + " + " +
-              gib(first.optimizer_bytes) + " + " + gib(first.activation_bytes_per_layer) + " x " +
-              std::to_string(first.layers) + " layers x " +
-              formatNumber(first.in_flight_microbatches) + " + " + gib(first.buffers_bytes),
-          gib(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"), first.total_bytes,
-          "B", memorySource);
-    for (const std::string& warning : cost.warnings)
-        d.notes.push_back("warning: " + warning);
-    for (const LinkUse& link : cost.links)
-        d.add(std::string("Link use: ") + tierName(link.tier),
-              "sum over collectives crossing it of calls x their time on it; the step is at "
-              "least this long",
-              std::string("loaded most by ") + link.busiest_group,
-              formatSeconds(link.busy_s) + " (" + formatNumber(100 * link.share, 3) +
-                  "% of the step)",
-              link.busy_s, "s", "formula: shared-link accounting (docs/engine.md)");
-    d.notes.push_back(
-        std::string(as.tp_overlap ? "TP collectives overlap the GEMMs (one chunk stays exposed); "
-                                  : "TP collectives are on the critical path; ") +
-        (p.zero >= 3 ? "ZeRO-3 gathers each layer's parameters ahead of its compute and "
-                       "reduce-scatters its gradients after it; "
-                     : "DP gradient sync overlaps the last micro-batch's backward when "
-                       "dp_overlap is on; ") +
-        "collectives that share a link tier cannot overlap more than the compute lasts.");
-}
-
-} // namespace
+} // namespace walkthrough
 
 Derivation derivePlan(const Plan& plan, const StepCost& cost)
 {
     Derivation d;
-    const Walk walk{plan, cost, d};
+    const walkthrough::Walk walk{plan, cost, d};
     walk.planInputs();
     if (!cost.ok)
         return d;
     walk.layerSteps();
     walk.stageSteps();
+    walk.collectiveSteps();
     walk.stepTotals();
+    walk.trainingTotals();
     walk.memoryAndNotes();
     return d;
 }

@@ -59,12 +59,12 @@ std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& co
                            formatDays(mt.time_to_train_s) + " for " +
                                groupedNumber(plan.training.train_tokens / 1e9) + " B tokens (" +
                                groupedNumber(mt.gpu_hours) + " GPU-hours)",
-                           "", false});
+                           "time-to-train", false});
         if (mt.cost_usd > 0)
             figures.push_back({"cost", "cost", "$" + fixed(mt.cost_usd / 1e6, 2) + "M",
                                "$" + groupedNumber(mt.cost_usd) + " at $" +
                                    fixed(plan.training.gpu_hour_usd, 2) + " per GPU-hour",
-                               "", false});
+                               "cost", false});
     }
     return figures;
 }

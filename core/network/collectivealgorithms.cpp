@@ -238,9 +238,9 @@ void CollectiveModel::AlgorithmEvaluation::torus()
     }
     static const char* kAxisNames[3] = {"x-axis links", "y-axis links", "z-axis links"};
     static const char* kAxisFormula[3] = {
-        "sum over parts of factor (dx-1)/dx × the part's shard on the x axis",
-        "sum over parts of factor (dy-1)/dy × the part's shard on the y axis",
-        "sum over parts of factor (dz-1)/dz × the part's shard on the z axis"};
+        "sum over the parts of (dx-1)/dx × the shard each part moves along axis 1",
+        "sum over the parts of (dy-1)/dy × the shard each part moves along axis 2",
+        "sum over the parts of (dz-1)/dz × the shard each part moves along axis 3"};
     for (int u = 0; u < used; ++u) {
         const int axis = axes[u];
         double bytesOnAxis = 0;

@@ -76,9 +76,9 @@ double busBandwidthFactor(CollectiveOp op, int ranks);
 /// of all_gather, one rank's send buffer of all_to_all).
 double ringWireBytesPerRank(CollectiveOp op, double bytes, int ranks);
 
-/// How a worked example counts the bytes: exactly, with the large-n limit the seed often
-/// uses (2S for 2(n-1)/n S), or as one pass of (n-1)/n S per rank (the seed's 32-node and TPU
-/// examples, which count each byte once against a bidirectional figure).
+/// How a worked example counts the bytes: exactly, with the large-n limit textbook examples
+/// often use (2S for 2(n-1)/n S), or as one pass of (n-1)/n S per rank (examples that count
+/// each byte once against a bidirectional figure).
 enum class WireApproximation
 {
     Exact,
@@ -167,7 +167,7 @@ class CollectiveModel
 {
 public:
     /// One flat link of `bandwidth_GBps` per direction per rank; `hop_latency_us` per ring
-    /// step (0: pure bandwidth, as the seed's worked examples compute).
+    /// step (0: pure bandwidth, as textbook worked examples compute).
     static CollectiveModel flatLink(double bandwidth_GBps, double hop_latency_us = 0);
 
     explicit CollectiveModel(const ClusterSpec& cluster);

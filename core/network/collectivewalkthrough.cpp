@@ -337,7 +337,7 @@ void resultNotes(const CollectiveModel& model, const CollectiveRequest& request,
                  const CollectiveResult& result, Derivation& d)
 {
     const int n = request.ranks;
-    // The large-n shortcut the seed uses, named and quantified.
+    // The large-n shortcut worked examples often use, named and quantified.
     const double exact = ringWireBytesPerRank(request.op, request.bytes, n);
     if ((request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
          request.op == CollectiveOp::AllGather) &&
@@ -361,6 +361,41 @@ void resultNotes(const CollectiveModel& model, const CollectiveRequest& request,
                 d.notes.push_back(std::string("Alternative: ") + algorithmName(other.algorithm) +
                                   " would take " + formatSeconds(other.time_s) + " (busbw " +
                                   formatGBps(other.busbw_Bps) + ").");
+        }
+    }
+}
+
+// Defines every symbol the derivation's formulas use, with this request's values.
+void defineSymbols(const CollectiveRequest& request, const CollectiveResult* result, Derivation& d)
+{
+    const auto meaning = [&](const std::string& symbol) -> std::string {
+        if (symbol == "S")
+            return "bytes of the collective, as nccl-tests counts them (" +
+                   formatBytes(request.bytes) + ": " + whatSIs(request.op) + ")";
+        if (symbol == "n")
+            return "ranks in the group (" + std::to_string(request.ranks) + ")";
+        if (symbol == "t")
+            return "time of one call";
+        if (symbol == "B")
+            return "bandwidth per rank, per direction";
+        if (symbol == "alpha")
+            return "latency of one algorithm step";
+        if (!result)
+            return "";
+        if (symbol == "g")
+            return "GPUs of the group in one node (" +
+                   std::to_string(result->gpus_per_node_in_group) + ")";
+        if (symbol == "k")
+            return "nodes the group spans (" + std::to_string(result->nodes_spanned) + ")";
+        if (symbol == "dx" || symbol == "dy" || symbol == "dz")
+            return "chips of the group along the torus axis " + symbol.substr(1);
+        return "";
+    };
+    for (const DerivationStep& step : d.steps) {
+        for (const std::string& symbol : formulaSymbols(step.formula)) {
+            const std::string text = meaning(symbol);
+            if (!text.empty())
+                d.define(symbol, text);
         }
     }
 }
@@ -407,6 +442,7 @@ Derivation deriveCollective(const CollectiveModel& model, const CollectiveReques
     bandwidthSteps(request, result, d);
     latencySteps(model, request, result, sources, d);
     resultNotes(model, request, result, d);
+    defineSymbols(request, &result, d);
     return d;
 }
 
@@ -428,6 +464,7 @@ Derivation deriveMeasuredBandwidth(CollectiveOp op, double bytes, int ranks, dou
           bw.busbw_Bps, "B/s", kNcclTestsSource);
     d.notes.push_back("busbw is comparable across collectives and with the slowest link's "
                       "rate; with in-switch reduction (NVLS/SHARP) it can exceed the line rate.");
+    defineSymbols({op, bytes, ranks}, nullptr, d);
     if (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather) {
         const MeasuredBandwidth whole = bandwidthFromMeasuredTime(op, bytes * ranks, ranks, time_s);
         d.notes.push_back("Check what S is: nccl-tests takes the whole " +

@@ -18,7 +18,8 @@ struct CollectiveInputSources
 
 /// The worked derivation of `result`: placement, link figures with their sources, bytes per
 /// rank, the bandwidth and latency terms, algbw and busbw, the regime; and, for all_reduce,
-/// reduce_scatter and all_gather, the large-n approximation the seed uses, named.
+/// reduce_scatter and all_gather, the large-n approximation (2S for 2(n-1)/n S), named. Every
+/// symbol of its formulas is defined in its symbol table.
 Derivation deriveCollective(const CollectiveModel& model, const CollectiveRequest& request,
                             const CollectiveResult& result,
                             const CollectiveInputSources& sources = {});

@@ -16,7 +16,7 @@ DataParallelTraffic dataParallelTraffic(int zero_stage, double param_bytes, int 
 
 /// Model-state bytes per GPU for mixed-precision Adam: 2 bytes of weights, 2 of gradients and
 /// `optimizer_bytes_per_param` (12: fp32 master, momentum, variance) per parameter, sharded
-/// over `ranks` by ZeRO stage (planner-models.md, "Data parallelism and ZeRO").
+/// over `ranks` by ZeRO stage (Rajbhandari et al. 2020, ZeRO, section 5 and figure 1).
 double zeroModelStateBytesPerGpu(int zero_stage, double params, int ranks,
                                  double optimizer_bytes_per_param = 12);
 

@@ -1,0 +1,212 @@
+// derivePlan's second half: the critical stage and pipeline, the plan's collectives (each with
+// its own derivation as a part), the step's totals, time to train and cost, and memory.
+
+#include "collectivewalkthrough.h"
+#include "stepwalkthroughdetail.h"
+#include "units.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace paraplan::walkthrough {
+namespace {
+
+using units::formatBytes;
+using units::formatGBps;
+using units::formatNumber;
+using units::formatSeconds;
+
+std::string gib(double bytes)
+{
+    return formatNumber(units::toGiB(bytes), 4) + " GiB";
+}
+
+} // namespace
+
+void Walk::stageSteps() const
+{
+    const StageCost& st = cost.stages[static_cast<size_t>(cost.critical_stage)];
+    // The stage's parts that are not zero, shown and summed.
+    std::vector<DerivationTerm> terms = {{"forward + backward", st.forward_s + st.backward_s}};
+    for (const DerivationTerm& term :
+         {DerivationTerm{"recompute", st.recompute_s}, DerivationTerm{"TP comm", st.tp_comm_s},
+          DerivationTerm{"CP comm exposed", st.cp_comm_exposed_s},
+          DerivationTerm{"EP comm", st.ep_comm_s}, DerivationTerm{"PP send/recv", st.pp_comm_s}})
+        if (term.value > 0)
+            terms.push_back(term);
+    std::string substitution;
+    for (const DerivationTerm& term : terms)
+        substitution +=
+            (substitution.empty() ? "" : " + ") + formatSeconds(term.value) + " " + term.name;
+    DerivationStep& stage = add(
+        "Critical stage, one micro-batch",
+        "forward + backward of its layers (+ LM head / embedding) + recompute + TP comm + "
+        "CP/EP comm + PP send/recv",
+        std::to_string(st.layers) + " layers: " + substitution, formatSeconds(st.microbatch_s),
+        st.microbatch_s, "s", "stage " + std::to_string(st.stage) + " of " + std::to_string(p.pp));
+    stage.terms = terms;
+    const int mb = cost.microbatches;
+    add("Micro-batches per pipeline", "m = B / (b × dp)",
+        std::to_string(p.global_batch) + " / (" + std::to_string(p.micro_batch) + " × " +
+            std::to_string(p.dp) + ")",
+        std::to_string(mb), mb, "");
+    if (p.pp > 1)
+        add("Pipeline bubble",
+            p.interleave > 1 ? "(sum of stage times - slowest) / v; uniform: (p - 1) / v × stage"
+                             : "sum of stage times - slowest; uniform: (p - 1) × stage",
+            "p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
+                ", fraction of the pipelined time (p - 1) / (v m) = " +
+                formatNumber(double(p.pp - 1) / (double(p.interleave) * mb)),
+            formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
+            "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
+}
+
+void Walk::collectiveSteps() const
+{
+    if (cost.collectives.empty())
+        return;
+    const CollectiveModel model(plan.cluster);
+    int index = 0;
+    for (const CollectiveCost& c : cost.collectives) {
+        const std::string anchor = "collective-" + std::to_string(index++);
+        const std::string call = std::string(collectiveOpName(c.call.op)) + " of " +
+                                 formatBytes(c.call.bytes) + " over " +
+                                 std::to_string(c.call.ranks) + " ranks";
+        DerivationStep& step =
+            add(std::string(c.group) + ": " + c.purpose,
+                "calls per step × time per call; exposed part on the critical path",
+                formatNumber(c.calls_per_step, 4) + " × " + formatSeconds(c.call.time_s) + " (" +
+                    call + ", " + tierName(c.call.bottleneck) + " at " +
+                    formatGBps(c.call.bottleneck_Bps) + ")",
+                formatSeconds(c.total_s) + " total, " + formatSeconds(c.exposed_s) + " exposed",
+                c.exposed_s, "s",
+                "the call: derivation " + std::to_string(index) + " of the collectives below");
+        step.anchor = "step-" + anchor;
+        CollectiveRequest request{c.call.op, c.call.bytes, c.call.ranks, c.stride, Algorithm::Auto};
+        CollectiveInputSources sources;
+        sources.bytes = "the plan: " + std::string(c.purpose);
+        sources.ranks = std::string("the plan's ") + c.group + " group";
+        Derivation part = deriveCollective(model, request, c.call, sources);
+        part.title = "Collective " + std::to_string(index) + ", " + c.group + ": " + part.title;
+        part.anchor = anchor;
+        d.parts.push_back(std::move(part));
+    }
+}
+
+void Walk::stepTotals() const
+{
+    double params = 0;
+    for (const StageCost& st : cost.stages)
+        params = std::max(params, st.params);
+    const int shard = p.zero >= 1 ? p.shardRanks() : 1;
+    add("Optimizer step",
+        "parameters of the fullest stage per GPU / ZeRO shard × bytes per parameter / H",
+        formatNumber(params, 4) + " / " + std::to_string(shard) + " × " +
+            formatNumber(f.optimizer_step_bytes.value) + " B / " + formatGBps(hbm()),
+        formatSeconds(cost.breakdown.optimizer_s), cost.breakdown.optimizer_s, "s",
+        describeSource(f.optimizer_step_bytes));
+    const StepBreakdown& b = cost.breakdown;
+    const double comm =
+        b.tp_comm_exposed_s + b.cp_comm_exposed_s + b.ep_comm_exposed_s + b.pp_comm_exposed_s;
+    DerivationStep& step =
+        add("Step time",
+            "t_step = m × (compute + recompute + exposed comm of the critical stage) + bubble + DP "
+            "+ optimizer",
+            formatSeconds(b.compute_s) + " compute + " + formatSeconds(b.recompute_s) +
+                " recompute + " + formatSeconds(comm) + " TP/CP/EP/PP exposed + " +
+                formatSeconds(b.bubble_s) + " bubble + " + formatSeconds(b.dp_comm_exposed_s) +
+                " DP exposed + " + formatSeconds(b.optimizer_s) + " optimizer",
+            formatSeconds(cost.step_time_s), cost.step_time_s, "s");
+    step.terms = {{"compute", b.compute_s},
+                  {"recompute", b.recompute_s},
+                  {"exposed TP/CP/EP/PP", comm},
+                  {"bubble", b.bubble_s},
+                  {"exposed DP", b.dp_comm_exposed_s},
+                  {"optimizer", b.optimizer_s}};
+    add("Tokens per second", "R = B s / t_step",
+        std::to_string(p.global_batch) + " × " + std::to_string(t.seq_len) + " / " +
+            formatSeconds(cost.step_time_s),
+        formatNumber(mt.tokens_per_s, 4), mt.tokens_per_s, "tokens/s");
+    add("MFU", "model FLOPs / (t_step × n × P_d)",
+        formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP / (" +
+            formatSeconds(cost.step_time_s) + " × " + std::to_string(p.gpus()) + " × " +
+            formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
+        formatNumber(100 * mt.mfu, 3) + "%", mt.mfu, "",
+        "definition: Chowdhery et al. 2022 (PaLM), appendix B");
+    add("HFU", "(model FLOPs + recomputed FLOPs) / (t_step × n × P_d)",
+        formatNumber(mt.hardware_flops_per_step / 1e15, 4) + " PFLOP / (" +
+            formatSeconds(cost.step_time_s) + " × " + std::to_string(p.gpus()) + " × " +
+            formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
+        formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "",
+        "definition: Chowdhery et al. 2022 (PaLM), appendix B");
+}
+
+void Walk::trainingTotals() const
+{
+    if (!(mt.time_to_train_s > 0)) {
+        d.notes.push_back("Time to train and cost: the plan gives no token budget "
+                          "(training.train_tokens), so neither is derived.");
+        return;
+    }
+    const double days = mt.time_to_train_s / 86400;
+    DerivationStep& time = add(
+        "Time to train", "t_train = T / R",
+        formatNumber(t.train_tokens / 1e9, 6) + " B tokens / " + formatNumber(mt.tokens_per_s, 4) +
+            " tokens/s = " + formatNumber(mt.time_to_train_s, 4) + " s; / 86,400 s per day",
+        formatNumber(days, 4) + " days", mt.time_to_train_s, "s",
+        "T: user entry (the plan's training.train_tokens); R: the step above; every step "
+        "assumed the same, no restarts, checkpoints or evaluation");
+    time.anchor = "time-to-train";
+    DerivationStep& hours =
+        add("GPU-hours", "G = t_train × n / 3600 s",
+            formatNumber(mt.time_to_train_s, 4) + " s × " + std::to_string(p.gpus()) + " / 3600 s",
+            formatNumber(mt.gpu_hours, 6), mt.gpu_hours, "GPU-h");
+    hours.anchor = "gpu-hours";
+    if (!(mt.cost_usd > 0)) {
+        d.notes.push_back("Cost: the plan gives no price per GPU-hour (training.gpu_hour_usd).");
+        return;
+    }
+    DerivationStep& price =
+        add("Cost", "G × u",
+            formatNumber(mt.gpu_hours, 6) + " GPU-h × $" + formatNumber(t.gpu_hour_usd, 4),
+            "$" + formatNumber(mt.cost_usd, 6), mt.cost_usd, "USD",
+            "u: user entry (the plan's training.gpu_hour_usd); compute only: storage, network "
+            "egress and idle reservations are not included");
+    price.anchor = "cost";
+}
+
+void Walk::memoryAndNotes() const
+{
+    const StageCost& first = cost.stages.front();
+    const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
+                               "Rajbhandari et al. 2020 (ZeRO sharding)";
+    add("Memory of stage 0 per GPU",
+        "weights + gradients + optimizer state + activations × in-flight micro-batches + "
+        "buffers",
+        gib(first.weights_bytes) + " + " + gib(first.grads_bytes) + " + " +
+            gib(first.optimizer_bytes) + " + " + gib(first.activation_bytes_per_layer) + " × " +
+            std::to_string(first.layers) + " layers × " +
+            formatNumber(first.in_flight_microbatches) + " + " + gib(first.buffers_bytes),
+        gib(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"), first.total_bytes,
+        "B", memorySource);
+    for (const std::string& warning : cost.warnings)
+        d.notes.push_back("warning: " + warning);
+    for (const LinkUse& link : cost.links)
+        add(std::string("Link use: ") + tierName(link.tier),
+            "sum over collectives crossing it of calls × their time on it; the step is at "
+            "least this long",
+            std::string("loaded most by ") + link.busiest_group,
+            formatSeconds(link.busy_s) + " (" + formatNumber(100 * link.share, 3) +
+                "% of the step)",
+            link.busy_s, "s", "formula: shared-link accounting (docs/engine.md)");
+    d.notes.push_back(
+        std::string(as.tp_overlap ? "TP collectives overlap the GEMMs (one chunk stays exposed); "
+                                  : "TP collectives are on the critical path; ") +
+        (p.zero >= 3 ? "ZeRO-3 gathers each layer's parameters ahead of its compute and "
+                       "reduce-scatters its gradients after it; "
+                     : "DP gradient sync overlaps the last micro-batch's backward when "
+                       "dp_overlap is on; ") +
+        "collectives that share a link tier cannot overlap more than the compute lasts.");
+}
+
+} // namespace paraplan::walkthrough
