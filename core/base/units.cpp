@@ -7,7 +7,6 @@
 #include <string>
 
 namespace paraplan::units {
-namespace {
 
 std::string trimmed(std::string_view text)
 {
@@ -26,6 +25,8 @@ std::string lower(std::string text)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return text;
 }
+
+namespace {
 
 // Splits "141GB" into the number and its suffix; the number may carry an exponent.
 bool splitNumber(const std::string& text, double* value, std::string* suffix)

@@ -74,6 +74,11 @@ std::optional<double> parseBytes(std::string_view text, std::string* error = nul
 /// Parses a duration: "2.16ms", "4.3 ms", "15us", "0.27s", or a bare number of seconds.
 std::optional<double> parseSeconds(std::string_view text, std::string* error = nullptr);
 
+/// The text without leading and trailing white space.
+std::string trimmed(std::string_view text);
+/// The text in ASCII lower case.
+std::string lower(std::string text);
+
 /// Parses a finite number (no suffix). Rejects NaN, infinities and trailing garbage.
 std::optional<double> parseNumber(std::string_view text);
 

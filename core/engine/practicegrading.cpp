@@ -11,24 +11,8 @@ namespace paraplan {
 namespace {
 
 using units::formatNumber;
-
-std::string trimmed(std::string_view text)
-{
-    size_t begin = 0;
-    size_t end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
-        ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])))
-        --end;
-    return std::string(text.substr(begin, end - begin));
-}
-
-std::string lower(std::string text)
-{
-    for (char& c : text)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-}
+using units::lower;
+using units::trimmed;
 
 bool endsWith(const std::string& text, const std::string& suffix)
 {
