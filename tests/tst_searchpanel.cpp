@@ -97,6 +97,8 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::resultsShown);
         QVERIFY(shown.wait(5000));
         QCOMPARE(window.evaluator()->latest()->cost.step_time_s, result.top.front().step_time_s);
+        // The status bar still says where the layout came from once the results are shown.
+        QVERIFY2(window.statusText().contains("from the search"), qPrintable(window.statusText()));
         window.document()->undoStack()->undo();
         QCOMPARE(window.document()->plan().parallel.tp, before.tp);
         QCOMPARE(window.document()->plan().parallel.pp, before.pp);

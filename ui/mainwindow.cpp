@@ -270,9 +270,9 @@ void MainWindow::connectPanels()
                                                                        : TrainingStack::Megatron;
                         plan.parallel = layout;
                     });
-                m_status->setText(tr("Loaded %1 from the search (Edit > Undo restores the "
-                                     "previous layout)")
-                                      .arg(label));
+                m_document->setNote(tr("Loaded %1 from the search (Edit > Undo restores the "
+                                       "previous layout)")
+                                        .arg(label));
             });
     connect(m_topology, &TopologyEditor::errorReported, this,
             [this](const QString& message) { reportError(tr("Topology"), message); });

@@ -84,6 +84,9 @@ public:
     /// What the last edit said beyond its value ("DP 1 -> 2 to keep 64 GPUs"); empty after
     /// any other edit, an undo or a redo.
     QString note() const { return m_note; }
+    /// Says something about the edit just made in the status bar (kept until the next edit,
+    /// undo or redo), e.g. where a layout came from.
+    void setNote(const QString& note) { m_note = note; }
 
     /// Sets the plan without pushing history; used by the undo commands.
     void setPlanFromHistory(const Plan& plan);
