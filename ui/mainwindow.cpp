@@ -6,6 +6,7 @@
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
 #include "derivationhtml.h"
+#include "dialogfolders.h"
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "plots.h"
@@ -32,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -105,7 +107,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 
     m_document->reset(examplePlan(), QString());
     updateTitle();
-    resize(1280, 800);
+    fitToScreen();
 }
 
 MainWindow::~MainWindow()
@@ -126,8 +128,18 @@ QWidget* MainWindow::buildInputs()
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(330);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // A combo box is as wide as its longest choice unless told otherwise: here the chosen
+    // text decides, so that one long preset name does not widen the whole panel.
+    for (QComboBox* combo : m_inputs->findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(14);
+    }
+    // Never narrower than the inputs (no horizontal scroll bar, so nothing may be cut on the
+    // right), with room for the vertical scroll bar at 800 px high.
+    scroll->setMinimumWidth(m_inputs->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() +
+                            2 * scroll->frameWidth());
     return scroll;
 }
 
@@ -319,7 +331,11 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
-    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    // QKeySequence::SaveAs is empty on Linux and Windows.
+    file->addAction(tr("Save &As..."),
+                    QKeySequence::keyBindings(QKeySequence::SaveAs)
+                        .value(0, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)),
+                    this, &MainWindow::saveAs);
     file->addSeparator();
     file->addAction(tr("Import model config.json..."), this, &MainWindow::importModel);
     file->addAction(tr("Open cluster file..."), this, &MainWindow::openCluster);
@@ -327,14 +343,17 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Export report (PDF)..."), QKeySequence(tr("Ctrl+E")), this, [this] {
         const QString base = QFileInfo(m_document->path()).completeBaseName();
         const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export report"), (base.isEmpty() ? QString("plan") : base) + ".pdf",
+            this, tr("Export report"),
+            dialogStart("report", (base.isEmpty() ? QString("plan") : base) + ".pdf"),
             tr("PDF, A4 (*.pdf);;PDF, US Letter (*.pdf)"), &m_reportFilter);
+        rememberDialog("report", path);
         if (!path.isEmpty())
             exportReport(path, m_reportFilter.contains("Letter"));
     });
     file->addAction(tr("Export tables (CSV)..."), this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export tables"), "plan.csv", tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export tables"), dialogStart("tables", "plan.csv"), tr("CSV (*.csv)"));
+        rememberDialog("tables", path);
         if (!path.isEmpty())
             exportTablesCsv(path);
     });
@@ -355,8 +374,10 @@ void MainWindow::buildMenus()
     topology->addAction(tr("Import nvidia-smi or NCCL topology..."), this,
                         &MainWindow::importTopologyDialog);
     topology->addAction(tr("Save cluster as..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster"), "cluster.json",
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster"),
+                                                          dialogStart("cluster", "cluster.json"),
                                                           tr("Cluster files (*.json)"));
+        rememberDialog("cluster", path);
         QString error;
         if (!path.isEmpty() && !m_topology->saveCluster(path, &error))
             reportError(tr("Cannot save cluster"), error);
@@ -366,14 +387,7 @@ void MainWindow::buildMenus()
     topology->addAction(tr("Show the editor"), this,
                         [this] { m_tabs->setCurrentWidget(m_topology); });
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Paraplan"), this, [this] {
-        QMessageBox::about(this, tr("About Paraplan"),
-                           tr("<b>Paraplan</b> %1<br>A parallelism planner for distributed "
-                              "training. Every figure can show its derivation: click a "
-                              "headline number, or double-click a collective.")
-                               .arg(QCoreApplication::applicationVersion()));
-    });
+    buildHelpMenu();
 }
 
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
@@ -479,8 +493,9 @@ void MainWindow::generateTorusDialog()
 void MainWindow::importTopologyDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import topology"), QString(),
+        this, tr("Import topology"), dialogStart("topology"),
         tr("nvidia-smi topo -m or NCCL topology (*.txt *.xml *.log);;All files (*)"));
+    rememberDialog("topology", path);
     if (path.isEmpty())
         return;
     // What the file cannot tell is asked for.
