@@ -10,6 +10,7 @@
 //
 // Plot internals (legends, labels on bars) belong to the plots; their findings say
 // "[plot-internal]" so that they are told apart from the window's layout.
+#include "dialogfolders.h"
 #include "mainwindow.h"
 #include "searchpanel.h"
 
@@ -24,6 +25,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QProcess>
 #include <QScreen>
 #include <QScrollArea>
@@ -36,11 +39,14 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
+#include <QTimer>
 #include <QToolBar>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 using namespace paraplan::ui;
@@ -207,8 +213,14 @@ void checkAxis(QCPAxis* axis, const QString& where, QStringList* problems)
     }
     std::sort(spans.begin(), spans.end(),
               [](const Span& a, const Span& b) { return a.from < b.from; });
+    // Rotated labels (QCPAxis::setTickLabelRotation) lie side by side as slanted strips: they
+    // overlap when the ticks are closer than a line height over the sine of the angle.
+    const double angle = std::abs(axis->tickLabelRotation()) * M_PI / 180.0;
     for (size_t i = 1; i < spans.size(); ++i) {
-        if (spans[i].from < spans[i - 1].to)
+        const double gap = (spans[i].from + spans[i].to - spans[i - 1].from - spans[i - 1].to) / 2;
+        const bool overlap = angle > 0.02 ? gap * std::sin(angle) < fm.height() * 0.9
+                                          : spans[i].from < spans[i - 1].to;
+        if (overlap)
             *problems << QString("[plot-internal] %1: %2 tick labels '%3' and '%4' overlap")
                              .arg(where, axis->label(), spans[i - 1].text, spans[i].text);
     }
@@ -249,9 +261,24 @@ void checkPlot(QCustomPlot* plot, const QString& tab, QStringList* problems)
         for (QCPAxis* axis : rect->axes())
             checkAxis(axis, where, problems);
     }
-    if (plot->legend && plot->legend->visible() && plot->legend->itemCount() > 0 &&
-        !plot->rect().contains(plot->legend->outerRect()))
-        *problems << QString("[plot-internal] %1: the legend leaves the plot").arg(where);
+    // Legends: inside the plot, every entry given the width its text needs.
+    for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
+        if (!legend->realVisibility() || legend->itemCount() == 0)
+            continue;
+        if (!plot->rect().contains(legend->outerRect()))
+            *problems << QString("[plot-internal] %1: the legend leaves the plot").arg(where);
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+            if (!item || !item->realVisibility())
+                continue;
+            const int need = static_cast<QCPLayoutElement*>(item)->minimumOuterSizeHint().width();
+            if (need > item->outerRect().width() + 1 || item->outerRect().right() > plot->width())
+                *problems << QString("[plot-internal] %1: legend entry '%2' needs %3 px, has %4")
+                                 .arg(where, item->plottable()->name())
+                                 .arg(need)
+                                 .arg(item->outerRect().width());
+        }
+    }
 }
 
 QStringList clipsIn(QWidget* root, const QString& tab)
@@ -338,6 +365,19 @@ void settle()
     }
 }
 
+QAction* menuAction(QMainWindow& window, const QString& menu, const QString& text)
+{
+    for (QAction* top : window.menuBar()->actions()) {
+        if (top->text().remove('&') != menu || !top->menu())
+            continue;
+        for (QAction* action : top->menu()->actions()) {
+            if (action->text().remove('&') == text)
+                return action;
+        }
+    }
+    return nullptr;
+}
+
 } // namespace
 
 class TestLayout : public QObject
@@ -350,6 +390,8 @@ private slots:
     void everyTab();
     void searchColumns();
     void windowFitsScreen();
+    void helpMenu();
+    void dialogFolders();
     void helpWithoutDisplay();
     void screenshotIsQuiet();
 
@@ -470,6 +512,70 @@ void TestLayout::windowFitsScreen()
         least.width() <= available.width() && least.height() <= available.height(),
         qPrintable(
             QString("the window needs at least %1x%2").arg(least.width()).arg(least.height())));
+}
+
+// Help: the user guide rendered from Markdown, the shortcuts of this build, About with the
+// versions; Save As has a shortcut on every platform.
+void TestLayout::helpMenu()
+{
+    MainWindow window(false);
+    window.show();
+    QAction* saveAs = menuAction(window, "File", "Save As...");
+    QVERIFY(saveAs);
+    QCOMPARE(saveAs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+
+    QAction* guide = menuAction(window, "Help", "User Guide");
+    QVERIFY(guide);
+    QCOMPARE(guide->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    guide->trigger();
+    auto* text = window.findChild<QTextBrowser*>("userGuide");
+    QVERIFY2(text, "Help > User Guide opened no guide");
+    const QString plain = text->toPlainText();
+    QVERIFY2(plain.contains("The topology editor") && plain.contains("Keyboard shortcuts"),
+             qPrintable(plain.left(300)));
+    QVERIFY2(!plain.contains("## "), "the Markdown was shown, not rendered");
+    text->window()->close();
+
+    QAction* keys = menuAction(window, "Help", "Keyboard Shortcuts");
+    QVERIFY(keys);
+    keys->trigger();
+    auto* list = window.findChild<QTextBrowser*>("shortcuts");
+    QVERIFY(list);
+    const QString shortcuts = list->toPlainText();
+    for (const QString& expected : {QString("File > Save As"), QString("Ctrl+Shift+S"),
+                                    QString("Topology: Add node"), QString("Help > User Guide")})
+        QVERIFY2(shortcuts.contains(expected), qPrintable(expected + " in:\n" + shortcuts));
+    list->window()->close();
+
+    QAction* about = menuAction(window, "Help", "About Paraplan");
+    QVERIFY(about);
+    QString aboutText;
+    QTimer::singleShot(0, &window, [&aboutText] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+            aboutText = box->text();
+            box->accept();
+        }
+    });
+    about->trigger();
+    QVERIFY2(aboutText.contains(QString("Qt</td><td>%1").arg(qVersion())), qPrintable(aboutText));
+    QVERIFY2(aboutText.contains(QCUSTOMPLOT_VERSION_STR), qPrintable(aboutText));
+    QVERIFY2(aboutText.contains("CUDA ") || aboutText.contains("not built"), qPrintable(aboutText));
+}
+
+// A file dialog starts in the folder the last one of its kind chose, while it exists.
+void TestLayout::dialogFolders()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkpath("plans"));
+    const QString plans = QDir(dir.path()).filePath("plans");
+    paraplan::ui::rememberDialog("plan", plans + "/a.json");
+    QCOMPARE(paraplan::ui::dialogStart("plan", "b.json"), plans + "/b.json");
+    QCOMPARE(paraplan::ui::dialogStart("plan"), plans);
+    paraplan::ui::rememberDialog("plan", QString()); // cancelled: nothing changes
+    QCOMPARE(paraplan::ui::dialogStart("plan"), plans);
+    QVERIFY(QDir(plans).removeRecursively());
+    QCOMPARE(paraplan::ui::dialogStart("plan"), QDir::homePath());
 }
 
 // The issue: `paraplan --help` failed without a display ("no Qt platform plugin could be

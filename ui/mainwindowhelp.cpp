@@ -12,7 +12,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
+#include <QTabWidget>
 #include <QTextBrowser>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -58,6 +60,12 @@ QDialog* textDialog(QWidget* parent, const QString& title, QTextBrowser** browse
     return dialog;
 }
 
+QString row(const QString& what, const QKeySequence& keys)
+{
+    return QString("<tr><td>%1</td><td><b>%2</b></td></tr>")
+        .arg(what.toHtmlEscaped(), keys.toString(QKeySequence::NativeText).toHtmlEscaped());
+}
+
 void collectShortcuts(const QMenu* menu, const QString& path, QStringList* rows)
 {
     for (QAction* action : menu->actions()) {
@@ -65,9 +73,7 @@ void collectShortcuts(const QMenu* menu, const QString& path, QStringList* rows)
         if (action->menu())
             collectShortcuts(action->menu(), name + " > ", rows);
         else if (!action->shortcut().isEmpty())
-            rows->append(QString("<tr><td>%1</td><td><b>%2</b></td></tr>")
-                             .arg(name.toHtmlEscaped(),
-                                  action->shortcut().toString(QKeySequence::NativeText)));
+            rows->append(row(name, action->shortcut()));
     }
 }
 
@@ -100,19 +106,19 @@ void showShortcuts(QMainWindow* window)
         if (action->menu())
             collectShortcuts(action->menu(), action->text().remove('&') + " > ", &rows);
     }
-    // The topology editor's own keys (its toolbar and the drawing).
-    const QList<QPair<QString, QString>> editor = {
-        {QObject::tr("Topology: fit the drawing to the window"), "F"},
-        {QObject::tr("Topology: add a node"), "Insert"},
-        {QObject::tr("Topology: delete the selection"), "Delete"},
-        {QObject::tr("Topology: copy, paste"),
-         QKeySequence(QKeySequence::Copy).toString(QKeySequence::NativeText) + ", " +
-             QKeySequence(QKeySequence::Paste).toString(QKeySequence::NativeText)},
-        {QObject::tr("Plots: zoom, pan"), QObject::tr("mouse wheel, drag")},
-    };
-    for (const auto& [what, keys] : editor)
-        rows << QString("<tr><td>%1</td><td><b>%2</b></td></tr>")
-                    .arg(what.toHtmlEscaped(), keys.toHtmlEscaped());
+    // The tabs' own tools (the topology editor's toolbar, ...), named after their tab.
+    const auto* tabs = window->findChild<QTabWidget*>();
+    for (int i = 0; tabs && i < tabs->count(); ++i) {
+        const QString tab = tabs->tabText(i).remove('&');
+        for (const QToolBar* toolbar : tabs->widget(i)->findChildren<QToolBar*>()) {
+            for (const QAction* action : toolbar->actions()) {
+                if (!action->shortcut().isEmpty())
+                    rows << row(tab + ": " + action->text().remove('&'), action->shortcut());
+            }
+        }
+    }
+    rows << QString("<tr><td>%1</td><td><b>%2</b></td></tr>")
+                .arg(QObject::tr("Plots: zoom, pan"), QObject::tr("mouse wheel, drag"));
     QTextBrowser* browser = nullptr;
     QDialog* dialog = textDialog(window, QObject::tr("Keyboard Shortcuts"), &browser);
     browser->setObjectName("shortcuts");

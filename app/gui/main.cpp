@@ -41,9 +41,9 @@ struct Options
                                 .arg(paraplan::gui::kMaxWindowSide),
                             "WxH"};
     QCommandLineOption tab{"tab",
-                           "Tab to show: 0 to 7 (0 Step time, 1 Memory, 2 Bandwidth cliffs, "
-                           "3 Cluster, 4 Topology, 5 Measure, 6 Derivation, 7 Search) or its "
-                           "name.",
+                           "Tab to show: its index from 0 (0 Step time, 1 Memory, 2 Bandwidth "
+                           "cliffs, 3 Cluster, 4 Topology, 5 Measure, 6 Derivation, 7 Search, "
+                           "...) or its name; a tab that does not exist lists them all.",
                            "index"};
     QCommandLineOption measurements{"import-measurements",
                                     "Import a probe run or nccl-tests log into the Measure tab.",
