@@ -59,11 +59,11 @@ for entry in "${tabs[@]}"; do
     echo "$file"
 done
 
-# The report, as File > Export report writes it (A4), pages 1 and 3 at 50 dpi.
+# The report, as File > Export report writes it (A4), pages 1 and 3 at 72 dpi.
 if command -v pdftoppm >/dev/null; then
     "$cli" report "$plan" -o "$scratch/report.pdf" >/dev/null
     for page in 1 3; do
-        pdftoppm -r 50 -png -f "$page" -l "$page" -singlefile "$scratch/report.pdf" \
+        pdftoppm -r 72 -png -f "$page" -l "$page" -singlefile "$scratch/report.pdf" \
             "$out/report-page-$page"
         echo "$out/report-page-$page.png"
     done
