@@ -12,6 +12,7 @@
 // "[plot-internal]" so that they are told apart from the window's layout.
 #include "dialogfolders.h"
 #include "mainwindow.h"
+#include "plots.h"
 #include "searchpanel.h"
 
 #include <QAbstractButton>
@@ -242,7 +243,8 @@ void checkAxis(QCPAxis* axis, const QString& where, QStringList* problems)
 void checkPlot(QCustomPlot* plot, const QString& tab, QStringList* problems)
 {
     plot->replot(QCustomPlot::rpImmediateRefresh);
-    const QString where = QString("%1: plot '%2'").arg(tab, plot->parentWidget()->objectName());
+    const auto* view = qobject_cast<const PlotView*>(plot->parentWidget());
+    const QString where = QString("%1: plot '%2'").arg(tab, view ? view->title() : QString());
     for (QCPAxisRect* rect : plot->axisRects()) {
         // Room to read a curve: at least 120 x 70 px inside the axes.
         // A small rect in a small widget is the window's layout; in a large widget, the
@@ -260,6 +262,39 @@ void checkPlot(QCustomPlot* plot, const QString& tab, QStringList* problems)
             *problems << QString("%1: axes with their labels leave the plot").arg(where);
         for (QCPAxis* axis : rect->axes())
             checkAxis(axis, where, problems);
+    }
+    // Text on the plot (annotations, labels on bars): inside what draws it, not on another.
+    QVector<QPair<QRectF, QString>> texts;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!text || !text->realVisibility() || text->text().isEmpty() ||
+            std::abs(text->rotation()) > 1)
+            continue;
+        const QFontMetricsF fm(text->font());
+        const QSizeF size =
+            fm.size(0, text->text()) + QSizeF(text->padding().left() + text->padding().right(),
+                                              text->padding().top() + text->padding().bottom());
+        const QPointF at = text->position->pixelPosition();
+        const Qt::Alignment align = text->positionAlignment();
+        const double x = align & Qt::AlignLeft    ? at.x()
+                         : align & Qt::AlignRight ? at.x() - size.width()
+                                                  : at.x() - size.width() / 2;
+        const double y = align & Qt::AlignTop      ? at.y()
+                         : align & Qt::AlignBottom ? at.y() - size.height()
+                                                   : at.y() - size.height() / 2;
+        const QRectF box(QPointF(x, y), size);
+        const QRectF room = text->clipToAxisRect() && text->clipAxisRect()
+                                ? QRectF(text->clipAxisRect()->rect())
+                                : QRectF(plot->rect());
+        if (!room.adjusted(-1, -1, 1, 1).contains(box))
+            *problems << QString("[plot-internal] %1: text '%2' is cut at the edge")
+                             .arg(where, text->text());
+        for (const auto& [other, name] : texts) {
+            if (other.intersected(box).width() > 2 && other.intersected(box).height() > 2)
+                *problems << QString("[plot-internal] %1: texts '%2' and '%3' overlap")
+                                 .arg(where, name, text->text());
+        }
+        texts.append({box, text->text()});
     }
     // Legends: inside the plot, every entry given the width its text needs.
     for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
@@ -365,6 +400,26 @@ void settle()
     }
 }
 
+// Lists every finding in full (a failure message is cut short) and returns those that fail:
+// inside a plot (its legend, tick labels, bars) is the plots' own work, listed, and a failure
+// only with PARAPLAN_STRICT_PLOTS=1 until the plots are mended.
+QStringList failuresOf(QStringList problems)
+{
+    problems.removeDuplicates();
+    const bool strict = qEnvironmentVariableIntValue("PARAPLAN_STRICT_PLOTS") != 0;
+    QStringList failures;
+    for (const QString& problem : problems) {
+        qInfo("clipped: %s", qPrintable(problem));
+        if (strict || !problem.startsWith("[plot-internal]"))
+            failures << problem;
+    }
+    if (failures.size() < problems.size())
+        qWarning("%d plot-internal finding(s) above, for the plots' owners (fail with "
+                 "PARAPLAN_STRICT_PLOTS=1)",
+                 int(problems.size() - failures.size()));
+    return failures;
+}
+
 QAction* menuAction(QMainWindow& window, const QString& menu, const QString& text)
 {
     for (QAction* top : window.menuBar()->actions()) {
@@ -440,19 +495,7 @@ void TestLayout::everyTab()
         // The page, and the window around it (inputs, headline, tab bar) with this tab shown.
         problems << clipsIn(&window, tab);
     }
-    problems.removeDuplicates();
-    // Inside a plot (its legend, tick labels, bars) is the plots' own work: listed, and a
-    // failure only with PARAPLAN_STRICT_PLOTS=1 until the plots are mended.
-    const bool strict = qEnvironmentVariableIntValue("PARAPLAN_STRICT_PLOTS") != 0;
-    QStringList failures;
-    for (const QString& problem : problems) { // each in full (a failure message is cut short)
-        qInfo("clipped: %s", qPrintable(problem));
-        if (strict || !problem.startsWith("[plot-internal]"))
-            failures << problem;
-    }
-    if (failures.size() < problems.size())
-        qWarning("%d plot-internal finding(s) above, for the plots' owners",
-                 int(problems.size() - failures.size()));
+    const QStringList failures = failuresOf(problems);
     QVERIFY2(failures.isEmpty(), qPrintable(QString("%1 clipped at %2x%3@%4x (listed above)")
                                                 .arg(failures.size())
                                                 .arg(kWindow.width())
@@ -485,7 +528,7 @@ void TestLayout::searchColumns()
     const QStringList problems =
         hiddenColumns(table, {"Layout", "Step time", "GiB/GPU", "MFU", "Behind the best by"});
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));
-    const QStringList clips = clipsIn(panel, "Search, searched");
+    const QStringList clips = failuresOf(clipsIn(panel, "Search, searched"));
     QVERIFY2(clips.isEmpty(), qPrintable(clips.join("\n")));
 }
 
