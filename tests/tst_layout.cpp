@@ -585,8 +585,9 @@ void TestLayout::helpMenu()
     auto* list = window.findChild<QTextBrowser*>("shortcuts");
     QVERIFY(list);
     const QString shortcuts = list->toPlainText();
-    for (const QString& expected : {QString("File > Save As"), QString("Ctrl+Shift+S"),
-                                    QString("Topology: Add node"), QString("Help > User Guide")})
+    for (const QString& expected :
+         {QString("File > Save As"), QString("Ctrl+Shift+S"), QString("File > Quit"),
+          QString("Edit > Undo"), QString("Topology: Add node"), QString("Help > User Guide")})
         QVERIFY2(shortcuts.contains(expected), qPrintable(expected + " in:\n" + shortcuts));
     list->window()->close();
 

@@ -358,13 +358,18 @@ void MainWindow::buildMenus()
             exportTablesCsv(path);
     });
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    // Some platforms bind no Quit key (QKeySequence::Quit is empty there): Ctrl+Q then.
+    file->addAction(
+        tr("&Quit"),
+        QKeySequence::keyBindings(QKeySequence::Quit).value(0, QKeySequence(Qt::CTRL | Qt::Key_Q)),
+        this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
+    // Every binding of the platform (Redo: Ctrl+Y and Ctrl+Shift+Z on Linux).
+    undo->setShortcuts(QKeySequence::Undo);
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
 

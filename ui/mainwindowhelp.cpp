@@ -13,7 +13,10 @@
 #include <QMessageBox>
 #include <QScreen>
 #include <QTabWidget>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -60,10 +63,13 @@ QDialog* textDialog(QWidget* parent, const QString& title, QTextBrowser** browse
     return dialog;
 }
 
-QString row(const QString& what, const QKeySequence& keys)
+QString row(const QString& what, const QList<QKeySequence>& keys)
 {
+    QStringList names;
+    for (const QKeySequence& key : keys)
+        names << key.toString(QKeySequence::NativeText);
     return QString("<tr><td>%1</td><td><b>%2</b></td></tr>")
-        .arg(what.toHtmlEscaped(), keys.toString(QKeySequence::NativeText).toHtmlEscaped());
+        .arg(what.toHtmlEscaped(), names.join(", ").toHtmlEscaped());
 }
 
 void collectShortcuts(const QMenu* menu, const QString& path, QStringList* rows)
@@ -73,7 +79,7 @@ void collectShortcuts(const QMenu* menu, const QString& path, QStringList* rows)
         if (action->menu())
             collectShortcuts(action->menu(), name + " > ", rows);
         else if (!action->shortcut().isEmpty())
-            rows->append(row(name, action->shortcut()));
+            rows->append(row(name, action->shortcuts()));
     }
 }
 
@@ -96,6 +102,20 @@ void showUserGuide(QMainWindow* window)
     // Relative links and images (screenshots) resolve beside the guide.
     browser->setSearchPaths({QFileInfo(path).absolutePath()});
     browser->setMarkdown(QString::fromUtf8(file.readAll()));
+    // Screenshots at half their size (1280 px wide: the dialog is narrower).
+    for (QTextBlock block = browser->document()->begin(); block.isValid(); block = block.next()) {
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+            const QTextFragment fragment = it.fragment();
+            if (!fragment.charFormat().isImageFormat())
+                continue;
+            QTextImageFormat image = fragment.charFormat().toImageFormat();
+            image.setWidth(640);
+            QTextCursor cursor(browser->document());
+            cursor.setPosition(fragment.position());
+            cursor.setPosition(fragment.position() + fragment.length(), QTextCursor::KeepAnchor);
+            cursor.setCharFormat(image);
+        }
+    }
     dialog->show();
 }
 
@@ -113,7 +133,7 @@ void showShortcuts(QMainWindow* window)
         for (const QToolBar* toolbar : tabs->widget(i)->findChildren<QToolBar*>()) {
             for (const QAction* action : toolbar->actions()) {
                 if (!action->shortcut().isEmpty())
-                    rows << row(tab + ": " + action->text().remove('&'), action->shortcut());
+                    rows << row(tab + ": " + action->text().remove('&'), action->shortcuts());
             }
         }
     }
