@@ -134,6 +134,8 @@ QWidget* MainWindow::buildInputs()
     for (QComboBox* combo : m_inputs->findChildren<QComboBox*>()) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(14);
+        // QComboBox keeps the smallest size it computed from its longest choice; say it.
+        combo->setMinimumWidth(combo->sizeHint().width());
     }
     // Never narrower than the inputs (no horizontal scroll bar, so nothing may be cut on the
     // right), with room for the vertical scroll bar at 800 px high.
