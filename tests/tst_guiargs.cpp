@@ -266,7 +266,7 @@ private slots:
     {
         const Run run = runGui({"--help"}, m_home.path());
         QCOMPARE(run.status, 0);
-        for (const char* text : {"--screenshot", "--size", "200 to 8192", "--tab", "0 to 8"})
+        for (const char* text : {"--screenshot", "--size", "200 to 8192", "--tab", "index from 0"})
             QVERIFY2(run.out.contains(text), text);
         // The tabs named in the help are the window's.
         MainWindow window(false);

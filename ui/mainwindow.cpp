@@ -6,6 +6,7 @@
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
 #include "derivationhtml.h"
+#include "dialogfolders.h"
 #include "inputpanel.h"
 #include "measurepanel.h"
 #include "plots.h"
@@ -33,6 +34,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -106,7 +108,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 
     m_document->reset(examplePlan(), QString());
     updateTitle();
-    resize(1280, 800);
+    fitToScreen();
 }
 
 MainWindow::~MainWindow()
@@ -127,8 +129,20 @@ QWidget* MainWindow::buildInputs()
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(330);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // A combo box is as wide as its longest choice unless told otherwise: here the chosen
+    // text decides, so that one long preset name does not widen the whole panel.
+    for (QComboBox* combo : m_inputs->findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(14);
+        // QComboBox keeps the smallest size it computed from its longest choice; say it.
+        combo->setMinimumWidth(combo->sizeHint().width());
+    }
+    // Never narrower than the inputs (no horizontal scroll bar, so nothing may be cut on the
+    // right), with room for the vertical scroll bar at 800 px high.
+    scroll->setMinimumWidth(m_inputs->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() +
+                            2 * scroll->frameWidth());
     return scroll;
 }
 
@@ -331,7 +345,11 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
-    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    // QKeySequence::SaveAs is empty on Linux and Windows.
+    file->addAction(tr("Save &As..."),
+                    QKeySequence::keyBindings(QKeySequence::SaveAs)
+                        .value(0, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)),
+                    this, &MainWindow::saveAs);
     file->addSeparator();
     file->addAction(tr("Import model config.json..."), this, &MainWindow::importModel);
     file->addAction(tr("Open cluster file..."), this, &MainWindow::openCluster);
@@ -339,25 +357,33 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Export report (PDF)..."), QKeySequence(tr("Ctrl+E")), this, [this] {
         const QString base = QFileInfo(m_document->path()).completeBaseName();
         const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export report"), (base.isEmpty() ? QString("plan") : base) + ".pdf",
+            this, tr("Export report"),
+            dialogStart("report", (base.isEmpty() ? QString("plan") : base) + ".pdf"),
             tr("PDF, A4 (*.pdf);;PDF, US Letter (*.pdf)"), &m_reportFilter);
+        rememberDialog("report", path);
         if (!path.isEmpty())
             exportReport(path, m_reportFilter.contains("Letter"));
     });
     file->addAction(tr("Export tables (CSV)..."), this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export tables"), "plan.csv", tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export tables"), dialogStart("tables", "plan.csv"), tr("CSV (*.csv)"));
+        rememberDialog("tables", path);
         if (!path.isEmpty())
             exportTablesCsv(path);
     });
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    // Some platforms bind no Quit key (QKeySequence::Quit is empty there): Ctrl+Q then.
+    file->addAction(
+        tr("&Quit"),
+        QKeySequence::keyBindings(QKeySequence::Quit).value(0, QKeySequence(Qt::CTRL | Qt::Key_Q)),
+        this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
+    // Every binding of the platform (Redo: Ctrl+Y and Ctrl+Shift+Z on Linux).
+    undo->setShortcuts(QKeySequence::Undo);
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
 
@@ -367,8 +393,10 @@ void MainWindow::buildMenus()
     topology->addAction(tr("Import nvidia-smi or NCCL topology..."), this,
                         &MainWindow::importTopologyDialog);
     topology->addAction(tr("Save cluster as..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster"), "cluster.json",
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster"),
+                                                          dialogStart("cluster", "cluster.json"),
                                                           tr("Cluster files (*.json)"));
+        rememberDialog("cluster", path);
         QString error;
         if (!path.isEmpty() && !m_topology->saveCluster(path, &error))
             reportError(tr("Cannot save cluster"), error);
@@ -378,14 +406,7 @@ void MainWindow::buildMenus()
     topology->addAction(tr("Show the editor"), this,
                         [this] { m_tabs->setCurrentWidget(m_topology); });
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Paraplan"), this, [this] {
-        QMessageBox::about(this, tr("About Paraplan"),
-                           tr("<b>Paraplan</b> %1<br>A parallelism planner for distributed "
-                              "training. Every figure can show its derivation: click a "
-                              "headline number, or double-click a collective.")
-                               .arg(QCoreApplication::applicationVersion()));
-    });
+    buildHelpMenu();
 }
 
 void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
@@ -477,8 +498,9 @@ void MainWindow::generateTorusDialog()
 void MainWindow::importTopologyDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import topology"), QString(),
+        this, tr("Import topology"), dialogStart("topology"),
         tr("nvidia-smi topo -m or NCCL topology (*.txt *.xml *.log);;All files (*)"));
+    rememberDialog("topology", path);
     if (path.isEmpty())
         return;
     // What the file cannot tell is asked for.

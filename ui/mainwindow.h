@@ -114,14 +114,15 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    // The window's parts, built once by the constructor.
-    QWidget* buildInputs();
+    QWidget* buildInputs(); // the window's parts, built once by the constructor
     QWidget* buildResults();
     QWidget* buildStepTab();
     QWidget* buildMemoryTab();
     QWidget* buildCliffsTab();
     QWidget* buildClusterTab();
     void buildMenus();
+    void buildHelpMenu(); // the user guide, the shortcuts, About (mainwindowhelp.cpp)
+    void fitToScreen();   // the first size: what it needs, never more than the screen has
     void connectDocument();
     void connectPanels();
 
@@ -173,6 +174,7 @@ private:
     std::unique_ptr<RecoveryStore> m_recovery;
     std::function<RecoveryChoice(const RecoveryOffer&)> m_recoveryChooser;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;
     SearchPanel* m_search;

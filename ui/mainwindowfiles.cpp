@@ -3,6 +3,8 @@
 
 #include "mainwindow.h"
 
+#include "dialogfolders.h"
+
 #include "clusterio.h"
 #include "modelio.h"
 #include "planio.h"
@@ -133,8 +135,9 @@ void MainWindow::openDialog()
 {
     if (!maybeSave())
         return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), dialogStart("plan"),
                                                       tr("Paraplan plans (*.json)"));
+    rememberDialog("plan", path);
     if (!path.isEmpty())
         openFile(path);
 }
@@ -150,15 +153,17 @@ bool MainWindow::saveAs()
 {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Save plan"),
-        m_document->path().isEmpty() ? QString("plan.json") : m_document->path(),
+        m_document->path().isEmpty() ? dialogStart("plan", "plan.json") : m_document->path(),
         tr("Paraplan plans (*.json)"));
+    rememberDialog("plan", path);
     return !path.isEmpty() && saveTo(path);
 }
 
 void MainWindow::importModel()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"),
-                                                      QString(), tr("config.json (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Hugging Face config"), dialogStart("model"), tr("config.json (*.json)"));
+    rememberDialog("model", path);
     if (path.isEmpty())
         return;
     ModelSpec model;
@@ -173,8 +178,9 @@ void MainWindow::importModel()
 
 void MainWindow::openCluster()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
-                                                      tr("Cluster files (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open cluster file"), dialogStart("cluster"), tr("Cluster files (*.json)"));
+    rememberDialog("cluster", path);
     if (path.isEmpty())
         return;
     ClusterSpec cluster;
@@ -191,8 +197,25 @@ void MainWindow::updateTitle()
 {
     const QString name = m_document->path().isEmpty() ? tr("Untitled plan")
                                                       : QFileInfo(m_document->path()).fileName();
-    setWindowTitle(QString("%1%2 - Paraplan").arg(name, m_document->isModified() ? "*" : ""));
+    // Qt shows "[*]" as "*" while the window is modified (and as the platform's own mark).
+    setWindowTitle(QString("%1[*] - Paraplan").arg(name));
     setWindowModified(m_document->isModified());
+}
+
+QString dialogStart(const QString& kind, const QString& fileName)
+{
+    // The folder the last dialog of this kind chose, while it exists; else the home folder
+    // (never the folder the program happened to be started in).
+    QString folder = QSettings().value("dialogFolders/" + kind).toString();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = QDir::homePath();
+    return fileName.isEmpty() ? folder : QDir(folder).filePath(fileName);
+}
+
+void rememberDialog(const QString& kind, const QString& chosen)
+{
+    if (!chosen.isEmpty())
+        QSettings().setValue("dialogFolders/" + kind, QFileInfo(chosen).absolutePath());
 }
 
 void MainWindow::addRecent(const QString& path)

@@ -191,11 +191,15 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 {
     QWidget* left = buildSearchSide();
     QWidget* right = buildComparisonSide();
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    // The search and its ranked table above, across the whole tab (its columns, "behind the
+    // best by" included, need the width at 1280x800); the Pareto plot and the pinned plans
+    // side by side below.
+    auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(left);
     split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
 
@@ -234,6 +238,8 @@ QGroupBox* SearchPanel::buildSettings()
                               "fragmentation and the engine's memory error). Set both to 0 to "
                               "keep every layout that fits."));
     form->addRow(tr("Memory headroom"), m_headroom);
+    // The rest in a second column: the settings stay four rows high.
+    auto* more = new QFormLayout;
     m_reserve = new QDoubleSpinBox;
     m_reserve->setObjectName("searchReserve");
     m_reserve->setRange(0, 1024);
@@ -245,23 +251,27 @@ QGroupBox* SearchPanel::buildSettings()
                              "PyTorch issue #34323), and one NCCL communicator's buffers, "
                              "688 MiB for a group of more than two A100s on NVLink "
                              "(NVIDIA/nccl issue #964): 1.43 GiB by default."));
-    form->addRow(tr("Reserve"), m_reserve);
+    more->addRow(tr("Reserve"), m_reserve);
     m_microBatch = new QSpinBox;
     m_microBatch->setObjectName("searchMicroBatch");
     m_microBatch->setRange(0, 1024);
     m_microBatch->setSpecialValueText(tr("searched"));
-    form->addRow(tr("Micro-batch"), m_microBatch);
+    more->addRow(tr("Micro-batch"), m_microBatch);
     m_top = new QSpinBox;
     m_top->setRange(1, 1000);
     m_top->setValue(50);
-    form->addRow(tr("Show the top"), m_top);
+    more->addRow(tr("Show the top"), m_top);
     m_threads = new QSpinBox;
     m_threads->setObjectName("searchThreads");
     m_threads->setRange(1, 256);
     m_threads->setValue(std::max(1, QThread::idealThreadCount()));
     m_threads->setToolTip(tr("Worker threads; the ranking is the same for any number"));
-    form->addRow(tr("Threads"), m_threads);
-    settings->setLayout(form);
+    more->addRow(tr("Threads"), m_threads);
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(form, 1);
+    columns->addSpacing(12);
+    columns->addLayout(more, 1);
+    settings->setLayout(columns);
     return settings;
 }
 
@@ -299,7 +309,12 @@ QWidget* SearchPanel::buildSearchSide()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Columns as wide as their contents, the ones a reader compares first (layout, step
+    // time, memory, MFU, how far behind the best) ahead of tokens/s/GPU, which goes last.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->moveSection(SearchResultsModel::TokensPerGpu, SearchResultsModel::Behind);
+    header->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->setToolTip(tr("Double-click a candidate to load it into the plan (undoable)"));
@@ -335,7 +350,8 @@ QWidget* SearchPanel::buildComparisonSide()
     m_compareTable->setObjectName("compareTable");
     m_compareTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_comparePlot = new CompareBreakdownPlot;
-    auto* right = new QSplitter(Qt::Vertical);
+    auto* right = new QSplitter(Qt::Horizontal);
+    right->setChildrenCollapsible(false);
     right->addWidget(m_pareto);
     right->addWidget(m_compareTable);
     right->addWidget(m_comparePlot);

@@ -84,7 +84,8 @@ TopologyEditor::TopologyEditor(QWidget* parent)
     body->addWidget(m_view, 1);
     auto* side = new QVBoxLayout;
     m_properties = new QGroupBox(tr("Properties"), this);
-    m_properties->setMaximumWidth(280);
+    // As wide as its fields need (a NIC rate reads "50.00 GB/s per direction"), no wider.
+    m_properties->setMaximumWidth(380);
     m_propertyForm = new QFormLayout(m_properties);
     side->addWidget(m_properties);
     m_linkInfo = new QLabel(this);
@@ -92,7 +93,7 @@ TopologyEditor::TopologyEditor(QWidget* parent)
     m_linkInfo->setWordWrap(true);
     m_linkInfo->setTextFormat(Qt::RichText);
     m_linkInfo->setMinimumWidth(240);
-    m_linkInfo->setMaximumWidth(280);
+    m_linkInfo->setMaximumWidth(380);
     m_linkInfo->setText(tr("<p>GPUs take the colour of their plan group (see Overlay). Links "
                            "go from green (idle) to red (busy all step); the bottleneck link "
                            "is drawn thicker.</p><p>Click a node's NVSwitch bar or NIC bar, a "

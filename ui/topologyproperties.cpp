@@ -130,7 +130,12 @@ void TopologyEditor::showClusterProperties(int selectedNodes)
     const TopologyGraph& g = m_document->graph();
     m_properties->setTitle(selectedNodes > 1 ? tr("%1 nodes selected").arg(selectedNodes)
                                              : tr("Cluster"));
-    m_propertyForm->addRow(new QLabel(QString::fromStdString(g.name)));
+    // A node type's name is long ("NVIDIA DGX A100 (8x A100 SXM4 80GB, NVSwitch gen 2)"): it
+    // wraps rather than widening the panel or being cut.
+    auto* name = new QLabel(QString::fromStdString(g.name));
+    name->setObjectName("clusterName");
+    name->setWordWrap(true);
+    m_propertyForm->addRow(name);
     if (!g.is_torus) {
         auto* spine = new QDoubleSpinBox;
         spine->setObjectName("spineRatio");

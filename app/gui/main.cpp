@@ -41,9 +41,9 @@ struct Options
                                 .arg(paraplan::gui::kMaxWindowSide),
                             "WxH"};
     QCommandLineOption tab{"tab",
-                           "Tab to show: 0 to 8 (0 Step time, 1 Memory, 2 Bandwidth cliffs, "
-                           "3 Cluster, 4 Topology, 5 Measure, 6 Derivation, 7 Search, "
-                           "8 Practice) or its name.",
+                           "Tab to show: its index from 0 (0 Step time, 1 Memory, 2 Bandwidth "
+                           "cliffs, 3 Cluster, 4 Topology, 5 Measure, 6 Derivation, 7 Search, "
+                           "8 Practice) or its name; a tab that does not exist lists them all.",
                            "index"};
     QCommandLineOption measurements{"import-measurements",
                                     "Import a probe run or nccl-tests log into the Measure tab.",
@@ -75,12 +75,15 @@ void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, Q
 {
     QTimer::singleShot(800, &window, [&window, path, size] {
         const QImage image = window.grab().toImage();
-        if (size.isValid() && image.size() != size) {
+        // --size is in the window's own (logical) pixels; at QT_SCALE_FACTOR=2 the image has
+        // twice as many on each side.
+        const QSize drawn = image.deviceIndependentSize().toSize();
+        if (size.isValid() && drawn != size) {
             QApplication::exit(fail(QString("--size %1x%2: the window was drawn %3x%4")
                                         .arg(size.width())
                                         .arg(size.height())
-                                        .arg(image.width())
-                                        .arg(image.height())));
+                                        .arg(drawn.width())
+                                        .arg(drawn.height())));
             return;
         }
         QString error;
@@ -101,6 +104,34 @@ QStringList tabNames(const paraplan::ui::MainWindow& window)
     return names;
 }
 
+// --help and --version are answered before QApplication exists: they need no display (a
+// QApplication without one ends the program with "no Qt platform plugin").
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "-?" || arg == "--help-all" || arg == "-v" ||
+            arg == "--version")
+            return true;
+    }
+    return false;
+}
+
+void describe(QCommandLineParser& parser, const Options& options)
+{
+    parser.setApplicationDescription("Parallelism planner for distributed training");
+    parser.addPositionalArgument("plan", "A plan file to open (JSON).", "[plan]");
+    parser.addOptions(
+        {options.screenshot, options.size, options.tab, options.measurements, options.search});
+}
+
+void setNames()
+{
+    QCoreApplication::setOrganizationName("Paraplan");
+    QCoreApplication::setApplicationName("Paraplan");
+    QCoreApplication::setApplicationVersion(PARAPLAN_VERSION);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -111,19 +142,30 @@ int main(int argc, char** argv)
     // instead of the window being killed with the user's work.
     std::signal(SIGXFSZ, SIG_IGN);
 #endif
+    const Options options;
+    if (asksForHelp(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setNames();
+        QCommandLineParser parser;
+        parser.addHelpOption();
+        const QCommandLineOption version = parser.addVersionOption();
+        describe(parser, options);
+        if (!parser.parse(QCoreApplication::arguments()))
+            return fail(parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
+                        "; paraplan --help lists the options");
+        if (parser.optionNames().contains("help-all"))
+            parser.process(core); // the help with Qt's own options; exits
+        if (parser.isSet(version))
+            parser.showVersion(); // exits
+        parser.showHelp(0);       // exits
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName("Paraplan");
-    QApplication::setApplicationName("Paraplan");
-    QApplication::setApplicationVersion(PARAPLAN_VERSION);
+    setNames();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Parallelism planner for distributed training");
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    parser.addPositionalArgument("plan", "A plan file to open (JSON).", "[plan]");
-    const Options options;
-    parser.addOptions(
-        {options.screenshot, options.size, options.tab, options.measurements, options.search});
+    describe(parser, options);
     if (!parser.parse(QApplication::arguments()))
         return fail(parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
                     "; paraplan --help lists the options");
