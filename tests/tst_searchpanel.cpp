@@ -15,6 +15,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -193,6 +194,16 @@ private slots:
                 model->index(row, SearchResultsModel::Behind).data(Qt::ToolTipRole).toString();
             for (const BehindPart& part : c.behind)
                 QVERIFY2(tip.contains(QString::fromStdString(part.label)), qPrintable(tip));
+            // The selected row's parts are spelled out under the table.
+            panel->table()->setCurrentIndex(
+                panel->sortedModel()->mapFromSource(model->index(row, SearchResultsModel::Rank)));
+            auto* why = panel->findChild<QLabel*>("searchWhy");
+            QVERIFY(why);
+            QVERIFY2(why->text().contains(net), qPrintable(why->text()));
+            for (const BehindPart& part : c.behind)
+                QVERIFY2(why->text().contains(QString::fromStdString(part.label)) ||
+                             why->text().contains("other "),
+                         qPrintable(why->text()));
             tie = tie || cell.contains("(tie with #");
             folded = folded || cell.contains(" same plan");
         }

@@ -196,13 +196,13 @@ QWidget* MainWindow::buildResults()
 QWidget* MainWindow::buildStepTab()
 {
     auto* stepTab = new QSplitter(Qt::Vertical, m_tabs);
-    m_breakdown = new BreakdownPlot(stepTab);
+    m_plots.breakdown = new BreakdownPlot(stepTab);
     m_collectivesModel = new CollectivesModel(this);
     m_collectivesTable = makeTable(m_collectivesModel, stepTab);
     m_collectivesTable->setObjectName("collectivesTable");
     connect(m_collectivesTable, &QTableView::doubleClicked, this,
             [this](const QModelIndex& index) { showCollectiveDerivation(index.row()); });
-    stepTab->addWidget(m_breakdown);
+    stepTab->addWidget(m_plots.breakdown);
     stepTab->addWidget(m_collectivesTable);
     stepTab->setStretchFactor(0, 3);
     stepTab->setStretchFactor(1, 2);
@@ -213,11 +213,11 @@ QWidget* MainWindow::buildStepTab()
 QWidget* MainWindow::buildMemoryTab()
 {
     auto* memoryTab = new QSplitter(Qt::Vertical, m_tabs);
-    m_memoryPlot = new MemoryPlot(memoryTab);
+    m_plots.memory = new MemoryPlot(memoryTab);
     m_memoryModel = new MemoryModel(this);
     m_memoryTable = makeTable(m_memoryModel, memoryTab);
     m_memoryTable->setObjectName("memoryTable");
-    memoryTab->addWidget(m_memoryPlot);
+    memoryTab->addWidget(m_plots.memory);
     memoryTab->addWidget(m_memoryTable);
     memoryTab->setStretchFactor(0, 3);
     memoryTab->setStretchFactor(1, 2);
@@ -230,14 +230,14 @@ QWidget* MainWindow::buildCliffsTab()
     auto* cliffs = new QWidget(m_tabs);
     auto* grid = new QGridLayout(cliffs);
     grid->setContentsMargins(0, 0, 0, 0);
-    m_tpPlot = new TpSweepPlot(cliffs);
-    m_bandwidthPlot = new BandwidthPlot(cliffs);
-    m_scalingPlot = new ScalingPlot(cliffs);
-    m_whatIfPlot = new WhatIfPlot(cliffs);
-    grid->addWidget(m_tpPlot, 0, 0);
-    grid->addWidget(m_bandwidthPlot, 0, 1);
-    grid->addWidget(m_scalingPlot, 1, 0);
-    grid->addWidget(m_whatIfPlot, 1, 1);
+    m_plots.tp = new TpSweepPlot(cliffs);
+    m_plots.bandwidth = new BandwidthPlot(cliffs);
+    m_plots.scaling = new ScalingPlot(cliffs);
+    m_plots.whatIf = new WhatIfPlot(cliffs);
+    grid->addWidget(m_plots.tp, 0, 0);
+    grid->addWidget(m_plots.bandwidth, 0, 1);
+    grid->addWidget(m_plots.scaling, 1, 0);
+    grid->addWidget(m_plots.whatIf, 1, 1);
     return cliffs;
 }
 
@@ -311,9 +311,9 @@ void MainWindow::connectPanels()
             });
     connect(m_measure, &MeasurePanel::runAvailable, this,
             [this](const MeasurementRun&, const std::vector<AlphaBetaFit>& fits) {
-                m_bandwidthPlot->setMeasured(fits);
+                m_plots.bandwidth->setMeasured(fits);
                 if (const auto latest = m_evaluator->latest())
-                    m_bandwidthPlot->setResults(*latest);
+                    m_plots.bandwidth->setResults(*latest);
             });
     connect(m_inputs, &InputPanel::importModelRequested, this, &MainWindow::importModel);
     connect(m_inputs, &InputPanel::openClusterRequested, this, &MainWindow::openCluster);
@@ -321,7 +321,8 @@ void MainWindow::connectPanels()
 
 QList<PlotView*> MainWindow::plots() const
 {
-    return {m_breakdown, m_memoryPlot, m_tpPlot, m_bandwidthPlot, m_scalingPlot, m_whatIfPlot};
+    return {m_plots.breakdown, m_plots.memory,  m_plots.tp,
+            m_plots.bandwidth, m_plots.scaling, m_plots.whatIf};
 }
 
 QString MainWindow::headlineText() const
@@ -420,12 +421,12 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_memoryModel->setResults(r);
     m_collectivesTable->resizeColumnsToContents();
     m_memoryTable->resizeColumnsToContents();
-    m_breakdown->setResults(*r);
-    m_memoryPlot->setResults(*r);
-    m_tpPlot->setResults(*r);
-    m_bandwidthPlot->setResults(*r);
-    m_scalingPlot->setResults(*r);
-    m_whatIfPlot->setResults(*r);
+    m_plots.breakdown->setResults(*r);
+    m_plots.memory->setResults(*r);
+    m_plots.tp->setResults(*r);
+    m_plots.bandwidth->setResults(*r);
+    m_plots.scaling->setResults(*r);
+    m_plots.whatIf->setResults(*r);
     m_clusterView->setResults(r);
     m_topology->setOverlay(r);
     m_measure->setPlan(r->plan);

@@ -54,6 +54,17 @@ struct RecoveryOffer
     QString fileToOpen; ///< empty when none was named
 };
 
+/// The plots of one plan's results (Step time, Memory and Bandwidth cliffs tabs).
+struct ResultPlots
+{
+    BreakdownPlot* breakdown = nullptr;
+    MemoryPlot* memory = nullptr;
+    TpSweepPlot* tp = nullptr;
+    BandwidthPlot* bandwidth = nullptr;
+    ScalingPlot* scaling = nullptr;
+    WhatIfPlot* whatIf = nullptr;
+};
+
 /// The planner window: inputs on the left, the step cost, plots, cluster picture and
 /// derivations on the right; every edit recomputes once per event-loop turn.
 class MainWindow : public QMainWindow
@@ -157,12 +168,7 @@ private:
     QLabel* m_status;
     QString m_reportFilter;
     QTabWidget* m_tabs;
-    BreakdownPlot* m_breakdown;
-    MemoryPlot* m_memoryPlot;
-    TpSweepPlot* m_tpPlot;
-    BandwidthPlot* m_bandwidthPlot;
-    ScalingPlot* m_scalingPlot;
-    WhatIfPlot* m_whatIfPlot;
+    ResultPlots m_plots;
     ClusterView* m_clusterView;
     QComboBox* m_colourBy;
     CollectivesModel* m_collectivesModel;

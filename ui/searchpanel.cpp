@@ -12,6 +12,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -43,9 +44,11 @@ QString stageMemory(const StepCost& cost)
     return totals.join(" / ");
 }
 
+// The column shows the net difference and the row's note; the selected row's parts are
+// spelled out under the table (m_why) and in the tooltip.
 QString behindCell(const SearchCandidate& c, int rank)
 {
-    return QString::fromStdString(searchRowBehind(c, rank));
+    return QString::fromStdString(searchRowNet(c, rank));
 }
 
 QString behindToolTip(const SearchCandidate& c, int rank)
@@ -291,6 +294,10 @@ QWidget* SearchPanel::buildSearchSide()
     m_status->setWordWrap(true);
     m_rejects = new QLabel;
     m_rejects->setWordWrap(true);
+    m_why = new QLabel(tr("Select a candidate to see what puts it behind the best."));
+    m_why->setObjectName("searchWhy");
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_rejects->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* runRow = new QHBoxLayout;
     runRow->addWidget(m_run);
@@ -338,6 +345,7 @@ QWidget* SearchPanel::buildSearchSide()
     leftLayout->addWidget(m_status);
     leftLayout->addWidget(m_rejects);
     leftLayout->addWidget(m_table, 1);
+    leftLayout->addWidget(m_why);
     leftLayout->addLayout(tableButtons);
     return left;
 }
@@ -368,6 +376,16 @@ void SearchPanel::connectControls()
             emit layoutChosen(c->layout, layoutText(c->layout));
     };
     connect(m_table, &QTableView::doubleClicked, this, chosen);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                const int row = m_sorted->mapToSource(current).row();
+                const SearchCandidate* c = row >= 0 ? m_model->candidate(row) : nullptr;
+                m_why->setText(c ? tr("#%1 %2: %3")
+                                       .arg(row + 1)
+                                       .arg(layoutText(c->layout),
+                                            QString::fromStdString(searchRowBehind(*c, row + 1)))
+                                 : tr("Select a candidate to see what puts it behind the best."));
+            });
     connect(m_use, &QPushButton::clicked, this, [this, chosen] {
         const QModelIndexList rows = m_table->selectionModel()->selectedRows();
         if (!rows.isEmpty())

@@ -146,6 +146,7 @@ private:
     QProgressBar* m_progress;
     QLabel* m_status;
     QLabel* m_rejects;
+    QLabel* m_why; ///< the selected row's "behind the best by", every part
     SearchResultsModel* m_model;
     QSortFilterProxyModel* m_sorted;
     QTableView* m_table;

@@ -89,6 +89,15 @@ std::string searchRowNote(const SearchCandidate& c, int rank)
     return " (" + notes.front() + (notes.size() > 1 ? ", " + notes.back() : "") + ")";
 }
 
+std::string searchRowNet(const SearchCandidate& c, int rank)
+{
+    if (rank == 1)
+        return "best" + searchRowNote(c, rank);
+    if (c.behind.empty())
+        return "same step time" + searchRowNote(c, rank);
+    return signedSeconds(c.behind_s) + searchRowNote(c, rank);
+}
+
 std::string searchRowBehind(const SearchCandidate& c, int rank)
 {
     if (rank == 1)

@@ -114,6 +114,8 @@ std::string searchRowNote(const SearchCandidate& candidate, int rank);
 /// A row's "behind the best by", as the CLI and the window show it: "best" for rank 1, else
 /// behindText() with the row's note: "+22.1 ms (tie with #5) = pipeline bubble +68.5 ms, ...".
 std::string searchRowBehind(const SearchCandidate& candidate, int rank);
+/// The same without its parts, for a narrow column: "best", "+22.1 ms (tie with #5)".
+std::string searchRowNet(const SearchCandidate& candidate, int rank);
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
 /// order; the search and its tests share this enumeration, not the scoring. It lists the
