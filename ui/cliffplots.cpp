@@ -183,11 +183,58 @@ BandwidthPlot::BandwidthPlot(QWidget* parent)
     plot()->legend->setWrap(2);
     for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis})
         plotstyle::useLog10Axis(axis);
+    connect(plot(), &QCustomPlot::afterLayout, this, &BandwidthPlot::placeLabels);
+}
+
+void BandwidthPlot::placeLabels()
+{
+    const QRectF area = plot()->axisRect()->rect();
+    const Qt::Alignment corners[] = {Qt::AlignLeft | Qt::AlignTop, Qt::AlignRight | Qt::AlignBottom,
+                                     Qt::AlignRight | Qt::AlignTop,
+                                     Qt::AlignLeft | Qt::AlignBottom};
+    std::vector<QRectF> placed;
+    for (const auto& [label, point] : m_labels) {
+        const QPointF at(plot()->xAxis->coordToPixel(point.x()),
+                         plot()->yAxis->coordToPixel(point.y()));
+        const QSizeF size = QFontMetricsF(label->font())
+                                .boundingRect(QRectF(), Qt::AlignLeft, label->text())
+                                .size();
+        // Each corner, then moved away from the point by up to two label heights, until the
+        // label is inside the axes and clear of the labels placed before it.
+        bool done = false;
+        QRectF chosen;
+        for (int shift = 0; shift <= 2 && !done; ++shift) {
+            for (Qt::Alignment corner : corners) {
+                const double dy = shift * size.height();
+                const bool below = corner & Qt::AlignTop;
+                const QPointF topLeft(corner & Qt::AlignRight ? at.x() - size.width() : at.x(),
+                                      below ? at.y() + dy : at.y() - size.height() - dy);
+                const QRectF rect(topLeft, size);
+                const bool free =
+                    area.contains(rect) &&
+                    std::none_of(placed.begin(), placed.end(),
+                                 [&](const QRectF& other) { return other.intersects(rect); });
+                if (!free && !chosen.isNull())
+                    continue;
+                chosen = rect;
+                label->setPositionAlignment(corner);
+                label->setTextAlignment(corner & Qt::AlignRight ? Qt::AlignRight : Qt::AlignLeft);
+                label->position->setPixelPosition(
+                    QPointF(at.x(), below ? at.y() + dy : at.y() - dy));
+                if (free) {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        placed.push_back(chosen);
+    }
 }
 
 void BandwidthPlot::setResults(const PlanResults& r)
 {
     clearPlottables();
+    m_labels.clear(); // removed with the plot's items
     int i = 0;
     double low = 1e300, high = 0;
     for (const SweepSeries& series : r.analysis.bandwidth) {
@@ -215,9 +262,11 @@ void BandwidthPlot::setResults(const PlanResults& r)
     std::vector<std::pair<QPointF, QStringList>> points;
     for (const SweepSeries& point : r.analysis.bandwidth_used) {
         const QPointF at(point.x.front(), point.y.front());
+        // Within a factor of 4 either way the labels would overlap on the log axes: one
+        // label, one line per collective.
         auto same = std::find_if(points.begin(), points.end(), [&](const auto& p) {
-            return std::fabs(p.first.x() / at.x() - 1) < 0.25 &&
-                   std::fabs(p.first.y() / at.y() - 1) < 0.25;
+            return std::fabs(std::log10(p.first.x() / at.x())) < 0.6 &&
+                   std::fabs(std::log10(p.first.y() / at.y())) < 0.6;
         });
         if (same == points.end())
             points.push_back({at, {QString::fromStdString(point.name)}});
@@ -226,6 +275,8 @@ void BandwidthPlot::setResults(const PlanResults& r)
         low = std::min(low, at.y());
         high = std::max(high, at.y());
     }
+    std::sort(points.begin(), points.end(),
+              [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
     for (const auto& [at, names] : points) {
         used->addData(at.x(), at.y());
         auto* label = new QCPItemText(plot());
@@ -235,8 +286,12 @@ void BandwidthPlot::setResults(const PlanResults& r)
         const bool right = at.x() > 3e8;
         label->setPositionAlignment(right ? (Qt::AlignRight | Qt::AlignBottom)
                                           : (Qt::AlignLeft | Qt::AlignTop));
-        const QString text = names.join(", ");
-        label->setText(right ? text + " " : " " + text);
+        QStringList lines;
+        for (const QString& name : names)
+            lines << " " + name + " ";
+        label->setText(lines.join("\n"));
+        label->setTextAlignment(right ? Qt::AlignRight : Qt::AlignLeft);
+        m_labels.emplace_back(label, at);
         label->setFont(QFont(QFont().family(), 8));
         label->setClipToAxisRect(true);
     }
@@ -255,7 +310,11 @@ void BandwidthPlot::setResults(const PlanResults& r)
              bytes *= 2)
             graph->addData(bytes, fit.busbwAt(bytes));
     }
-    plot()->xAxis->setRange(1e3, 1.6e10);
+    // Past the largest message this plan sends, so that its point and label are inside.
+    double largest = 1.6e10;
+    for (const auto& point : points)
+        largest = std::max(largest, point.first.x() * 4);
+    plot()->xAxis->setRange(1e3, largest);
     if (high > 0)
         plot()->yAxis->setRange(std::max(low / 2, 1e-3), high * 3);
     queueReplot();

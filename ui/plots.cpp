@@ -64,7 +64,7 @@ PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_t
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumSize(320, 220);
+    m_plot->setMinimumSize(320, 200);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->plotLayout()->insertRow(0);
     auto* titleElement =
@@ -99,7 +99,30 @@ PlotView::~PlotView() = default;
 
 void PlotView::queueReplot()
 {
+    fitLegendColumns();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// As many legend columns as the plot's own layout asks for, but no more than fit the widest
+// entry (its text, icon and padding), so that no entry is cut short in a narrow plot.
+void PlotView::fitLegendColumns()
+{
+    if (m_legendColumns == 0)
+        m_legendColumns = std::max(1, m_plot->legend->wrap());
+    QCPLegend* legend = m_plot->legend;
+    const QFontMetrics metrics(legend->font());
+    int widest = 100;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+            widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+    }
+    const int column = widest + legend->iconSize().width() + legend->iconTextPadding() +
+                       legend->columnSpacing() + 12;
+    const int columns = std::min(m_legendColumns, std::max(1, (width() - 20) / column));
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(legend->fillOrder(), true); // lays the entries out again
+    }
 }
 
 void PlotView::clearPlottables()
@@ -121,10 +144,7 @@ void PlotView::showEvent(QShowEvent* event)
 void PlotView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    // Legend columns of at least ~130 px, so that no entry is cut short in a narrow plot.
-    if (m_legendColumns == 0)
-        m_legendColumns = std::max(1, m_plot->legend->wrap());
-    m_plot->legend->setWrap(std::min(m_legendColumns, std::max(1, width() / 130)));
+    fitLegendColumns();
 }
 
 void PlotView::setEmptyText(const QString& text)

@@ -4,6 +4,7 @@
 #include "planevaluator.h"
 #include "search.h"
 
+#include <QPointF>
 #include <QStringList>
 #include <QWidget>
 
@@ -48,6 +49,7 @@ protected:
     void clearPlottables();
     void showEvent(QShowEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void fitLegendColumns();
 
 private:
     void showTooltip(QMouseEvent* event);
@@ -98,7 +100,12 @@ public:
     void setMeasured(const std::vector<AlphaBetaFit>& fits);
 
 private:
+    /// Moves each point's label to the first corner around its point where it overlaps no
+    /// earlier label and stays inside the axes (runs after every layout, in pixels).
+    void placeLabels();
+
     std::vector<AlphaBetaFit> m_measured;
+    std::vector<std::pair<QCPItemText*, QPointF>> m_labels; ///< with their point (plot coords)
 };
 
 /// Measured bus bandwidth as points arrive, with each series' fitted alpha-beta curve.
