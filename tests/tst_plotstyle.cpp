@@ -249,7 +249,10 @@ private slots:
 
         tabs->setCurrentWidget(window.searchPanel());
         auto* pinned = window.searchPanel()->findChild<CompareBreakdownPlot*>();
-        QVERIFY(pinned && pinned->isVisible());
+        auto* lower = window.searchPanel()->findChild<QTabWidget*>("searchLowerTabs");
+        QVERIFY(pinned && lower);
+        lower->setCurrentIndex(1); // "Pinned plans"
+        QVERIFY(pinned->isVisible());
         QTest::qWait(50);
         layOut(pinned);
         QVERIFY(!pinned->emptyText().isEmpty());

@@ -21,7 +21,9 @@ void MainWindow::showHeadline(const PlanResults& r, const QString& staleReason)
     };
     QString headline = "<table cellspacing='10'><tr>";
     for (const HeadlineFigure& figure : headlineFigures(r.plan, r.cost)) {
-        const QString value = QString::fromStdString(figure.value);
+        // One line each ("56.0% / 56.0%" wrapped in two at 1280x800).
+        const QString value =
+            QString::fromStdString(figure.value).toHtmlEscaped().replace(' ', "&nbsp;");
         QString colour =
             figure.key == "memory" ? (figure.warning ? "#c0392b" : "#1a7f37") : QString("#0b3c5d");
         if (stale)

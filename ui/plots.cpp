@@ -97,6 +97,11 @@ PlotView::PlotView(const QString& title, QWidget* parent) : QWidget(parent), m_t
 
 PlotView::~PlotView() = default;
 
+void PlotView::setMinimumPlotHeight(int height)
+{
+    m_plot->setMinimumHeight(height);
+}
+
 void PlotView::queueReplot()
 {
     fitLegendColumns();

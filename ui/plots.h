@@ -39,6 +39,8 @@ public:
     QString emptyText() const { return m_emptyText; }
     /// The fill of a bar series or the pen of a graph, as drawn; invalid when none has that name.
     QColor seriesColour(const QString& series) const;
+    /// The least height the plot keeps (200 px by default).
+    void setMinimumPlotHeight(int height);
     /// The axes' rectangle inside the plot, as last laid out.
     QRect axesRect() const;
 

@@ -14,11 +14,13 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QThread>
@@ -28,156 +30,6 @@
 #include <atomic>
 
 namespace paraplan::ui {
-
-QString layoutText(const ParallelLayout& p)
-{
-    return QString::fromStdString(paraplan::layoutLabel(p));
-}
-
-QString stageMemory(const StepCost& cost)
-{
-    QStringList totals;
-    for (const StageCost& stage : cost.stages)
-        totals << QString::number(units::toGiB(stage.total_bytes), 'f', 1);
-    if (totals.size() > 8) // long pipelines: first and last stages
-        totals = totals.mid(0, 4) + QStringList{"..."} + totals.mid(totals.size() - 3);
-    return totals.join(" / ");
-}
-
-// The column shows the net difference and the row's note; the selected row's parts are
-// spelled out under the table (m_why) and in the tooltip.
-QString behindCell(const SearchCandidate& c, int rank)
-{
-    return QString::fromStdString(searchRowNet(c, rank));
-}
-
-QString behindToolTip(const SearchCandidate& c, int rank)
-{
-    QStringList lines;
-    if (rank == 1) {
-        lines << QObject::tr("The first of the ranking: every other row is set against it.");
-    } else {
-        lines << QObject::tr("Step time minus the best's: %1%2. Its parts, which add up to it:")
-                     .arg(c.behind_s >= 0 ? "+" : "",
-                          QString::fromStdString(units::formatSeconds(c.behind_s)));
-        for (const BehindPart& part : c.behind)
-            lines << QString("  %1 %2%3")
-                         .arg(QString::fromStdString(part.label), part.seconds >= 0 ? "+" : "",
-                              QString::fromStdString(units::formatSeconds(part.seconds)));
-        if (c.tie_with > 0 && c.tie_with < rank)
-            lines << QObject::tr("A tie with #%1: scores within %2% of the group's fastest "
-                                 "rank by free memory (0.5 GiB steps), then the simpler layout.")
-                         .arg(c.tie_with)
-                         .arg(100 * kSearchTieTolerance, 0, 'f', 1);
-    }
-    if (c.folded > 0)
-        lines << QObject::tr("%n other layout(s) are the same plan and are folded into this row "
-                             "(ZeRO stages at a shard group of one rank, or settings that change "
-                             "neither step time nor memory).",
-                             nullptr, c.folded);
-    return lines.join("\n");
-}
-
-// --- the results model ---------------------------------------------------------------------
-
-void SearchResultsModel::setResult(const SearchResult& result, int gpus)
-{
-    beginResetModel();
-    m_candidates = result.top;
-    m_gpus = std::max(1, gpus);
-    endResetModel();
-}
-
-const SearchCandidate* SearchResultsModel::candidate(int row) const
-{
-    if (row < 0 || row >= static_cast<int>(m_candidates.size()))
-        return nullptr;
-    return &m_candidates[static_cast<size_t>(row)];
-}
-
-int SearchResultsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : static_cast<int>(m_candidates.size());
-}
-
-int SearchResultsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
-{
-    const SearchCandidate* c = candidate(index.row());
-    if (!c)
-        return {};
-    const double tokensPerGpu = c->tokens_per_s / m_gpus;
-    if (role == Qt::UserRole) { // sort key
-        switch (index.column()) {
-        case Rank:
-            return index.row();
-        case Layout:
-            return layoutText(c->layout);
-        case StepTime:
-            return c->step_time_s;
-        case Memory:
-            return c->memory_bytes;
-        case Mfu:
-            return c->cost.metrics.mfu;
-        case TokensPerGpu:
-            return tokensPerGpu;
-        case Behind:
-            return c->behind_s;
-        }
-    }
-    if (role == Qt::TextAlignmentRole)
-        return index.column() == Layout || index.column() == Behind
-                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ToolTipRole && index.column() == Behind)
-        return behindToolTip(*c, index.row() + 1);
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (index.column()) {
-    case Rank:
-        return index.row() + 1;
-    case Layout:
-        return layoutText(c->layout);
-    case StepTime:
-        return QString::fromStdString(units::formatSeconds(c->step_time_s));
-    case Memory:
-        return QString::number(units::toGiB(c->memory_bytes), 'f', 1);
-    case Mfu:
-        return QString("%1%").arg(100 * c->cost.metrics.mfu, 0, 'f', 1);
-    case TokensPerGpu:
-        return QString::number(tokensPerGpu, 'f', 0);
-    case Behind:
-        return behindCell(*c, index.row() + 1);
-    }
-    return {};
-}
-
-QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case Rank:
-        return tr("#");
-    case Layout:
-        return tr("Layout");
-    case StepTime:
-        return tr("Step time");
-    case Memory:
-        return tr("GiB/GPU");
-    case Mfu:
-        return tr("MFU");
-    case TokensPerGpu:
-        return tr("tokens/s/GPU");
-    case Behind:
-        return tr("Behind the best by");
-    }
-    return {};
-}
 
 // --- the panel -----------------------------------------------------------------------------
 
@@ -200,8 +52,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(left);
     split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
@@ -292,13 +144,10 @@ QWidget* SearchPanel::buildSearchSide()
     m_progress->setTextVisible(false);
     m_status = new QLabel(tr("Not searched yet."));
     m_status->setWordWrap(true);
-    m_rejects = new QLabel;
-    m_rejects->setWordWrap(true);
     m_why = new QLabel(tr("Select a candidate to see what puts it behind the best."));
     m_why->setObjectName("searchWhy");
     m_why->setWordWrap(true);
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_rejects->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* runRow = new QHBoxLayout;
     runRow->addWidget(m_run);
     runRow->addWidget(m_cancel);
@@ -343,7 +192,6 @@ QWidget* SearchPanel::buildSearchSide()
     leftLayout->addWidget(settings);
     leftLayout->addLayout(runRow);
     leftLayout->addWidget(m_status);
-    leftLayout->addWidget(m_rejects);
     leftLayout->addWidget(m_table, 1);
     leftLayout->addWidget(m_why);
     leftLayout->addLayout(tableButtons);
@@ -358,12 +206,22 @@ QWidget* SearchPanel::buildComparisonSide()
     m_compareTable->setObjectName("compareTable");
     m_compareTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_comparePlot = new CompareBreakdownPlot;
-    auto* right = new QSplitter(Qt::Horizontal);
-    right->setChildrenCollapsible(false);
-    right->addWidget(m_pareto);
-    right->addWidget(m_compareTable);
-    right->addWidget(m_comparePlot);
-    return right;
+    // Two pages, each across the tab's width: the plots need it for their legends at
+    // 1280x800 (three plots side by side left each a third, the legends piled up).
+    // A little lower than other plots: the Search tab fits a 1280x720 screen (1.5x scale).
+    m_pareto->setMinimumPlotHeight(185);
+    m_comparePlot->setMinimumPlotHeight(185);
+    auto* pinned = new QSplitter(Qt::Horizontal);
+    pinned->setChildrenCollapsible(false);
+    pinned->addWidget(m_compareTable);
+    pinned->addWidget(m_comparePlot);
+    pinned->setStretchFactor(0, 2);
+    pinned->setStretchFactor(1, 3);
+    m_lower = new QTabWidget;
+    m_lower->setObjectName("searchLowerTabs");
+    m_lower->addTab(m_pareto, tr("Memory against step time"));
+    m_lower->addTab(pinned, tr("Pinned plans"));
+    return m_lower;
 }
 
 void SearchPanel::connectControls()
@@ -395,14 +253,14 @@ void SearchPanel::connectControls()
         const QModelIndexList rows = m_table->selectionModel()->selectedRows();
         QString error;
         if (rows.isEmpty())
-            m_status->setText(tr("Select a candidate to pin."));
+            say(tr("Select a candidate to pin."));
         else if (!pin(rows.first().row(), &error))
-            m_status->setText(error);
+            say(error);
     });
     connect(m_pinCurrent, &QPushButton::clicked, this, [this] {
         QString error;
         if (!pin(-1, &error))
-            m_status->setText(error);
+            say(error);
     });
     connect(m_clearPins, &QPushButton::clicked, this, &SearchPanel::clearPins);
 }
@@ -446,8 +304,8 @@ void SearchPanel::start()
     if (m_thread)
         return;
     if (!m_latest) {
-        m_status->setText(tr("There is no valid plan to search from yet: fix the issues shown "
-                             "in the inputs first."));
+        say(tr("There is no valid plan to search from yet: fix the issues shown "
+               "in the inputs first."));
         return;
     }
     auto job = std::make_shared<Job>();
@@ -458,8 +316,7 @@ void SearchPanel::start()
     bool overBudget = false;
     const std::string problem = searchProblem(job->base, job->options, &overBudget);
     if (!problem.empty()) {
-        m_status->setText(
-            tr("Search not run: %1%2")
+        say(tr("Search not run: %1%2")
                 .arg(QString::fromStdString(problem),
                      overBudget ? tr("; narrow it with Largest TP or Micro-batch") : QString()));
         return;
@@ -473,7 +330,7 @@ void SearchPanel::start()
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);
     m_progress->setValue(0);
-    m_status->setText(tr("Searching..."));
+    say(tr("Searching..."));
     auto* timer = new QTimer(this);
     timer->setInterval(50);
     connect(timer, &QTimer::timeout, this,
@@ -503,12 +360,12 @@ void SearchPanel::finish()
     m_cancel->setEnabled(false);
     m_progress->setValue(1000);
     if (!job->result.ok) {
-        m_status->setText(tr("Search not run: %1").arg(QString::fromStdString(job->result.error)));
+        say(tr("Search not run: %1").arg(QString::fromStdString(job->result.error)));
         emit finished();
         return;
     }
     if (job->result.cancelled) {
-        m_status->setText(tr("Search cancelled; the previous results stay."));
+        say(tr("Search cancelled; the previous results stay."));
         m_progress->setValue(0);
         emit finished();
         return;
@@ -543,8 +400,8 @@ void SearchPanel::finish()
         rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);
     for (const auto& [rule, count] : m_result.constrained)
         rules << QString("%1 %2 (constraint)").arg(QString::fromStdString(rule)).arg(count);
-    m_rejects->setText(rules.isEmpty() ? QString()
-                                       : tr("Excluded by rule: %1").arg(rules.join(", ")));
+    if (!rules.isEmpty())
+        m_status->setText(m_status->text() + tr(" Excluded by rule: %1.").arg(rules.join(", ")));
     if (m_result.top.empty())
         m_status->setText(m_status->text() +
                           tr(" No layout fits: more GPUs, full recompute or a smaller batch."));
@@ -573,12 +430,45 @@ void SearchPanel::finish()
                           tr(" This plan's layout is not scored: %1.")
                               .arg(QString::fromStdString(m_result.given_problem)));
     }
+    showBriefStatus();
     emit finished();
+}
+
+// Three lines at most above the table: the counts and where this plan stands; the whole
+// account (settings, tie rule, this plan's parts) in the tooltip and statusText().
+void SearchPanel::showBriefStatus()
+{
+    const QString full = m_status->text();
+    QString brief = tr("%1 layouts in %2: %3 scored, %4 over memory, %5 invalid, %6 excluded "
+                       "(headroom), %7 folded as the same plan.")
+                        .arg(QLocale().toString(qlonglong(m_result.space)),
+                             QString::fromStdString(units::formatSeconds(m_result.seconds)),
+                             QLocale().toString(qlonglong(m_result.scored)),
+                             QLocale().toString(qlonglong(m_result.did_not_fit)),
+                             QLocale().toString(qlonglong(m_result.invalidCount())),
+                             QLocale().toString(qlonglong(m_result.excludedCount())),
+                             QLocale().toString(qlonglong(m_result.duplicates + m_result.folded)));
+    if (m_result.top.empty())
+        brief += tr(" No layout fits: more GPUs, full recompute or a smaller batch.");
+    else if (m_result.given_ok)
+        brief += tr(" This plan: rank %1, %2 behind the best.")
+                     .arg(m_result.given_rank)
+                     .arg(QString::fromStdString(units::formatSeconds(
+                         m_result.given.step_time_s - m_result.top.front().step_time_s)));
+    brief += tr(" (Hover for the whole account.)");
+    m_status->setText(brief);
+    m_status->setToolTip(full);
+}
+
+void SearchPanel::say(const QString& text)
+{
+    m_status->setToolTip(QString());
+    m_status->setText(text);
 }
 
 QString SearchPanel::statusText() const
 {
-    return m_status->text();
+    return m_status->toolTip().isEmpty() ? m_status->text() : m_status->toolTip();
 }
 
 bool SearchPanel::pin(int sortedRow, QString* error)
@@ -614,6 +504,7 @@ bool SearchPanel::pin(int sortedRow, QString* error)
     }
     m_pinned.push_back(plan);
     refreshComparison();
+    m_lower->setCurrentIndex(1); // show what was pinned
     return true;
 }
 

@@ -17,6 +17,7 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
 class QTableWidget;
 class QThread;
@@ -121,6 +122,8 @@ private:
     QWidget* buildComparisonSide();
     void connectControls();
     void finish();
+    void showBriefStatus();        ///< the counts above the table, the whole account in the tooltip
+    void say(const QString& text); ///< a status line of its own (no tooltip account)
     void refreshComparison();
     SearchOptions options() const;
 
@@ -145,8 +148,8 @@ private:
     QPushButton* m_clearPins;
     QProgressBar* m_progress;
     QLabel* m_status;
-    QLabel* m_rejects;
-    QLabel* m_why; ///< the selected row's "behind the best by", every part
+    QTabWidget* m_lower; ///< the Pareto plot, the pinned plans
+    QLabel* m_why;       ///< the selected row's "behind the best by", every part
     SearchResultsModel* m_model;
     QSortFilterProxyModel* m_sorted;
     QTableView* m_table;
