@@ -209,7 +209,8 @@ private slots:
         }
         QVERIFY(tie);
         QVERIFY(folded);
-        QVERIFY2(panel->statusText().contains("within 0.5% are a tie"),
+        QVERIFY2(panel->statusText().contains(
+                     "within 0.5% of the fastest layout not yet ranked are a tie"),
                  qPrintable(panel->statusText()));
     }
 
@@ -225,12 +226,21 @@ private slots:
         auto* reserve = panel->findChild<QDoubleSpinBox*>("searchReserve");
         QVERIFY(headroom && reserve);
         QCOMPARE(headroom->value(), 5.0);
-        QCOMPARE(reserve->value(), 1.43);
+        QCOMPARE(reserve->value(), 1469.0); // MiB, the CLI's default to the byte
+        QCOMPARE(reserve->value() * units::kMiB, kDefaultSearchReserveBytes);
         QVERIFY(reserve->toolTip().contains("#34323") && reserve->toolTip().contains("#964"));
         QSignalSpy finished(panel, &SearchPanel::finished);
         panel->start();
         QVERIFY(finished.wait(20000));
         const SearchResult kept = panel->result();
+        // The counts shown add up to the space, as the CLI's do.
+        QCOMPARE(kept.scored + kept.did_not_fit + kept.invalidCount() + kept.excludedCount() +
+                     kept.duplicates,
+                 kept.space);
+        QVERIFY2(panel->findChild<QLabel*>("searchStatus")
+                     ->text()
+                     .contains(QLocale().toString(qlonglong(kept.duplicates)) + " the same plan"),
+                 qPrintable(panel->statusText()));
         QVERIFY(kept.constrained.count("headroom") && kept.constrained.at("headroom") > 0);
         for (const SearchCandidate& c : kept.top)
             QVERIFY(c.cost.hbm_bytes - c.memory_bytes >=

@@ -95,12 +95,14 @@ QGroupBox* SearchPanel::buildSettings()
     form->addRow(tr("Memory headroom"), m_headroom);
     // The rest in a second column: the settings stay four rows high.
     auto* more = new QFormLayout;
+    // In MiB, whole: the default 1469 MiB shown in GiB to two places (1.43) was searched as
+    // 1.43 GiB, 5 MiB less than the CLI's default.
     m_reserve = new QDoubleSpinBox;
     m_reserve->setObjectName("searchReserve");
-    m_reserve->setRange(0, 1024);
-    m_reserve->setSuffix(" GiB");
-    m_reserve->setDecimals(2);
-    m_reserve->setValue(units::toGiB(kDefaultSearchReserveBytes));
+    m_reserve->setRange(0, 1024 * 1024);
+    m_reserve->setSuffix(" MiB");
+    m_reserve->setDecimals(0);
+    m_reserve->setValue(kDefaultSearchReserveBytes / units::kMiB);
     m_reserve->setToolTip(tr("Memory the engine does not count, kept free on every GPU: a CUDA "
                              "context, 781 MiB after PyTorch's first CUDA tensor (nvidia-smi, "
                              "PyTorch issue #34323), and one NCCL communicator's buffers, "
@@ -143,6 +145,7 @@ QWidget* SearchPanel::buildSearchSide()
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
     m_status = new QLabel(tr("Not searched yet."));
+    m_status->setObjectName("searchStatus");
     m_status->setWordWrap(true);
     m_why = new QLabel(tr("Select a candidate to see what puts it behind the best."));
     m_why->setObjectName("searchWhy");
@@ -287,7 +290,7 @@ SearchOptions SearchPanel::options() const
     o.constraints.max_tp = m_maxTp->value();
     o.constraints.pp_across_nodes = m_ppAcrossNodes->isChecked();
     o.constraints.min_headroom = m_headroom->value() / 100.0;
-    o.constraints.reserve_bytes = m_reserve->value() * units::kGiB;
+    o.constraints.reserve_bytes = m_reserve->value() * units::kMiB;
     o.constraints.fixed_micro_batch = m_microBatch->value();
     o.top = m_top->value();
     o.threads = m_threads->value();
@@ -379,8 +382,9 @@ void SearchPanel::finish()
     m_status->setText(
         tr("%1 layouts of %2 on %3 GPUs (global batch %4) in %5: %6 scored, %7 over memory, "
            "%8 invalid, %9 excluded by constraints (headroom: %11% of HBM + %12 GiB). "
-           "Objective: %10; step times within %13% are a tie, ranked by free memory, then the "
-           "simpler layout; %14 same-plan layouts folded.")
+           "Objective: %10; step times within %13% of the fastest layout not yet ranked are a "
+           "tie, ranked by free memory, then the simpler layout; %14 the same plan as their "
+           "ZeRO-0 twin (not scored), %15 more folded into identical rows.")
             .arg(m_result.space)
             .arg(QString::fromStdString(job->base.model.name))
             .arg(gpus)
@@ -394,7 +398,8 @@ void SearchPanel::finish()
             .arg(100 * job->options.constraints.min_headroom, 0, 'g', 3)
             .arg(units::toGiB(job->options.constraints.reserve_bytes), 0, 'f', 2)
             .arg(100 * kSearchTieTolerance, 0, 'g', 2)
-            .arg(m_result.duplicates + m_result.folded));
+            .arg(m_result.duplicates)
+            .arg(m_result.folded));
     QStringList rules;
     for (const auto& [rule, count] : m_result.rejected)
         rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);
@@ -440,14 +445,14 @@ void SearchPanel::showBriefStatus()
 {
     const QString full = m_status->text();
     QString brief = tr("%1 layouts in %2: %3 scored, %4 over memory, %5 invalid, %6 excluded "
-                       "(headroom), %7 folded as the same plan.")
+                       "(headroom), %7 the same plan as their ZeRO-0 twin.")
                         .arg(QLocale().toString(qlonglong(m_result.space)),
                              QString::fromStdString(units::formatSeconds(m_result.seconds)),
                              QLocale().toString(qlonglong(m_result.scored)),
                              QLocale().toString(qlonglong(m_result.did_not_fit)),
                              QLocale().toString(qlonglong(m_result.invalidCount())),
                              QLocale().toString(qlonglong(m_result.excludedCount())),
-                             QLocale().toString(qlonglong(m_result.duplicates + m_result.folded)));
+                             QLocale().toString(qlonglong(m_result.duplicates)));
     if (m_result.top.empty())
         brief += tr(" No layout fits: more GPUs, full recompute or a smaller batch.");
     else if (m_result.given_ok)

@@ -245,7 +245,8 @@ Options searchOptions()
                                    " (default step-time).")),
         valueOption("--top", "N",
                     "How many layouts to list (default 10). Ranking: by the objective; scores "
-                    "within 0.5% are a tie, ranked by free memory (0.5 GiB steps), then the "
+                    "within 0.5% of the fastest layout not yet ranked are a tie, ranked by free "
+                    "memory (0.5 GiB steps), then the "
                     "simpler layout (fewer parallel dimensions, smaller TP/PP, no interleave, "
                     "lower ZeRO, less recompute). Layouts that are the same plan fold into one "
                     "row. Each row: its step time minus the best's, then the components that "
