@@ -115,6 +115,28 @@ private slots:
         QVERIFY(cost.metrics.mfu > 0.2 && cost.metrics.mfu < 0.8);
     }
 
+    // The two-rack example sets 8 nodes per rack where the DGX H100 preset's source gives 32:
+    // the source shown says so rather than contradict the plan; the GPT-3 example keeps the
+    // preset's rack and shows the source as it is.
+    void clusterSourceSaysWhenThePlanSetsTheRackSize()
+    {
+        const QString examples = PARAPLAN_SOURCE_DIR "/resources/examples/";
+        Plan racks, gpt3;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan((examples + "llama3-70b-two-racks.json").toStdString(), &racks, &errors,
+                         HardwareCatalog::bundled()));
+        QVERIFY(loadPlan((examples + "gpt3-175b-dgx-a100.json").toStdString(), &gpt3, &errors,
+                         HardwareCatalog::bundled()));
+        const std::string shown = clusterSource(racks.cluster);
+        QVERIFY2(shown.find("here 8 nodes per rack, a plan entry, in place of the source's 32") !=
+                     std::string::npos,
+                 shown.c_str());
+        QCOMPARE(clusterSource(gpt3.cluster), gpt3.cluster.source);
+        // An edit in the window (the rack size alone) says so too.
+        gpt3.cluster.network.nodes_per_rack = 4;
+        QVERIFY(clusterSource(gpt3.cluster).find("here 4 nodes per rack") != std::string::npos);
+    }
+
     void readsEveryField()
     {
         Plan plan;

@@ -564,7 +564,7 @@ void InputPanel::syncFromPlan()
                                   .arg(c.gpusPerNode())
                                   .arg(c.totalGpus())
                                   .arg(gpu ? QString::fromStdString(gpu->name) : QString())
-                                  .arg(QString::fromStdString(c.source)));
+                                  .arg(QString::fromStdString(clusterSource(c))));
 
     const ParallelLayout& p = plan.parallel;
     showValue(m_tp, p.tp);

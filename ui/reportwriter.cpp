@@ -345,7 +345,7 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
     }
     const NodeSpec& n = plan.cluster.node;
     rows.append({"Cluster " + QString::fromStdString(plan.cluster.name), "", "preset or file",
-                 QString::fromStdString(plan.cluster.source)});
+                 QString::fromStdString(clusterSource(plan.cluster))});
     if (!plan.cluster.is_torus) {
         if (n.fabric != NodeFabric::PCIe)
             rows.append(

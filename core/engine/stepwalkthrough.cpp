@@ -126,8 +126,8 @@ void Walk::planInputs() const
                        std::to_string(m.ffn_hidden) + ", V = " + std::to_string(m.vocab) + " (" +
                        (m.source.empty() ? "user entry" : m.source) + ")");
     d.inputs.push_back("cluster: " + plan.cluster.name + ", " +
-                       std::to_string(plan.cluster.totalGpus()) + " GPUs (" + plan.cluster.source +
-                       ")");
+                       std::to_string(plan.cluster.totalGpus()) + " GPUs (" +
+                       clusterSource(plan.cluster) + ")");
     d.inputs.push_back("batch: B = " + std::to_string(p.global_batch) +
                        " sequences of s = " + std::to_string(t.seq_len) +
                        " tokens, micro-batch b = " + std::to_string(p.micro_batch) +

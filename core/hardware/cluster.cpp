@@ -149,6 +149,20 @@ void ClusterChecks::nvlink()
 
 } // namespace
 
+std::string clusterSource(const ClusterSpec& cluster)
+{
+    const int given = cluster.network.source_nodes_per_rack;
+    const int here = cluster.network.nodes_per_rack;
+    if (cluster.is_torus || given < 0 || given == here)
+        return cluster.source;
+    auto racks = [](int n) {
+        return n == 0 ? std::string("one rack for every node")
+                      : std::to_string(n) + " nodes per rack";
+    };
+    return cluster.source + "; here " + racks(here) + ", a plan entry, in place of the source's " +
+           (given == 0 ? std::string("one rack") : std::to_string(given));
+}
+
 std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
 {
     std::vector<std::string> problems;

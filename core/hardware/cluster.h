@@ -70,6 +70,9 @@ struct NodeSpec
 struct NetworkSpec
 {
     int nodes_per_rack = 0; ///< 0: every node in one rack
+    /// The rack size the cluster's source (preset or file) gives; -1 when it gives none. When
+    /// the plan sets another, clusterSource() says so.
+    int source_nodes_per_rack = -1;
     Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
     bool sharp = false; ///< in-network reduction (InfiniBand SHARP) on the switches
 };
@@ -117,6 +120,10 @@ struct ClusterSpec
     int gpusPerNode() const { return is_torus ? 1 : node.gpus; }
     long long totalGpus() const { return static_cast<long long>(nodes) * gpusPerNode(); }
 };
+
+/// The cluster's source as shown to users, with the rack size the plan sets when it differs
+/// from the one the source gives ("...; here 8 nodes per rack, a plan entry, in place of 32").
+std::string clusterSource(const ClusterSpec& cluster);
 
 /// Checks a cluster for values the model cannot use; returns one message per problem.
 std::vector<std::string> validateCluster(const ClusterSpec& cluster,

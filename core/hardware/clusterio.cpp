@@ -286,7 +286,10 @@ void ClusterParser::applyNetwork(const QJsonObject& network, NetworkSpec* spec, 
     if (checkKeys)
         m_reader.checkKeys(network, "network",
                            {"nodes_per_rack", "spine_oversubscription", "sharp"});
-    m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack);
+    // The rack size of the preset's own source (a plan's knob beside "nodes" overrides it).
+    if (m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack) &&
+        checkKeys && m_origin == Origin::Preset)
+        spec->source_nodes_per_rack = spec->nodes_per_rack;
     double ratio = 0;
     if (m_reader.number(network, "spine_oversubscription", "network", &ratio))
         spec->spine_oversubscription = {ratio, m_origin, m_label};
