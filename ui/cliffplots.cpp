@@ -58,7 +58,7 @@ QCPItemText* addBoundary(QCustomPlot* plot, double x, const QString& text)
     label->setObjectName("boundary label");
     label->setText(text);
     label->setFont(QFont(QFont().family(), 8, QFont::Bold));
-    label->setColor(pen.color().darker(120));
+    label->setColor(pen.color());
     label->setTextAlignment(Qt::AlignRight);
     label->position->setTypeX(QCPItemPosition::ptPlotCoords);
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);

@@ -41,6 +41,9 @@ void styleAxes(QCustomPlot* plot)
     for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->yAxis2}) {
         axis->setLabelFont(QFont(QFont().family(), 9));
         axis->setTickLabelFont(QFont(QFont().family(), 8));
+        // No solid line at zero: on a category axis (pipeline stage 0) it read as a stray
+        // line above the first bar; the axes themselves mark zero.
+        axis->grid()->setZeroLinePen(Qt::NoPen);
     }
 }
 

@@ -66,7 +66,9 @@ QColor componentColour(const QString& key)
 
 QPen boundaryPen()
 {
-    return QPen(okabeito::kVermillion, 1.5, Qt::SolidLine);
+    // Dark grey: apart from the dotted light-grey grid and from every data colour (vermillion
+    // is DP comm's).
+    return QPen(QColor(0x44, 0x44, 0x44), 1.5, Qt::SolidLine);
 }
 
 void useLog10Axis(QCPAxis* axis)

@@ -22,7 +22,8 @@ QColor colour(int i);
 /// drawn in one plot share a colour. An unknown key gets a mid grey.
 QColor componentColour(const QString& key);
 
-/// The pen of a node or rack boundary: solid and coloured, unlike the dotted grey grid.
+/// The pen of a node or rack boundary: solid dark grey, unlike the dotted light-grey grid and
+/// unlike any series colour.
 QPen boundaryPen();
 
 /// A log-10 axis of powers of ten written as 1e3, 1e6... (message sizes, bandwidths).

@@ -492,10 +492,13 @@ void TopologyEditor::updateStatus()
         text = tr("<span style='color:#c0392b'>Not a cluster Paraplan can model: %1</span>")
                    .arg(error.toHtmlEscaped());
     } else {
-        text = tr("%1 racks, %2 nodes, %3 GPUs.")
-                   .arg(g.is_torus ? 0 : g.racks.size())
-                   .arg(g.is_torus ? 0 : g.nodes.size())
-                   .arg(g.gpuCount());
+        const auto count = [](qsizetype n, const QString& one, const QString& many) {
+            return QString("%1 %2").arg(n).arg(n == 1 ? one : many);
+        };
+        text = tr("%1, %2, %3.")
+                   .arg(count(g.is_torus ? 0 : g.racks.size(), tr("rack"), tr("racks")),
+                        count(g.is_torus ? 0 : g.nodes.size(), tr("node"), tr("nodes")),
+                        count(g.gpuCount(), tr("GPU"), tr("GPUs")));
     }
     // A large cluster is drawn in part (rebuildScene); the line says how much.
     if (!g.is_torus && m_drawnNodes < static_cast<long long>(g.nodes.size()))
