@@ -11,6 +11,7 @@
 #include "testdata.h"
 
 #include <QFile>
+#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -239,11 +240,21 @@ private slots:
         QVERIFY2(warning.contains("Measured on NVIDIA H200, the plan uses NVIDIA H100 SXM5 80GB: "
                                   "applying replaces H100 figures with H200 measurements"),
                  qPrintable(warning));
+        // Another GPU model's figures start unticked: Apply alone applies nothing.
+        auto* list = panel.findChild<QListWidget*>();
+        QVERIFY(list && list->count() > 0);
+        for (int i = 0; i < list->count(); ++i)
+            QCOMPARE(list->item(i)->checkState(), Qt::Unchecked);
         QStringList asked;
         panel.setConfirmer([&asked](const QString& text) {
             asked << text;
             return false;
         });
+        panel.applySelected();
+        QCOMPARE(asked.size(), 0);
+        QCOMPARE(apply.count(), 0);
+        for (int i = 0; i < list->count(); ++i)
+            list->item(i)->setCheckState(Qt::Checked);
         panel.applySelected();
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked.front(), warning);

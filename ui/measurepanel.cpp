@@ -400,7 +400,8 @@ void MeasurePanel::refreshProposals()
                                              .arg(QString::fromStdString(f.why)),
                                          m_proposalList);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Checked);
+        // Measured on another GPU model: nothing is ticked, the user ticks what to take.
+        item->setCheckState(mismatch.isEmpty() ? Qt::Checked : Qt::Unchecked);
     }
 }
 
