@@ -217,6 +217,11 @@ QWidget* MainWindow::buildMemoryTab()
     m_memoryModel = new MemoryModel(this);
     m_memoryTable = makeTable(m_memoryModel, memoryTab);
     m_memoryTable->setObjectName("memoryTable");
+    // The total and whether it fits next to the stage, where they are seen at 1280x800; the
+    // parts follow.
+    QHeaderView* memoryHeader = m_memoryTable->horizontalHeader();
+    memoryHeader->moveSection(MemoryModel::Total, MemoryModel::Weights);
+    memoryHeader->moveSection(MemoryModel::Fits, MemoryModel::Weights + 1);
     memoryTab->addWidget(m_plots.memory);
     memoryTab->addWidget(m_memoryTable);
     memoryTab->setStretchFactor(0, 3);

@@ -235,7 +235,7 @@ void MeasurePanel::showNoGpu(bool probeMissing, const QString& detail)
     m_cancel->setEnabled(false);
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
-    m_progress->setFormat(tr("done: no GPU here"));
+    m_progress->setFormat(tr("no GPU"));
     const QString probe = MeasurementRunner::probePath().toHtmlEscaped();
     QString looked;
     if (probeMissing) {
