@@ -4,6 +4,7 @@
 #include "calibration.h"
 #include "clusterio.h"
 #include "modelio.h"
+#include "planio.h"
 #include "stepmodel.h"
 #include "testplans.h"
 
@@ -52,6 +53,33 @@ class TestStepModel : public QObject
     Q_OBJECT
 
 private slots:
+    // The step waits for the slowest stage's DP sync: the DP collectives reported (the Step
+    // time table, the derivation) are that stage's, so their exposed times add up to the
+    // breakdown's DP term. On the two-rack example stage 1's sync is slower than the critical
+    // stage's (the table showed 84 ms against the breakdown's 139 ms).
+    void dpCollectivesAddUpToTheStepsDpTerm()
+    {
+        for (const char* name :
+             {"llama3-70b-two-racks.json", "llama3-70b-dgx-h100.json", "gpt3-175b-dgx-a100.json"}) {
+            Plan plan;
+            std::vector<std::string> errors;
+            QVERIFY(loadPlan(std::string(PARAPLAN_SOURCE_DIR "/resources/examples/") + name, &plan,
+                             &errors, HardwareCatalog::bundled()));
+            const StepCost cost =
+                StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
+            QVERIFY(cost.ok);
+            double dp = 0;
+            for (const CollectiveCost& c : cost.collectives)
+                if (c.group == "dp")
+                    dp += c.exposed_s;
+            QVERIFY2(std::fabs(dp - cost.breakdown.dp_comm_exposed_s) <= 1e-9 * cost.step_time_s,
+                     qPrintable(QString("%1: table %2 s, breakdown %3 s")
+                                    .arg(name)
+                                    .arg(dp)
+                                    .arg(cost.breakdown.dp_comm_exposed_s)));
+        }
+    }
+
     void calibrationMeetsTheTarget()
     {
         CalibrationReport report;

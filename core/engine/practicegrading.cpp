@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 namespace paraplan {
 namespace {
@@ -204,7 +205,10 @@ PracticeVerdict gradePracticeAnswer(const PracticeQuestion& q, std::string_view 
                  practiceExpectedText(q);
     } else {
         v.grade = PracticeGrade::Off;
-        v.text = "off by " + formatNumber(v.factor, 2) + "x (" +
+        // One decimal below 10 ("2.0x", "7.4x"), whole above, whatever the last bits are.
+        char factor[32];
+        std::snprintf(factor, sizeof factor, v.factor < 10 ? "%.1f" : "%.0f", v.factor);
+        v.text = "off by " + std::string(factor) + "x (" +
                  (*value > expected ? "too high" : "too low") + "): " + against;
     }
     return v;

@@ -248,14 +248,13 @@ void Evaluation::dataParallel()
     const double commShare = fig.comm_sm_share.value;
     const double reduceBytes = as.grad_reduce_bytes;
     if (dpRanks > 1) {
-        double worst = 0;
         CollectiveCost reduce;
         CollectiveCost gather;
         CollectiveCost replicate;
         const bool perLayer = p.zero >= 3;
-        for (int i = 0; i < p.pp; ++i) {
+        // One stage's sync, exposed; `report` fills the collectives and the links' load.
+        auto stageSync = [&](int i, bool report) {
             const StageCost& st = cost.stages[static_cast<size_t>(i)];
-            const bool report = i == cost.critical_stage;
             double exposed = 0;
             double overlapped = 0;
             if (perLayer)
@@ -302,12 +301,21 @@ void Evaluation::dataParallel()
                     reduce.exposed_s += sm;
                 }
             }
-            worst = std::max(worst, exposed);
-            if (report)
-                b.dp_comm_exposed_s = exposed;
+            return exposed;
+        };
+        // The step waits for the slowest stage's sync: that stage's collectives are the ones
+        // reported, so the table's exposed times add up to the step's DP term (the critical
+        // stage's when no stage is slower).
+        int slowest = cost.critical_stage;
+        double worst = stageSync(slowest, false);
+        for (int i = 0; i < p.pp; ++i) {
+            const double exposed = i == cost.critical_stage ? worst : stageSync(i, false);
+            if (exposed > worst) {
+                worst = exposed;
+                slowest = i;
+            }
         }
-        // The step waits for the slowest stage's sync.
-        b.dp_comm_exposed_s = std::max(b.dp_comm_exposed_s, worst);
+        b.dp_comm_exposed_s = stageSync(slowest, true);
         cost.collectives.push_back(reduce);
         if (p.zero >= 1)
             cost.collectives.push_back(gather);
