@@ -70,7 +70,9 @@ struct NodeSpec
 struct NetworkSpec
 {
     int nodes_per_rack = 0; ///< 0: every node in one rack
-    Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
+    Sourced spine_oversubscription{1.0, Origin::Preset,
+                                   "Paraplan's default: a non-blocking fat tree (1:1) "
+                                   "(docs/engine.md, 'Assumed figures')"};
     bool sharp = false; ///< in-network reduction (InfiniBand SHARP) on the switches
 };
 
