@@ -138,6 +138,26 @@ private slots:
         QCOMPARE(cluster.node.nvlinkLinksPerGpu(), 18);
     }
 
+    // A figure no document gives is labelled an assumption where it is used, and the presets'
+    // spine ratio names where it comes from rather than the preset's id.
+    void assumedLinkFiguresKeepTheirOrigin()
+    {
+        const HardwareCatalog& catalog = HardwareCatalog::bundled();
+        QCOMPARE(catalog.interconnect("ici-v4")->origin, Origin::Assumption);
+        QCOMPARE(catalog.interconnect("ib-hdr")->achievable_origin, Origin::Assumption);
+        QCOMPARE(catalog.interconnect("ib-ndr")->achievable_origin, Origin::Preset);
+        ClusterSpec a100;
+        ClusterSpec tpu;
+        std::string error;
+        QVERIFY(clusterFromPreset("dgx-a100", {}, &a100, &error, catalog));
+        QVERIFY(clusterFromPreset("tpu-v4-pod", {}, &tpu, &error, catalog));
+        QCOMPARE(a100.node.nic_efficiency.origin, Origin::Assumption);
+        QCOMPARE(tpu.torus.link_GBps.origin, Origin::Assumption);
+        const std::string& spine = a100.network.spine_oversubscription.source;
+        QVERIFY2(spine.find("non-blocking fat tree") != std::string::npos, spine.c_str());
+        QVERIFY2(spine.find("preset ") == std::string::npos, spine.c_str());
+    }
+
     void torusDimensions_data()
     {
         QTest::addColumn<int>("chips");

@@ -208,6 +208,13 @@ private slots:
                                            .arg(i + 1)
                                            .arg(results->cost.collectives[i].group)),
                          qPrintable(QString("%1: collective %2").arg(example).arg(i + 1)));
+            // The provenance table shows the HBM fraction once (the GPU's and the plan's are the
+            // same figure), and the spine ratio's source is a document, not a preset's id.
+            const QString provenance = all.mid(all.lastIndexOf("Assumptions and provenance"));
+            static const QRegularExpression hbmRow("^\\s*(GPU )?HBM (achievable|fraction)\\b",
+                                                   QRegularExpression::MultilineOption);
+            QCOMPARE(provenance.count(hbmRow), 1);
+            QVERIFY2(!flat.contains(QRegularExpression("\\bpreset [a-z0-9]+-")), example);
             QVERIFY(flat.contains("Bus bandwidth"));
             QVERIFY(flat.contains("Symbols"));
             QVERIFY(flat.contains("Time to train"));

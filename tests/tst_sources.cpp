@@ -37,12 +37,34 @@ const QStringList kPublicUpstreamMarkdown = {"nccl-tests doc/PERFORMANCE.md"};
 // Returns the problem, or an empty string. `paths`: check Markdown paths too.
 QString forbiddenIn(const QString& text, bool paths = true)
 {
-    static const QStringList phrases = {
-        "shared/",     "reference/",           "our notes", "our references", "our sources",
-        "our presets", "as commonly reported", "the seed",  "planner-models"};
+    // Vague attributions a reader cannot look up: no document, no author, no year.
+    static const QStringList phrases = {"shared/",         "reference/",     "our notes",
+                                        "our references",  "our sources",    "our presets",
+                                        "the seed",        "planner-models", "commonly reported",
+                                        "commonly quoted", "commonly cited", "widely quoted",
+                                        "widely reported", "often quoted",   "reference table",
+                                        "pyptx docs",      "well known",     "well-known"};
     for (const QString& phrase : phrases)
         if (text.contains(phrase, Qt::CaseInsensitive))
             return "names '" + phrase + "'";
+    // A datasheet named by its product ("NVIDIA H100 Tensor Core GPU datasheet", "A100 PCIe
+    // datasheet") gives its year: "datasheet (2022)". "the datasheet's" refers back to one.
+    static const QRegularExpression datasheet("\\b[A-Z0-9][A-Za-z0-9-]*\\s+datasheet\\b(?!'s)");
+    static const QRegularExpression year("^\\s*\\((?:19|20)\\d\\d\\b");
+    for (auto it = datasheet.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        if (!year.match(text.mid(match.capturedEnd())).hasMatch())
+            return "names '" + match.captured(0) + "' without its year";
+    }
+    // The origin label and the source saying it again: "assumption: A100: assumed: ...".
+    static const QRegularExpression doubled("\\bassumption: (?:[^:;]*: )?assumed\\b",
+                                            QRegularExpression::CaseInsensitiveOption);
+    if (text.contains(doubled))
+        return "labels an assumption twice";
+    // A bare number "of" a rate: "about 1.6 of the datasheet's 2.039 TB/s" lacks its unit.
+    static const QRegularExpression unitless("\\babout \\d+(?:\\.\\d+)? of [^,;]*\\d TB/s");
+    if (text.contains(unitless))
+        return "gives a rate without its unit";
     // A random-number seed (practice's --seed option) is not a reference to a note.
     static const QRegularExpression randomSeed("--seed\\b|the same seed gives",
                                                QRegularExpression::CaseInsensitiveOption);
@@ -249,6 +271,21 @@ private slots:
         QVERIFY(forbiddenIn("--seed N: the same seed gives the same order").isEmpty());
         QVERIFY(!forbiddenIn("~24 GB/s (ib_write_bw, as commonly reported)").isEmpty());
         QVERIFY(!forbiddenIn("no figure in our references").isEmpty());
+        QVERIFY(!forbiddenIn("~340 GB/s, the figure commonly quoted for TPU v4").isEmpty());
+        QVERIFY(!forbiddenIn("reference table gives ~2250 bf16 and 180-192 GB").isEmpty());
+        QVERIFY(!forbiddenIn("B200 8192^3: 1610 of 1745, pyptx docs").isEmpty());
+        // Datasheets give their year; a reference back to "the datasheet" needs none.
+        QVERIFY(!forbiddenIn("NVIDIA H100 Tensor Core GPU datasheet, SXM column").isEmpty());
+        QVERIFY(!forbiddenIn("NVIDIA A100 PCIe datasheet: NVLink Bridge").isEmpty());
+        QVERIFY(!forbiddenIn("NVIDIA A100 datasheet (2021); H200 datasheet").isEmpty());
+        QVERIFY(forbiddenIn("NVIDIA H100 Tensor Core GPU datasheet (2022), SXM column").isEmpty());
+        QVERIFY(forbiddenIn("about 1.6 TB/s of the datasheet's 2.039 TB/s").isEmpty());
+        QVERIFY(forbiddenIn("P = datasheet peak / slowest-GPU factor").isEmpty());
+        // The origin said twice, a rate without its unit.
+        QVERIFY(!forbiddenIn("assumption: NVIDIA A100 80GB: assumed: a copy").isEmpty());
+        QVERIFY(!forbiddenIn("assumption: assumed equal to NDR's").isEmpty());
+        QVERIFY(forbiddenIn("assumption: NVIDIA A100 80GB: a copy taken to reach").isEmpty());
+        QVERIFY(!forbiddenIn("at about 1.6 of the datasheet's 2.039 TB/s").isEmpty());
         QVERIFY(!forbiddenIn("docs/nonexistent.md").isEmpty());
         QVERIFY(!forbiddenIn("(docs/engine.md, 'A section it lacks')").isEmpty());
         QVERIFY(forbiddenIn("DeepSeek-V2 (arXiv:2405.04434)").isEmpty());

@@ -341,7 +341,6 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
                          .arg(gpu->peakTflops(plan.training.dtype))
                          .arg(dtypeName(plan.training.dtype)),
                      "preset", QString::fromStdString(gpu->source)});
-        rows.append(provenanceRow("GPU HBM achievable fraction", gpu->hbm_achievable_fraction));
     }
     const NodeSpec& n = plan.cluster.node;
     rows.append({"Cluster " + QString::fromStdString(plan.cluster.name), "", "preset or file",
@@ -367,7 +366,8 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
     }
     const EngineFigures& f = plan.figures;
     rows.append(provenanceRow("GEMM share of dense peak (large shapes)", f.gemm_peak_fraction));
-    rows.append(provenanceRow("HBM fraction", f.hbm_fraction));
+    // The GPU preset's HBM fraction, or the plan's override or measurement: shown once.
+    rows.append(provenanceRow("HBM achievable fraction", f.hbm_fraction));
     const AttentionKernel attention = cost.assumptions.attention;
     if (attention != AttentionKernel::Unfused) {
         rows.append(provenanceRow(

@@ -173,10 +173,10 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
                 const InterconnectSpec* nic = HardwareCatalog::bundled().interconnect(id);
                 for (TopoNode& n : graph.nodes) {
                     n.spec.nic_id = id;
-                    n.spec.nic_GBps = {nic->per_direction_GBps, Origin::Preset,
+                    n.spec.nic_GBps = {nic->per_direction_GBps, nic->origin,
                                        nic->name + " (" + nic->source + ")"};
                     if (nic->achievable_fraction > 0)
-                        n.spec.nic_efficiency = {nic->achievable_fraction, Origin::Preset,
+                        n.spec.nic_efficiency = {nic->achievable_fraction, nic->achievable_origin,
                                                  nic->achievable_source};
                 }
             });

@@ -34,14 +34,22 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     if (k.gemm_tflops > 0 && peak > 0) {
         // The published figure is the best over a search of shapes; one fixed large shape
         // reaches 92-95% of it: A100 8192^3 258 of 271 TFLOP/s (H. He 2024, "Strangely,
-        // Matrix Multiplications on GPUs Run Faster When Given 'Predictable' Data"), B200
-        // 8192^3 1610 and 4096x8192x8192 1652 of 1745 (pyptx documentation, Performance).
+        // Matrix Multiplications on GPUs Run Faster When Given 'Predictable' Data",
+        // thonking.ai/p/strangely-matrix-multiplications), B200 8192^3 1610 and
+        // 4096x8192x8192 1652 of 1745 (pyptx documentation, "Performance", Blackwell GEMM
+        // table, cuBLAS column, pyptx.dev/performance).
         const double typical = 0.94;
         f.gemm_peak_fraction = {k.gemm_tflops / peak * typical, k.gemm_origin,
                                 k.gemm_source + "; x 0.94: a fixed large shape reaches 92-95% "
                                                 "of the best shape a search finds (A100 "
-                                                "8192^3: 258 of 271 TFLOP/s, H. He 2024; B200 "
-                                                "8192^3: 1610 of 1745, pyptx docs)"};
+                                                "8192^3: 258 of 271 TFLOP/s, Horace He 2024, "
+                                                "'Strangely, Matrix Multiplications on GPUs "
+                                                "Run Faster When Given \"Predictable\" "
+                                                "Data', thonking.ai/p/strangely-matrix-"
+                                                "multiplications; B200 8192^3: cuBLAS 1610 of "
+                                                "1745, pyptx documentation (2026), "
+                                                "'Performance', Blackwell GEMM table, "
+                                                "pyptx.dev/performance)"};
     } else {
         f.gemm_peak_fraction =
             assumption(0.8, "no published GEMM benchmark for " + gpu.name +

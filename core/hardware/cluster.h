@@ -73,7 +73,9 @@ struct NetworkSpec
     /// The rack size the cluster's source (preset or file) gives; -1 when it gives none. When
     /// the plan sets another, clusterSource() says so.
     int source_nodes_per_rack = -1;
-    Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
+    Sourced spine_oversubscription{1.0, Origin::Preset,
+                                   "Paraplan's default: a non-blocking fat tree (1:1) "
+                                   "(docs/engine.md, 'Assumed figures')"};
     bool sharp = false; ///< in-network reduction (InfiniBand SHARP) on the switches
 };
 

@@ -113,7 +113,7 @@ QJsonObject ClusterParser::object(const QJsonObject& parent, const char* key)
 
 Sourced ClusterParser::fromLink(const InterconnectSpec& spec) const
 {
-    return {spec.per_direction_GBps, Origin::Preset, spec.name + " (" + spec.source + ")"};
+    return {spec.per_direction_GBps, spec.origin, spec.name + " (" + spec.source + ")"};
 }
 
 void ClusterParser::link(const QJsonObject& node, const char* key, const char* override_key,
@@ -255,7 +255,7 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
     if (!spec->pcie_id.empty() && node.contains("pcie")) {
         if (const InterconnectSpec* pcie = m_catalog.interconnect(spec->pcie_id)) {
             if (pcie->achievable_fraction > 0)
-                spec->pcie_efficiency = {pcie->achievable_fraction, Origin::Preset,
+                spec->pcie_efficiency = {pcie->achievable_fraction, pcie->achievable_origin,
                                          pcie->achievable_source};
         }
     }
@@ -266,7 +266,7 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
     if (!spec->nic_id.empty() && node.contains("nic")) {
         if (const InterconnectSpec* nic = m_catalog.interconnect(spec->nic_id)) {
             if (nic->achievable_fraction > 0)
-                spec->nic_efficiency = {nic->achievable_fraction, Origin::Preset,
+                spec->nic_efficiency = {nic->achievable_fraction, nic->achievable_origin,
                                         nic->achievable_source};
         }
     }
@@ -290,9 +290,8 @@ void ClusterParser::applyNetwork(const QJsonObject& network, NetworkSpec* spec, 
     if (m_reader.integer(network, "nodes_per_rack", "network", &spec->nodes_per_rack) &&
         checkKeys && m_origin == Origin::Preset)
         spec->source_nodes_per_rack = spec->nodes_per_rack;
-    double ratio = 0;
-    if (m_reader.number(network, "spine_oversubscription", "network", &ratio))
-        spec->spine_oversubscription = {ratio, m_origin, m_label};
+    // A bare ratio (cluster files) or {"value", "source"} (the presets say where it comes from).
+    fraction(network, "spine_oversubscription", "network", &spec->spine_oversubscription);
     m_reader.boolean(network, "sharp", "network", &spec->sharp);
 }
 

@@ -188,7 +188,8 @@ void readInterconnects(const QJsonObject& root, HardwareCatalog* catalog, json::
         const std::string path = "interconnects[" + std::to_string(i) + "]";
         reader.checkKeys(entry, path,
                          {"id", "name", "kind", "per_direction_GBps", "achievable_fraction",
-                          "achievable_source", "chips_per_node", "in_switch_reduction", "source"});
+                          "achievable_source", "achievable_origin", "origin", "chips_per_node",
+                          "in_switch_reduction", "source"});
         InterconnectSpec spec;
         std::string kind;
         reader.string(entry, "id", path, &spec.id, true);
@@ -198,6 +199,13 @@ void readInterconnects(const QJsonObject& root, HardwareCatalog* catalog, json::
         reader.number(entry, "per_direction_GBps", path, &spec.per_direction_GBps, true);
         reader.number(entry, "achievable_fraction", path, &spec.achievable_fraction);
         reader.string(entry, "achievable_source", path, &spec.achievable_source);
+        // "origin" / "achievable_origin": "assumption" where no document gives the figure.
+        reader.choice(entry, "origin", path, "origin",
+                      {{"preset", Origin::Preset}, {"assumption", Origin::Assumption}},
+                      &spec.origin);
+        reader.choice(entry, "achievable_origin", path, "origin",
+                      {{"preset", Origin::Preset}, {"assumption", Origin::Assumption}},
+                      &spec.achievable_origin);
         reader.integer(entry, "chips_per_node", path, &spec.chips_per_node);
         reader.boolean(entry, "in_switch_reduction", path, &spec.in_switch_reduction);
         bool known = false;

@@ -106,10 +106,12 @@ struct InterconnectSpec
     std::string name;
     LinkKind kind = LinkKind::PCIe;
     double per_direction_GBps = 0;
+    Origin origin = Origin::Preset; ///< of per_direction_GBps: "origin" in the file
     double achievable_fraction = 0; ///< 0 where no practical figure is known
     std::string achievable_source;
-    int chips_per_node = 0;           ///< NVSwitch generations only
-    bool in_switch_reduction = false; ///< NVLS on NVSwitch gen 3 and later
+    Origin achievable_origin = Origin::Preset; ///< "achievable_origin" in the file
+    int chips_per_node = 0;                    ///< NVSwitch generations only
+    bool in_switch_reduction = false;          ///< NVLS on NVSwitch gen 3 and later
     std::string source;
 
     double bidirectionalGBps() const { return 2 * per_direction_GBps; }

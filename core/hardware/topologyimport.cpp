@@ -78,18 +78,18 @@ bool finishImport(const TopologyImportOptions& options, const std::string& gpuGu
     if (n.fabric != NodeFabric::PCIe) {
         const char* nvlink = nvlinkIdFor(*gpu);
         n.nvlink_id = nvlink;
-        n.nvlink_link_GBps = {catalog.interconnect(nvlink)->per_direction_GBps, Origin::Preset,
-                              catalog.interconnect(nvlink)->name + " (" +
-                                  catalog.interconnect(nvlink)->source + ")"};
+        n.nvlink_link_GBps = {
+            catalog.interconnect(nvlink)->per_direction_GBps, catalog.interconnect(nvlink)->origin,
+            catalog.interconnect(nvlink)->name + " (" + catalog.interconnect(nvlink)->source + ")"};
     }
     const int generation = pcieGeneration > 0 ? pcieGeneration : gpu->pcie_generation;
     const InterconnectSpec* pcie = catalog.interconnect(pcieIdFor(generation));
     n.pcie_id = pcie->id;
-    n.pcie_GBps = {pcie->per_direction_GBps, Origin::Preset,
-                   pcie->name + " (" + pcie->source + ")"};
+    n.pcie_GBps = {pcie->per_direction_GBps, pcie->origin, pcie->name + " (" + pcie->source + ")"};
     n.host_link_id = pcie->id;
     n.host_link_GBps = n.pcie_GBps;
-    n.pcie_efficiency = {pcie->achievable_fraction, Origin::Preset, pcie->achievable_source};
+    n.pcie_efficiency = {pcie->achievable_fraction, pcie->achievable_origin,
+                         pcie->achievable_source};
     // Efficiencies: the same sources as the presets of the same GPU generation.
     const bool hopper = gpu->nvlink_generation >= 4;
     n.nvlink_ring_efficiency =
@@ -124,12 +124,11 @@ bool finishImport(const TopologyImportOptions& options, const std::string& gpuGu
             return false;
         }
         n.nic_id = nicId;
-        n.nic_GBps = {nic->per_direction_GBps, Origin::Preset,
-                      nic->name + " (" + nic->source + ")"};
-        n.nic_efficiency = {nic->achievable_fraction > 0 ? nic->achievable_fraction : 1.0,
-                            nic->achievable_fraction > 0 ? Origin::Preset : Origin::Assumption,
-                            nic->achievable_fraction > 0 ? nic->achievable_source
-                                                         : "line rate assumed"};
+        n.nic_GBps = {nic->per_direction_GBps, nic->origin, nic->name + " (" + nic->source + ")"};
+        n.nic_efficiency = {
+            nic->achievable_fraction > 0 ? nic->achievable_fraction : 1.0,
+            nic->achievable_fraction > 0 ? nic->achievable_origin : Origin::Assumption,
+            nic->achievable_fraction > 0 ? nic->achievable_source : "line rate assumed"};
         r->notes.push_back(
             "NICs: " + std::to_string(nics) + " x " + nic->name +
             (options.nic_id.empty() ? " (from the file's net speed)" : " (user entry)"));

@@ -44,7 +44,9 @@ struct TopologyGraph
     std::vector<TopoRack> racks;
     std::vector<TopoNode> nodes;
     int spine_switches = 1;
-    Sourced spine_oversubscription{1.0, Origin::Preset, "non-blocking"};
+    Sourced spine_oversubscription{1.0, Origin::Preset,
+                                   "Paraplan's default: a non-blocking fat tree (1:1) "
+                                   "(docs/engine.md, 'Assumed figures')"};
     bool sharp = false;
     bool is_torus = false;
     TorusSpec torus;
