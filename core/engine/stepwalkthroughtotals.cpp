@@ -50,15 +50,35 @@ void Walk::stageSteps() const
         std::to_string(p.global_batch) + " / (" + std::to_string(p.micro_batch) + " × " +
             std::to_string(p.dp) + ")",
         std::to_string(mb), mb, "");
-    if (p.pp > 1)
+    if (p.pp > 1) {
+        // Every stage's time for one micro-batch, the sum and the slowest: the numbers the
+        // bubble is made of (long pipelines: the first and last few stages, then the sum).
+        double sum = 0;
+        double slowest = 0;
+        std::string times;
+        const size_t stages = cost.stages.size();
+        for (size_t i = 0; i < stages; ++i) {
+            const double t = cost.stages[i].microbatch_s;
+            sum += t;
+            slowest = std::max(slowest, t);
+            if (stages <= 8 || i < 3 || i + 3 >= stages)
+                times += (times.empty() ? "" : " + ") + formatSeconds(t);
+            else if (i == 3)
+                times += " + ...";
+        }
         add("Pipeline bubble",
             p.interleave > 1 ? "(sum of stage times - slowest) / v; uniform: (p - 1) / v × stage"
                              : "sum of stage times - slowest; uniform: (p - 1) × stage",
-            "p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
-                ", fraction of the pipelined time (p - 1) / (v m) = " +
-                formatNumber(double(p.pp - 1) / (double(p.interleave) * mb)),
+            "stage times per micro-batch " + times + " = " + formatSeconds(sum) + "; slowest " +
+                formatSeconds(slowest) + "; (" + formatSeconds(sum) + " - " +
+                formatSeconds(slowest) + ") / " + std::to_string(p.interleave) +
+                " (p = " + std::to_string(p.pp) + ", v = " + std::to_string(p.interleave) +
+                "; uniform stages would give (p - 1) / (v m) = " +
+                formatNumber(double(p.pp - 1) / (double(p.interleave) * mb)) +
+                " of the pipelined time)",
             formatSeconds(cost.breakdown.bubble_s), cost.breakdown.bubble_s, "s",
             "formula: Narayanan et al. 2021 (1F1B and interleaved schedules)");
+    }
 }
 
 void Walk::collectiveSteps() const
@@ -180,9 +200,22 @@ void Walk::memoryAndNotes() const
     const StageCost& first = cost.stages.front();
     const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
                                "Rajbhandari et al. 2020 (ZeRO sharding)";
+    // How many micro-batches' activations stage 0 holds: min(m, p) under 1F1B, times
+    // 1 + (p - 1) / (p v) when interleaved.
+    const int m = cost.microbatches;
+    const std::string inFlight =
+        "min(m, p)" + std::string(p.interleave > 1 ? " × (1 + (p - 1) / (p v))" : "");
+    std::string inFlightValues = "min(" + std::to_string(m) + ", " + std::to_string(p.pp) + ")";
+    if (p.interleave > 1)
+        inFlightValues += " × (1 + " + std::to_string(p.pp - 1) + " / (" + std::to_string(p.pp) +
+                          " × " + std::to_string(p.interleave) + "))";
+    add("In-flight micro-batches of stage 0", "f = " + inFlight + " (1F1B schedule)",
+        inFlightValues, formatNumber(first.in_flight_microbatches), first.in_flight_microbatches,
+        "",
+        "formula: Narayanan et al. 2021 (1F1B and interleaved schedules); Korthikanti et al. "
+        "2022, section 4.2.3 (pipeline parallelism: the interleaved schedule's extra activations)");
     add("Memory of stage 0 per GPU",
-        "weights + gradients + optimizer state + activations × in-flight micro-batches + "
-        "buffers",
+        "weights + gradients + optimizer state + activations × layers × f + buffers",
         gib(first.weights_bytes) + " + " + gib(first.grads_bytes) + " + " +
             gib(first.optimizer_bytes) + " + " + gib(first.activation_bytes_per_layer) + " × " +
             std::to_string(first.layers) + " layers × " +
