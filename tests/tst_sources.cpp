@@ -223,7 +223,9 @@ QString checkTerms(const DerivationStep& step)
         if (step.substitution.find(text) == std::string::npos)
             return QString::fromStdString("'" + step.label + "' does not show its term " +
                                           term.name + " (" + text + ")");
-        shownSum += *units::parseSeconds(text);
+        // parseSeconds takes positive durations only: a term shown as "0 s" adds nothing.
+        if (const std::optional<double> shown = units::parseSeconds(text))
+            shownSum += *shown;
         shownMagnitude += std::abs(term.value);
     }
     if (std::abs(sum - step.value) > 1e-9 * std::max(1.0, std::abs(step.value)))

@@ -70,7 +70,7 @@ private slots:
             QVERIFY(cost.ok);
             double dp = 0;
             for (const CollectiveCost& c : cost.collectives)
-                if (c.group == "dp")
+                if (std::string(c.group) == "dp") // a pointer, not a string
                     dp += c.exposed_s;
             QVERIFY2(std::fabs(dp - cost.breakdown.dp_comm_exposed_s) <= 1e-9 * cost.step_time_s,
                      qPrintable(QString("%1: table %2 s, breakdown %3 s")
