@@ -203,6 +203,10 @@ private slots:
         panel.findChild<QPushButton*>("lookAgain")->click();
         QVERIFY(panel.noGpuText().contains("not found"));
         QCOMPARE(panel.runner()->failure(), MeasurementRunner::Failure::ProbeMissing);
+        // An imported run shows, but Measure stays off: there is still no probe to run.
+        QString message;
+        QVERIFY(panel.importFile(test::dataPath("measurements/all_reduce_4nodes.log"), &message));
+        QVERIFY(!panel.findChild<QPushButton*>("measure")->isEnabled());
     }
 
     void probeIsFoundOnPath()

@@ -127,6 +127,7 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     m_fitTable = new QTableView(side);
     m_fitTable->setModel(m_fitModel);
     m_fitTable->verticalHeader()->setVisible(false);
+    m_fitTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_fitTable->horizontalHeader()->setStretchLastSection(true);
     sideLayout->addWidget(m_fitTable, 1);
     sideLayout->addWidget(new QLabel(tr("Assumed figures this run can replace:"), side));
@@ -331,7 +332,8 @@ QString MeasurePanel::statusText() const
 void MeasurePanel::showRun(const MeasurementRun& run, bool complete, const QString& message)
 {
     hideNoGpu();
-    m_measure->setEnabled(true);
+    // An imported run does not make this machine measurable: Measure needs the probe.
+    m_measure->setEnabled(MeasurementRunner::probeFound());
     m_cancel->setEnabled(false);
     m_progress->setRange(0, 1);
     m_progress->setValue(complete ? 1 : 0);
