@@ -127,7 +127,6 @@ MeasurePanel::MeasurePanel(QWidget* parent) : QWidget(parent), m_runner(new Meas
     m_fitTable = new QTableView(side);
     m_fitTable->setModel(m_fitModel);
     m_fitTable->verticalHeader()->setVisible(false);
-    m_fitTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_fitTable->horizontalHeader()->setStretchLastSection(true);
     sideLayout->addWidget(m_fitTable, 1);
     sideLayout->addWidget(new QLabel(tr("Assumed figures this run can replace:"), side));

@@ -91,7 +91,8 @@ struct Generator
     void collectives();
     void bottlenecks();
     void busiestLink();
-    Derivation memoryDerivation(const StepCost& c, const std::string& title) const;
+    /// `zero`: the ZeRO stage `c` was evaluated at (the plan's, or a what-if's).
+    Derivation memoryDerivation(const StepCost& c, const std::string& title, int zero) const;
     void memory();
     void bubble();
     void tpWhatIf();
@@ -255,7 +256,7 @@ void Generator::busiestLink()
 }
 
 // The fullest stage's memory per GPU, component by component, as the engine counted it.
-Derivation Generator::memoryDerivation(const StepCost& c, const std::string& title) const
+Derivation Generator::memoryDerivation(const StepCost& c, const std::string& title, int zero) const
 {
     const auto fullest = std::max_element(
         c.stages.begin(), c.stages.end(),
@@ -267,16 +268,25 @@ Derivation Generator::memoryDerivation(const StepCost& c, const std::string& tit
                        std::to_string(plan.parallel.pp) + ": " + std::to_string(st.layers) +
                        " layers, " + formatNumber(st.params / 1e9, 4) +
                        " B parameters per GPU before ZeRO sharding");
-    d.add("Weights", "parameters per GPU x bytes per weight (/ shard group under ZeRO-3)",
-          formatNumber(st.params / 1e9, 4) + " B parameters", gib(st.weights_bytes),
-          st.weights_bytes, "B", kMemorySource);
+    // Each part as parameters x the bytes per parameter it came to (after any sharding), so
+    // the shown numbers multiply out to the result.
+    const std::string params = formatNumber(st.params / 1e9, 4) + " B parameters";
+    auto perParam = [&](double bytes) {
+        return params + " x " + formatNumber(st.params > 0 ? bytes / st.params : 0, 4) +
+               " B per parameter";
+    };
+    const bool gatheredUnderPp = zero >= 3 && plan.parallel.pp > 1;
+    d.add("Weights",
+          gatheredUnderPp ? "parameters per GPU x bytes per weight (ZeRO-3 with pipeline stages "
+                            "keeps the stage's parameters gathered: not divided)"
+                          : "parameters per GPU x bytes per weight (/ shard group under ZeRO-3)",
+          perParam(st.weights_bytes), gib(st.weights_bytes), st.weights_bytes, "B", kMemorySource);
     d.add("Gradients", "parameters per GPU x bytes per gradient (/ shard group under ZeRO-2, 3)",
-          formatNumber(st.params / 1e9, 4) + " B parameters", gib(st.grads_bytes), st.grads_bytes,
-          "B", kMemorySource);
+          perParam(st.grads_bytes), gib(st.grads_bytes), st.grads_bytes, "B", kMemorySource);
     d.add("Optimizer state",
           "parameters per GPU x (fp32 master + Adam moments) (/ shard group under ZeRO-1, 2, 3)",
-          formatNumber(st.params / 1e9, 4) + " B parameters", gib(st.optimizer_bytes),
-          st.optimizer_bytes, "B", kMemorySource);
+          perParam(st.optimizer_bytes), gib(st.optimizer_bytes), st.optimizer_bytes, "B",
+          kMemorySource);
     d.add("Activations", "bytes per layer and micro-batch x layers x micro-batches in flight",
           gib(st.activation_bytes_per_layer) + " x " + std::to_string(st.layers) + " x " +
               formatNumber(st.in_flight_microbatches),
@@ -300,8 +310,8 @@ void Generator::memory()
     q.answer_unit = "GiB";
     q.prompt = "How much memory does each GPU of the fullest pipeline stage hold "
                "(weights, gradients, optimizer state, activations, buffers)?";
-    q.derivation = memoryDerivation(cost, "Memory per GPU of " + plan.model.name + " under ZeRO-" +
-                                              std::to_string(zero));
+    q.derivation = memoryDerivation(
+        cost, "Memory per GPU of " + plan.model.name + " under ZeRO-" + std::to_string(zero), zero);
     q.source = kMemorySource;
     finish(q, static_cast<int>(q.derivation.steps.size()) - 1, false);
 
@@ -323,8 +333,9 @@ void Generator::memory()
                    std::to_string(zero) + " (all else as planned, on " +
                    (vc.assumptions.fsdp_style ? "PyTorch FSDP" : "Megatron-Core") +
                    "), how much memory does each GPU of the fullest pipeline stage hold?";
-        w.derivation = memoryDerivation(vc, "Memory per GPU of " + plan.model.name +
-                                                " under ZeRO-" + std::to_string(stage));
+        w.derivation = memoryDerivation(
+            vc, "Memory per GPU of " + plan.model.name + " under ZeRO-" + std::to_string(stage),
+            stage);
         w.derivation.notes.push_back("as planned (ZeRO-" + std::to_string(zero) +
                                      "): " + gib(cost.max_stage_total_bytes) + " per GPU");
         w.source = kMemorySource;

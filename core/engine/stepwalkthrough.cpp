@@ -117,9 +117,11 @@ std::string Walk::meaning(const std::string& symbol) const
 
 void Walk::planInputs() const
 {
+    // The GPU by its name ("NVIDIA H100 SXM5 80GB"), not the catalogue's id.
+    const GpuSpec* titleGpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
     d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
-              plan.cluster.gpu_id + " (tp " + std::to_string(p.tp) + ", pp " +
-              std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
+              (titleGpu ? titleGpu->name : plan.cluster.gpu_id) + " (tp " + std::to_string(p.tp) +
+              ", pp " + std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
     d.inputs.push_back("model: " + m.name + ", L = " + std::to_string(m.layers) +
                        ", h = " + std::to_string(m.hidden) + ", a = " + std::to_string(m.heads) +
                        ", g = " + std::to_string(m.kv_heads) + ", f = " +

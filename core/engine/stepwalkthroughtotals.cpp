@@ -6,6 +6,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace paraplan::walkthrough {
@@ -14,6 +15,25 @@ namespace {
 using units::formatBytes;
 using units::formatGBps;
 using units::formatNumber;
+
+// A count as people write it: whole, with thousands separators ("146,855", "3,631,695");
+// under 1,000 with four significant digits.
+std::string grouped(double value)
+{
+    if (!(std::abs(value) >= 1000) || std::abs(value) >= 1e15)
+        return formatNumber(value, 4);
+    std::string digits = std::to_string(static_cast<long long>(std::llround(std::abs(value))));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<size_t>(i), ",");
+    return (value < 0 ? "-" : "") + digits;
+}
+
+// Tokens in the unit people use for a training budget: "15 T", "300 B".
+std::string tokenCount(double tokens)
+{
+    return tokens >= 1e12 ? formatNumber(tokens / 1e12, 4) + " T"
+                          : formatNumber(tokens / 1e9, 4) + " B";
+}
 using units::formatSeconds;
 
 std::string gib(double bytes)
@@ -146,7 +166,7 @@ void Walk::stepTotals() const
     add("Tokens per second", "R = B s / t_step",
         std::to_string(p.global_batch) + " × " + std::to_string(t.seq_len) + " / " +
             formatSeconds(cost.step_time_s),
-        formatNumber(mt.tokens_per_s, 4), mt.tokens_per_s, "tokens/s");
+        grouped(mt.tokens_per_s) + " tokens/s", mt.tokens_per_s, "tokens/s");
     add("MFU", "model FLOPs / (t_step × n × P_d)",
         formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP / (" +
             formatSeconds(cost.step_time_s) + " × " + std::to_string(p.gpus()) + " × " +
@@ -169,27 +189,26 @@ void Walk::trainingTotals() const
         return;
     }
     const double days = mt.time_to_train_s / 86400;
-    DerivationStep& time = add(
-        "Time to train", "t_train = T / R",
-        formatNumber(t.train_tokens / 1e9, 6) + " B tokens / " + formatNumber(mt.tokens_per_s, 4) +
-            " tokens/s = " + formatNumber(mt.time_to_train_s, 4) + " s; / 86,400 s per day",
-        formatNumber(days, 4) + " days", mt.time_to_train_s, "s",
-        "T: user entry (the plan's training.train_tokens); R: the step above; every step "
-        "assumed the same, no restarts, checkpoints or evaluation");
+    DerivationStep& time =
+        add("Time to train", "t_train = T / R",
+            tokenCount(t.train_tokens) + " tokens / " + grouped(mt.tokens_per_s) +
+                " tokens/s = " + grouped(mt.time_to_train_s) + " s; / 86,400 s per day",
+            grouped(days) + " days", mt.time_to_train_s, "s",
+            "T: user entry (the plan's training.train_tokens); R: the step above; every step "
+            "assumed the same, no restarts, checkpoints or evaluation");
     time.anchor = "time-to-train";
     DerivationStep& hours =
         add("GPU-hours", "G = t_train × n / 3600 s",
-            formatNumber(mt.time_to_train_s, 4) + " s × " + std::to_string(p.gpus()) + " / 3600 s",
-            formatNumber(mt.gpu_hours, 6), mt.gpu_hours, "GPU-h");
+            grouped(mt.time_to_train_s) + " s × " + grouped(p.gpus()) + " / 3,600 s",
+            grouped(mt.gpu_hours) + " GPU-h", mt.gpu_hours, "GPU-h");
     hours.anchor = "gpu-hours";
     if (!(mt.cost_usd > 0)) {
         d.notes.push_back("Cost: the plan gives no price per GPU-hour (training.gpu_hour_usd).");
         return;
     }
     DerivationStep& price =
-        add("Cost", "G × u",
-            formatNumber(mt.gpu_hours, 6) + " GPU-h × $" + formatNumber(t.gpu_hour_usd, 4),
-            "$" + formatNumber(mt.cost_usd, 6), mt.cost_usd, "USD",
+        add("Cost", "G × u", grouped(mt.gpu_hours) + " GPU-h × $" + formatNumber(t.gpu_hour_usd, 3),
+            "$" + grouped(mt.cost_usd), mt.cost_usd, "USD",
             "u: user entry (the plan's training.gpu_hour_usd); compute only: storage, network "
             "egress and idle reservations are not included");
     price.anchor = "cost";
