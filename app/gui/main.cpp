@@ -125,6 +125,29 @@ void describe(QCommandLineParser& parser, const Options& options)
         {options.screenshot, options.size, options.tab, options.measurements, options.search});
 }
 
+// The options parsed on `app` (a QCoreApplication for --help/--version, else the
+// QApplication); --help, --help-all and --version are answered here and exit. False with the
+// message when the command line does not parse.
+bool parseCommandLine(QCommandLineParser& parser, QCoreApplication& app, const Options& options,
+                      QString* error)
+{
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    describe(parser, options);
+    if (!parser.parse(QCoreApplication::arguments())) {
+        *error = parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
+                 "; paraplan --help lists the options";
+        return false;
+    }
+    if (parser.optionNames().contains("help-all"))
+        parser.process(app); // the help with Qt's own options; exits
+    if (parser.isSet(help))
+        parser.showHelp(0); // exits
+    if (parser.isSet(version))
+        parser.showVersion(); // exits
+    return true;
+}
+
 void setNames()
 {
     QCoreApplication::setOrganizationName("Paraplan");
@@ -143,45 +166,27 @@ int main(int argc, char** argv)
     std::signal(SIGXFSZ, SIG_IGN);
 #endif
     const Options options;
+    QString error;
     if (asksForHelp(argc, argv)) {
         QCoreApplication core(argc, argv);
         setNames();
         QCommandLineParser parser;
-        parser.addHelpOption();
-        const QCommandLineOption version = parser.addVersionOption();
-        describe(parser, options);
-        if (!parser.parse(QCoreApplication::arguments()))
-            return fail(parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
-                        "; paraplan --help lists the options");
-        if (parser.optionNames().contains("help-all"))
-            parser.process(core); // the help with Qt's own options; exits
-        if (parser.isSet(version))
-            parser.showVersion(); // exits
-        parser.showHelp(0);       // exits
+        if (!parseCommandLine(parser, core, options, &error))
+            return fail(error);
+        parser.showHelp(0); // exits
     }
     QApplication app(argc, argv);
     setNames();
 
     QCommandLineParser parser;
-    const QCommandLineOption help = parser.addHelpOption();
-    const QCommandLineOption version = parser.addVersionOption();
-    describe(parser, options);
-    if (!parser.parse(QApplication::arguments()))
-        return fail(parser.errorText().chopped(parser.errorText().endsWith('.') ? 1 : 0) +
-                    "; paraplan --help lists the options");
-    if (parser.optionNames().contains("help-all"))
-        parser.process(app); // the help with Qt's own options; exits
-    if (parser.isSet(help))
-        parser.showHelp(0);
-    if (parser.isSet(version))
-        parser.showVersion();
+    if (!parseCommandLine(parser, app, options, &error))
+        return fail(error);
 
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1)
         return fail(QString("one plan at most; got %1: %2").arg(files.size()).arg(files.join(" ")));
     const QString file = files.isEmpty() ? QString() : files.front();
     const bool headless = parser.isSet(options.screenshot);
-    QString error;
     QSize size;
     if (parser.isSet(options.size) &&
         !paraplan::gui::parseWindowSize(parser.value(options.size), &size, &error))

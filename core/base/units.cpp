@@ -164,6 +164,11 @@ std::string formatNumber(double value, int significant)
     return buffer;
 }
 
+std::string formatGiB(double bytes)
+{
+    return formatNumber(toGiB(bytes), 4) + " GiB";
+}
+
 std::string formatBytes(double bytes)
 {
     struct Step

@@ -84,6 +84,8 @@ std::optional<double> parseNumber(std::string_view text);
 
 /// "141 GB", "268 MB", "4 B": decimal units, three significant digits.
 std::string formatBytes(double bytes);
+/// "4.230 GiB": binary gibibytes, four significant digits (memory per GPU in derivations).
+std::string formatGiB(double bytes);
 /// "0.274 s", "62.2 ms", "15.0 us".
 std::string formatSeconds(double seconds);
 /// "450 GB/s", "8.00 GB/s".

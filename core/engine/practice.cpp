@@ -12,6 +12,7 @@ namespace paraplan {
 namespace {
 
 using units::formatBytes;
+using units::formatGiB;
 using units::formatNumber;
 using units::formatSeconds;
 
@@ -50,11 +51,6 @@ struct Random
             std::swap(items[i - 1], items[static_cast<size_t>(next() % i)]);
     }
 };
-
-std::string gib(double bytes)
-{
-    return formatNumber(units::toGiB(bytes), 4) + " GiB";
-}
 
 // The last step holding `value` in `unit`: the figure the answer is taken from.
 int findStep(const Derivation& d, double value, const std::string& unit)
@@ -280,24 +276,26 @@ Derivation Generator::memoryDerivation(const StepCost& c, const std::string& tit
           gatheredUnderPp ? "parameters per GPU x bytes per weight (ZeRO-3 with pipeline stages "
                             "keeps the stage's parameters gathered: not divided)"
                           : "parameters per GPU x bytes per weight (/ shard group under ZeRO-3)",
-          perParam(st.weights_bytes), gib(st.weights_bytes), st.weights_bytes, "B", kMemorySource);
+          perParam(st.weights_bytes), formatGiB(st.weights_bytes), st.weights_bytes, "B",
+          kMemorySource);
     d.add("Gradients", "parameters per GPU x bytes per gradient (/ shard group under ZeRO-2, 3)",
-          perParam(st.grads_bytes), gib(st.grads_bytes), st.grads_bytes, "B", kMemorySource);
+          perParam(st.grads_bytes), formatGiB(st.grads_bytes), st.grads_bytes, "B", kMemorySource);
     d.add("Optimizer state",
           "parameters per GPU x (fp32 master + Adam moments) (/ shard group under ZeRO-1, 2, 3)",
-          perParam(st.optimizer_bytes), gib(st.optimizer_bytes), st.optimizer_bytes, "B",
+          perParam(st.optimizer_bytes), formatGiB(st.optimizer_bytes), st.optimizer_bytes, "B",
           kMemorySource);
     d.add("Activations", "bytes per layer and micro-batch x layers x micro-batches in flight",
-          gib(st.activation_bytes_per_layer) + " x " + std::to_string(st.layers) + " x " +
+          formatGiB(st.activation_bytes_per_layer) + " x " + std::to_string(st.layers) + " x " +
               formatNumber(st.in_flight_microbatches),
-          gib(st.activations_bytes), st.activations_bytes, "B", kMemorySource);
+          formatGiB(st.activations_bytes), st.activations_bytes, "B", kMemorySource);
     d.add("Buffers", "communication buckets, gathered parameters, workspace", "",
-          gib(st.buffers_bytes), st.buffers_bytes, "B", "docs/engine.md (memory)");
+          formatGiB(st.buffers_bytes), st.buffers_bytes, "B", "docs/engine.md (memory)");
     d.add("Memory per GPU", "weights + gradients + optimizer state + activations + buffers",
-          gib(st.weights_bytes) + " + " + gib(st.grads_bytes) + " + " + gib(st.optimizer_bytes) +
-              " + " + gib(st.activations_bytes) + " + " + gib(st.buffers_bytes),
-          gib(st.total_bytes) + (st.fits ? " (fits)" : " (does not fit)"), st.total_bytes, "B",
-          kMemorySource);
+          formatGiB(st.weights_bytes) + " + " + formatGiB(st.grads_bytes) + " + " +
+              formatGiB(st.optimizer_bytes) + " + " + formatGiB(st.activations_bytes) + " + " +
+              formatGiB(st.buffers_bytes),
+          formatGiB(st.total_bytes) + (st.fits ? " (fits)" : " (does not fit)"), st.total_bytes,
+          "B", kMemorySource);
     return d;
 }
 
@@ -337,7 +335,7 @@ void Generator::memory()
             vc, "Memory per GPU of " + plan.model.name + " under ZeRO-" + std::to_string(stage),
             stage);
         w.derivation.notes.push_back("as planned (ZeRO-" + std::to_string(zero) +
-                                     "): " + gib(cost.max_stage_total_bytes) + " per GPU");
+                                     "): " + formatGiB(cost.max_stage_total_bytes) + " per GPU");
         w.source = kMemorySource;
         finish(w, static_cast<int>(w.derivation.steps.size()) - 1, false);
     }

@@ -306,13 +306,16 @@ void Evaluation::dataParallel()
         // The step waits for the slowest stage's sync: that stage's collectives are the ones
         // reported, so the table's exposed times add up to the step's DP term (the critical
         // stage's when no stage is slower).
+        // Without pipeline stages there is one sync: reported at once, not costed twice.
         int slowest = cost.critical_stage;
-        double worst = stageSync(slowest, false);
-        for (int i = 0; i < p.pp; ++i) {
-            const double exposed = i == cost.critical_stage ? worst : stageSync(i, false);
-            if (exposed > worst) {
-                worst = exposed;
-                slowest = i;
+        if (p.pp > 1) {
+            double worst = stageSync(slowest, false);
+            for (int i = 0; i < p.pp; ++i) {
+                const double exposed = i == cost.critical_stage ? worst : stageSync(i, false);
+                if (exposed > worst) {
+                    worst = exposed;
+                    slowest = i;
+                }
             }
         }
         b.dp_comm_exposed_s = stageSync(slowest, true);

@@ -3,6 +3,7 @@
 
 #include "collectivewalkthrough.h"
 #include "stepwalkthroughdetail.h"
+#include "summary.h"
 #include "units.h"
 
 #include <algorithm>
@@ -14,18 +15,15 @@ namespace {
 
 using units::formatBytes;
 using units::formatGBps;
+using units::formatGiB;
 using units::formatNumber;
 
 // A count as people write it: whole, with thousands separators ("146,855", "3,631,695");
 // under 1,000 with four significant digits.
 std::string grouped(double value)
 {
-    if (!(std::abs(value) >= 1000) || std::abs(value) >= 1e15)
-        return formatNumber(value, 4);
-    std::string digits = std::to_string(static_cast<long long>(std::llround(std::abs(value))));
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
-        digits.insert(static_cast<size_t>(i), ",");
-    return (value < 0 ? "-" : "") + digits;
+    return std::abs(value) >= 1000 && std::abs(value) < 1e15 ? groupedNumber(value)
+                                                             : formatNumber(value, 4);
 }
 
 // Tokens in the unit people use for a training budget: "15 T", "300 B".
@@ -35,11 +33,6 @@ std::string tokenCount(double tokens)
                           : formatNumber(tokens / 1e9, 4) + " B";
 }
 using units::formatSeconds;
-
-std::string gib(double bytes)
-{
-    return formatNumber(units::toGiB(bytes), 4) + " GiB";
-}
 
 } // namespace
 
@@ -167,18 +160,17 @@ void Walk::stepTotals() const
         std::to_string(p.global_batch) + " × " + std::to_string(t.seq_len) + " / " +
             formatSeconds(cost.step_time_s),
         grouped(mt.tokens_per_s) + " tokens/s", mt.tokens_per_s, "tokens/s");
-    add("MFU", "model FLOPs / (t_step × n × P_d)",
-        formatNumber(mt.model_flops_per_step / 1e15, 4) + " PFLOP / (" +
-            formatSeconds(cost.step_time_s) + " × " + std::to_string(p.gpus()) + " × " +
-            formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
-        formatNumber(100 * mt.mfu, 3) + "%", mt.mfu, "",
-        "definition: Chowdhery et al. 2022 (PaLM), appendix B");
-    add("HFU", "(model FLOPs + recomputed FLOPs) / (t_step × n × P_d)",
-        formatNumber(mt.hardware_flops_per_step / 1e15, 4) + " PFLOP / (" +
-            formatSeconds(cost.step_time_s) + " × " + std::to_string(p.gpus()) + " × " +
-            formatNumber(mt.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s)",
-        formatNumber(100 * mt.hfu, 3) + "%", mt.hfu, "",
-        "definition: Chowdhery et al. 2022 (PaLM), appendix B");
+    // MFU and HFU: FLOPs per step over what the GPUs could do in the step.
+    auto utilization = [&](const char* label, const char* flopsTerm, double flops, double share) {
+        add(label, std::string(flopsTerm) + " / (t_step × n × P_d)",
+            formatNumber(flops / 1e15, 4) + " PFLOP / (" + formatSeconds(cost.step_time_s) + " × " +
+                std::to_string(p.gpus()) + " × " + formatNumber(mt.peak_flops_per_gpu / 1e12, 4) +
+                " TFLOP/s)",
+            formatNumber(100 * share, 3) + "%", share, "",
+            "definition: Chowdhery et al. 2022 (PaLM), appendix B");
+    };
+    utilization("MFU", "model FLOPs", mt.model_flops_per_step, mt.mfu);
+    utilization("HFU", "(model FLOPs + recomputed FLOPs)", mt.hardware_flops_per_step, mt.hfu);
 }
 
 void Walk::trainingTotals() const
@@ -235,12 +227,12 @@ void Walk::memoryAndNotes() const
         "2022, section 4.2.3 (pipeline parallelism: the interleaved schedule's extra activations)");
     add("Memory of stage 0 per GPU",
         "weights + gradients + optimizer state + activations × layers × f + buffers",
-        gib(first.weights_bytes) + " + " + gib(first.grads_bytes) + " + " +
-            gib(first.optimizer_bytes) + " + " + gib(first.activation_bytes_per_layer) + " × " +
-            std::to_string(first.layers) + " layers × " +
-            formatNumber(first.in_flight_microbatches) + " + " + gib(first.buffers_bytes),
-        gib(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"), first.total_bytes,
-        "B", memorySource);
+        formatGiB(first.weights_bytes) + " + " + formatGiB(first.grads_bytes) + " + " +
+            formatGiB(first.optimizer_bytes) + " + " + formatGiB(first.activation_bytes_per_layer) +
+            " × " + std::to_string(first.layers) + " layers × " +
+            formatNumber(first.in_flight_microbatches) + " + " + formatGiB(first.buffers_bytes),
+        formatGiB(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"),
+        first.total_bytes, "B", memorySource);
     for (const std::string& warning : cost.warnings)
         d.notes.push_back("warning: " + warning);
     for (const LinkUse& link : cost.links)
