@@ -1,0 +1,64 @@
+#pragma once
+
+// The per-format halves of launchconfig.cpp: one exporter (and importer) per framework, and
+// what the formats share (the header comment, the launcher line, warnings every target gives).
+
+#include "launchconfig.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog);
+LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog);
+LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog);
+LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog);
+
+LaunchImport importMegatron(const std::string& text, const Plan& base,
+                            const HardwareCatalog& catalog);
+LaunchImport importTorchtitan(const std::string& text, const Plan& base,
+                              const HardwareCatalog& catalog);
+
+namespace launch {
+
+/// The Megatron-LM and NeMo sources whose option names the exports use (cited in the files).
+extern const char* const kMegatronRelease;
+extern const char* const kNemoRelease;
+
+/// The header every exported file starts with, each line prefixed by `comment` ("# ", "// "):
+/// the plan's name, the Paraplan version, the release the option names come from, the cluster
+/// and the layout.
+std::string headerComment(const Plan& plan, const std::string& release, const char* comment);
+
+/// Nodes and GPUs per node the job runs on: the plan's GPUs over the cluster's nodes.
+struct LaunchShape
+{
+    int nodes = 1;
+    int gpus_per_node = 1;
+};
+LaunchShape launchShape(const Plan& plan);
+
+/// "torchrun --nnodes N --nproc-per-node G [rendezvous] SCRIPT" for the plan's cluster.
+std::string torchrunLine(const Plan& plan, const std::string& script);
+
+/// Warnings every target gives: settings of the plan that are not launch settings at all
+/// (gpu_hour_usd), and clusters no GPU framework runs on (a TPU torus).
+std::vector<std::string> commonWarnings(const Plan& plan);
+
+/// The plan's invalidity as one LaunchConfig error ("" when valid).
+std::string planError(const Plan& plan, const HardwareCatalog& catalog);
+
+/// The flags of one Megatron-LM command line: "--flag" -> its values (none for a switch).
+using MegatronFlags = std::map<std::string, std::vector<std::string>>;
+/// Applies read flags over result->plan (the base plan); `world` is the launcher's GPU count
+/// (0: not given). Problems go to result->errors and result->warnings.
+void applyMegatronFlags(const MegatronFlags& flags, long long world, LaunchImport* result,
+                        const HardwareCatalog& catalog);
+
+/// Integers and decimals as the files write them (no exponent, no trailing zeros).
+std::string integerText(double value);
+
+} // namespace launch
+} // namespace paraplan

@@ -1,0 +1,157 @@
+// A plan as a NeMo Megatron GPT YAML fragment: the trainer.* and model.* keys of NeMo 1.x's
+// megatron_llama_config.yaml at the commit launch::kNemoRelease names (the keys the test
+// tst_launch checks against tests/data/launch/nemo-fec8221.keys). Keys that config does not
+// carry (context and expert parallelism, the distributed optimizer) are warnings.
+#include "launchconfigdetail.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+namespace {
+
+using launch::integerText;
+
+std::string line(const char* key, const std::string& value)
+{
+    return "  " + std::string(key) + ": " + value + "\n";
+}
+std::string line(const char* key, long long value)
+{
+    return line(key, std::to_string(value));
+}
+const char* boolText(bool value)
+{
+    return value ? "True" : "False";
+}
+
+std::string trainerSection(const Plan& plan, std::vector<std::string>* warnings)
+{
+    const TrainingSettings& t = plan.training;
+    const launch::LaunchShape shape = launch::launchShape(plan);
+    std::string out = "trainer:\n";
+    out += line("devices", shape.gpus_per_node);
+    out += line("num_nodes", shape.nodes);
+    const char* precision = t.dtype == Dtype::FP16   ? "16"
+                            : t.dtype == Dtype::FP32 ? "32"
+                            : t.dtype == Dtype::TF32 ? "32"
+                                                     : "bf16";
+    out += line("precision", precision);
+    if (t.dtype == Dtype::TF32)
+        warnings->push_back("dtype tf32 is written as precision 32");
+    if (t.train_tokens > 0)
+        out += line("max_steps",
+                    integerText(std::ceil(t.train_tokens /
+                                          (static_cast<double>(plan.parallel.global_batch) *
+                                           std::max(1, t.seq_len)))));
+    return out;
+}
+
+std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    std::string out = "model:\n";
+    out += line("mcore_gpt", boolText(true));
+    out += line("micro_batch_size", p.micro_batch);
+    out += line("global_batch_size", p.global_batch);
+    out += line("tensor_model_parallel_size", p.tp);
+    out += line("pipeline_model_parallel_size", p.pp);
+    out += line("virtual_pipeline_model_parallel_size",
+                p.interleave > 1 ? std::to_string(p.interleave) : "null");
+    out += line("encoder_seq_length", plan.training.seq_len);
+    out += line("max_position_embeddings",
+                m.max_positions > 0 ? m.max_positions : plan.training.seq_len);
+    out += line("num_layers", m.layers);
+    out += line("hidden_size", m.hidden);
+    out += line("ffn_hidden_size", m.ffn_hidden);
+    out += line("num_attention_heads", m.heads);
+    out += line("num_query_groups", m.kv_heads > 0 ? m.kv_heads : m.heads);
+    out += line("kv_channels", m.head_dim > 0 && m.head_dim * m.heads != m.hidden
+                                   ? std::to_string(m.head_dim)
+                                   : "null");
+    const std::string dropout = m.dropout ? "0.1" : "0.0";
+    out += line("hidden_dropout", dropout);
+    out += line("attention_dropout", dropout);
+    out += line("ffn_dropout", "0.0");
+    out += line("bias", boolText(m.biases));
+    out += line("activation", m.mlp == MlpKind::SwiGLU ? "fast-swiglu" : "gelu");
+    out += line("position_embedding_type", m.learned_positions ? "learned_absolute" : "rope");
+    out += line("share_embeddings_and_output_weights", boolText(m.tied_embeddings));
+    out += line("sequence_parallel", boolText(p.sequence_parallel));
+    if (p.recompute == Recompute::Selective) {
+        out += line("activations_checkpoint_granularity", "selective");
+    } else if (p.recompute == Recompute::Full) {
+        out += line("activations_checkpoint_granularity", "full");
+        out += line("activations_checkpoint_method", "uniform");
+        out += line("activations_checkpoint_num_layers", 1);
+    } else {
+        out += line("activations_checkpoint_granularity", "null");
+    }
+    out += line("transformer_engine", boolText(true));
+    out += line("fp8", boolText(plan.training.dtype == Dtype::FP8));
+    if (plan.training.dtype == Dtype::FP8)
+        out += line("fp8_hybrid", boolText(true));
+    out += "  optim:\n";
+    out += "    name: " +
+           std::string(plan.training.optimizer == Optimizer::Adam ? "fused_adam\n" : "sgd\n");
+    warnings->push_back("the vocabulary (" + std::to_string(m.vocab) +
+                        " tokens) comes from model.tokenizer, which the fragment leaves to you");
+    return out;
+}
+
+void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
+{
+    const ParallelLayout& p = plan.parallel;
+    const auto missing = [&](bool when, const std::string& what) {
+        if (when)
+            warnings->push_back(what + " is not written: the pinned NeMo config has no key "
+                                       "for it; set it in your NeMo version's config");
+    };
+    missing(p.cp > 1, "context parallelism (cp " + std::to_string(p.cp) + ")");
+    missing(p.ep > 1, "expert parallelism (ep " + std::to_string(p.ep) + ")");
+    missing(plan.model.isMoe(), "the mixture of experts (" + std::to_string(plan.model.experts) +
+                                    " experts, top " +
+                                    std::to_string(plan.model.experts_per_token) + ")");
+    missing(plan.model.isMla(), "multi-head latent attention");
+    missing(p.zero > 0, "ZeRO-" + std::to_string(p.zero) + " (the distributed optimizer)");
+    missing(p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.stage_layers.empty(),
+            "uneven pipeline stages");
+    missing(p.dp_overlap, "the overlapped gradient reduction");
+    missing(tpOverlapActive(plan), "TP communication overlap");
+    missing(p.dp_shard > 0, "dp_shard (HSDP)");
+    using D = ParallelDim;
+    missing(p.rank_order != std::array<D, 4>{D::TP, D::CP, D::DP, D::PP}, "the rank order");
+    missing(plan.training.attention != AttentionKernel::Auto, "the attention kernel");
+    missing(plan.training.train_tokens <= 0, "the training length (train_tokens not given)");
+}
+
+} // namespace
+
+LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog)
+{
+    LaunchConfig config;
+    config.target = LaunchTarget::NeMo;
+    config.suffix = ".yaml";
+    config.release = launch::kNemoRelease;
+    config.error = launch::planError(plan, catalog);
+    if (!config.error.empty())
+        return config;
+    std::vector<std::string> warnings = launch::commonWarnings(plan);
+    const std::string trainer = trainerSection(plan, &warnings);
+    const std::string model = modelSection(plan, &warnings);
+    nemoWarnings(plan, &warnings);
+    config.launcher = launch::torchrunLine(plan, "megatron_gpt_pretraining.py --config-path . "
+                                                 "--config-name CONFIG");
+    config.warnings = warnings;
+    std::string text = launch::headerComment(plan, config.release, "# ");
+    text += "# Merge into a full NeMo config; data and tokenizer are yours to add.\n";
+    text += "# launch: " + config.launcher + "\n";
+    for (const std::string& w : warnings)
+        text += "# warning: " + w + "\n";
+    config.text = text + trainer + model;
+    return config;
+}
+
+} // namespace paraplan

@@ -1,0 +1,435 @@
+// Megatron-LM and NeMo launch configurations: every option an export writes is one of the
+// framework's own option names at the pinned release (tests/data/launch/), what the target
+// cannot express is listed as a warning, and the Megatron flags read back give the plan.
+#include "launchconfig.h"
+#include "modelio.h"
+#include "planio.h"
+#include "testdata.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <map>
+#include <set>
+
+using namespace paraplan;
+
+namespace {
+
+const HardwareCatalog& catalog()
+{
+    return HardwareCatalog::bundled();
+}
+
+Plan loadExample(const QString& name)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    const QString path = QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/" + name;
+    if (!loadPlan(path.toStdString(), &plan, &errors, catalog()))
+        qFatal("cannot load %s", qPrintable(path));
+    return plan;
+}
+
+/// The pinned list: option -> true when it takes a value, false for a switch.
+std::map<QString, bool> pinnedOptions()
+{
+    std::map<QString, bool> options;
+    QFile file(test::dataPath("launch/megatron-lm-000c4ac.options"));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("no pinned Megatron-LM options");
+    for (const QString& raw : QString::fromUtf8(file.readAll()).split('\n')) {
+        const QString line = raw.section('#', 0, 0).trimmed();
+        if (line.isEmpty())
+            continue;
+        const QStringList parts = line.split(' ', Qt::SkipEmptyParts);
+        options[parts[0]] = parts[1] == "value";
+    }
+    return options;
+}
+
+std::set<QString> pinnedNemoKeys()
+{
+    std::set<QString> keys;
+    QFile file(test::dataPath("launch/nemo-fec8221.keys"));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("no pinned NeMo keys");
+    for (const QString& raw : QString::fromUtf8(file.readAll()).split('\n')) {
+        const QString line = raw.section('#', 0, 0).trimmed();
+        if (!line.isEmpty())
+            keys.insert(line);
+    }
+    return keys;
+}
+
+/// The script's pretrain_gpt.py arguments, one "--flag [value]" per continued line.
+QList<QStringList> scriptArguments(const std::string& text)
+{
+    QList<QStringList> arguments;
+    bool inCommand = false;
+    for (const QString& raw : QString::fromStdString(text).split('\n')) {
+        QString line = raw.trimmed();
+        if (line.endsWith('\\'))
+            line.chop(1);
+        line = line.trimmed();
+        if (line.contains("pretrain_gpt.py")) {
+            inCommand = true;
+            continue;
+        }
+        if (inCommand && !line.isEmpty())
+            arguments.append(line.split(' ', Qt::SkipEmptyParts));
+        if (!raw.trimmed().endsWith('\\'))
+            inCommand = false;
+    }
+    return arguments;
+}
+
+/// Dotted keys of the YAML fragment ("model.optim.name").
+QStringList yamlKeys(const std::string& text)
+{
+    QStringList keys;
+    QStringList path;
+    for (const QString& line : QString::fromStdString(text).split('\n')) {
+        if (line.trimmed().isEmpty() || line.trimmed().startsWith('#'))
+            continue;
+        const int indent = static_cast<int>(line.indexOf(QRegularExpression("\\S"))) / 2;
+        const QString key = line.trimmed().section(':', 0, 0);
+        while (path.size() > indent)
+            path.removeLast();
+        const QString value = line.section(':', 1).trimmed();
+        if (value.isEmpty())
+            path.append(key);
+        else
+            keys.append((path + QStringList{key}).join('.'));
+    }
+    return keys;
+}
+
+// The plans every check runs on: the bundled examples and edits of the Llama 3 70B one.
+std::map<QString, Plan> plans()
+{
+    std::map<QString, Plan> out;
+    for (const QString& name :
+         QDir(QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples").entryList({"*.json"}))
+        out[name] = loadExample(name);
+    const Plan llama = loadExample("llama3-70b-dgx-h100.json");
+    Plan p = llama;
+    p.parallel.interleave = 2;
+    out["edit: interleave 2"] = p;
+    p = llama;
+    p.parallel.cp = 2;
+    p.parallel.dp = 2;
+    p.parallel.global_batch = 256;
+    out["edit: cp 2"] = p;
+    p = llama;
+    p.parallel.recompute = Recompute::Full;
+    out["edit: recompute full"] = p;
+    p = llama;
+    p.training.dtype = Dtype::FP8;
+    out["edit: fp8"] = p;
+    p = llama;
+    p.parallel.tp = 8;
+    p.parallel.pp = 1;
+    p.parallel.dp = 16;
+    p.parallel.interleave = 1;
+    p.parallel.zero = 3;
+    out["edit: zero-3"] = p;
+    p = llama;
+    p.parallel.interleave = 1;
+    p.parallel.first_stage_layers = 18;
+    p.parallel.last_stage_layers = 18;
+    out["edit: first/last stages 18"] = p;
+    p = llama;
+    std::string error;
+    if (!modelFromPreset("mixtral-8x7b", &p.model, &error))
+        qFatal("%s", error.c_str());
+    p.parallel = ParallelLayout();
+    p.parallel.tp = 2;
+    p.parallel.pp = 4;
+    p.parallel.dp = 16;
+    p.parallel.ep = 8;
+    p.parallel.zero = 1;
+    p.parallel.sequence_parallel = true;
+    p.parallel.global_batch = 256;
+    p.training.seq_len = 4096;
+    out["edit: mixtral ep 8"] = p;
+    return out;
+}
+
+} // namespace
+
+class TestLaunch : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void plansAreValid()
+    {
+        for (const auto& [name, plan] : plans()) {
+            const std::vector<PlanIssue> issues = validatePlan(plan, catalog());
+            QVERIFY2(issues.empty(),
+                     qPrintable(name + ": " +
+                                QString::fromStdString(issues.empty() ? "" : issues[0].message)));
+        }
+    }
+
+    void megatronFlagsArePinned_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const auto& [name, plan] : plans())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+    void megatronFlagsArePinned()
+    {
+        QFETCH(QString, name);
+        const Plan plan = plans().at(name);
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        QVERIFY2(config.error.empty(), config.error.c_str());
+        QCOMPARE(config.suffix, std::string(".sh"));
+        QVERIFY(config.text.find(config.launcher) != std::string::npos);
+        const std::map<QString, bool> pinned = pinnedOptions();
+        const QList<QStringList> arguments = scriptArguments(config.text);
+        QVERIFY(arguments.size() > 20);
+        for (const QStringList& argument : arguments) {
+            const auto it = pinned.find(argument[0]);
+            QVERIFY2(it != pinned.end(), qPrintable(argument[0] + " is not in the pinned list"));
+            QCOMPARE(argument.size(), it->second ? 2 : 1);
+        }
+        QVERIFY(config.text.find("\n# warning: ") != std::string::npos || config.warnings.empty());
+        for (const std::string& w : config.warnings)
+            QVERIFY(config.text.find("# warning: " + w) != std::string::npos);
+    }
+
+    void nemoKeysArePinned_data() { megatronFlagsArePinned_data(); }
+    void nemoKeysArePinned()
+    {
+        QFETCH(QString, name);
+        const Plan plan = plans().at(name);
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY2(config.error.empty(), config.error.c_str());
+        const std::set<QString> pinned = pinnedNemoKeys();
+        const QStringList keys = yamlKeys(config.text);
+        QVERIFY(keys.contains("model.tensor_model_parallel_size"));
+        for (const QString& key : keys)
+            QVERIFY2(pinned.count(key), qPrintable(key + " is not in the pinned list"));
+        QVERIFY(config.text.find("num_layers: " + std::to_string(plan.model.layers)) !=
+                std::string::npos);
+    }
+
+    void warningsNameWhatMegatronCannotSay()
+    {
+        Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        plan.parallel.interleave = 1;
+        plan.parallel.stage_layers = {16, 24, 20, 20};
+        plan.parallel.dp_shard = 2;
+        plan.parallel.zero = 2;
+        plan.parallel.rank_order = {ParallelDim::TP, ParallelDim::DP, ParallelDim::CP,
+                                    ParallelDim::PP};
+        plan.training.kernels = KernelStyle::Eager;
+        QVERIFY(validatePlan(plan, catalog()).empty());
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        QVERIFY2(config.error.empty(), config.error.c_str());
+        std::string all;
+        for (const std::string& w : config.warnings)
+            all += w + "\n";
+        for (const char* expected : {"stage_layers [16, 24, 20, 20]", "dp_shard 2", "ZeRO-2",
+                                     "rank order", "kernels eager", "gpu_hour_usd"})
+            QVERIFY2(all.find(expected) != std::string::npos, expected);
+        // The uneven stages are not half-written as first/last counts.
+        QVERIFY(config.text.find("--decoder-first-pipeline-num-layers") == std::string::npos);
+        // Nothing that fits Megatron warns.
+        const LaunchConfig clean = exportLaunchConfig(loadExample("llama3-70b-two-racks.json"),
+                                                      LaunchTarget::Megatron, catalog());
+        for (const std::string& w : clean.warnings)
+            QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
+                         w.find("train_tokens") != std::string::npos,
+                     w.c_str());
+    }
+
+    void nemoWarnsForKeysItLacks()
+    {
+        const Plan plan = plans().at("edit: mixtral ep 8");
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        std::string all;
+        for (const std::string& w : config.warnings)
+            all += w + "\n";
+        for (const char* expected : {"expert parallelism (ep 8)", "mixture of experts", "ZeRO-1",
+                                     "vocabulary (32000 tokens)"})
+            QVERIFY2(all.find(expected) != std::string::npos, expected);
+    }
+
+    void roundTrip_data() { megatronFlagsArePinned_data(); }
+    void roundTrip()
+    {
+        QFETCH(QString, name);
+        const Plan plan = plans().at(name);
+        Plan base = plan;
+        base.parallel = ParallelLayout();
+        base.parallel.dp = static_cast<int>(plan.cluster.totalGpus());
+        base.parallel.global_batch = base.parallel.dp;
+        base.training.seq_len = 1024;
+        base.training.dtype = Dtype::FP32;
+        base.training.train_tokens = 0;
+        if (name.contains("mixtral")) // the model comes from the file too
+        {
+            std::string error;
+            QVERIFY2(modelFromPreset("llama3-70b", &base.model, &error), error.c_str());
+        }
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        const LaunchImport back =
+            importLaunchConfig(config.text, LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        for (const std::string& w : back.warnings)
+            QVERIFY2(w.find("gpu_hour_usd") != std::string::npos, w.c_str());
+        const ModelSpec& a = plan.model;
+        const ModelSpec& b = back.plan.model;
+        QCOMPARE(b.layers, a.layers);
+        QCOMPARE(b.hidden, a.hidden);
+        QCOMPARE(b.heads, a.heads);
+        QCOMPARE(b.kv_heads, a.kv_heads);
+        QCOMPARE(b.headDim(), a.headDim());
+        QCOMPARE(b.ffn_hidden, a.ffn_hidden);
+        QCOMPARE(b.vocab, a.vocab);
+        QCOMPARE(b.mlp, a.mlp);
+        QCOMPARE(b.tied_embeddings, a.tied_embeddings);
+        QCOMPARE(b.learned_positions, a.learned_positions);
+        QCOMPARE(b.biases, a.biases);
+        QCOMPARE(b.dropout, a.dropout);
+        QCOMPARE(b.experts, a.experts);
+        QCOMPARE(b.experts_per_token, a.experts_per_token);
+        QCOMPARE(b.expert_ffn_hidden, a.expert_ffn_hidden);
+        const ParallelLayout& p = plan.parallel;
+        const ParallelLayout& q = back.plan.parallel;
+        QCOMPARE(q.tp, p.tp);
+        QCOMPARE(q.pp, p.pp);
+        QCOMPARE(q.dp, p.dp);
+        QCOMPARE(q.cp, p.cp);
+        QCOMPARE(q.ep, p.ep);
+        QCOMPARE(q.zero, p.zero);
+        QCOMPARE(q.sequence_parallel, p.sequence_parallel);
+        QCOMPARE(q.recompute, p.recompute);
+        QCOMPARE(q.interleave, p.interleave);
+        QCOMPARE(q.micro_batch, p.micro_batch);
+        QCOMPARE(q.global_batch, p.global_batch);
+        QCOMPARE(q.first_stage_layers, p.first_stage_layers);
+        QCOMPARE(q.last_stage_layers, p.last_stage_layers);
+        QCOMPARE(q.dp_overlap, p.dp_overlap);
+        QCOMPARE(tpOverlapActive(back.plan), tpOverlapActive(plan));
+        QCOMPARE(q.rank_order, p.rank_order);
+        const TrainingSettings& s = plan.training;
+        const TrainingSettings& t = back.plan.training;
+        QCOMPARE(t.seq_len, s.seq_len);
+        QCOMPARE(t.dtype, s.dtype);
+        QCOMPARE(t.optimizer, s.optimizer);
+        QCOMPARE(gradReduceBytes(back.plan), gradReduceBytes(plan));
+        QCOMPARE(resolvedAttention(back.plan), resolvedAttention(plan));
+        QVERIFY(t.train_tokens >= s.train_tokens && t.train_tokens < s.train_tokens + s.seq_len);
+        // And the plan file it becomes loads back.
+        std::vector<std::string> errors;
+        Plan reread;
+        QVERIFY(planFromJsonText(planToJsonText(back.plan, catalog()), ".", &reread, &errors,
+                                 catalog()));
+    }
+
+    void importReadsHandWrittenScripts()
+    {
+        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const std::string script = "#!/bin/bash\n"
+                                   "# a comment with --tensor-model-parallel-size 99\n"
+                                   "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+                                   "torchrun --nnodes 16 --nproc_per_node 8 \\\n"
+                                   "  /opt/megatron/pretrain_gpt.py \\\n"
+                                   "  --tensor-model-parallel-size=4 \\\n"
+                                   "  --pipeline-model-parallel-size '8' \\\n"
+                                   "  --micro-batch-size \"2\" --global-batch-size 1024 \\\n"
+                                   "  --bf16 --use-distributed-optimizer  # trailing comment\n"
+                                   "echo done\n";
+        const LaunchImport back =
+            importLaunchConfig(script, LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.parallel.tp, 4);
+        QCOMPARE(back.plan.parallel.pp, 8);
+        QCOMPARE(back.plan.parallel.dp, 4);
+        QCOMPARE(back.plan.parallel.micro_batch, 2);
+        QCOMPARE(back.plan.parallel.global_batch, 1024);
+        QCOMPARE(back.plan.parallel.zero, 1);
+        // No model shape in the file: the base plan's model stands.
+        QCOMPARE(back.plan.model.preset, base.model.preset);
+        // Bare flags, one per line, read the same.
+        const LaunchImport bare = importLaunchConfig(
+            "--tensor-model-parallel-size 8\n--pipeline-model-parallel-size 4\n--bf16\n",
+            LaunchTarget::Megatron, base, catalog());
+        QVERIFY(bare.errors.empty());
+        QCOMPARE(bare.plan.parallel.dp, 4);
+    }
+
+    void importRefusesWhatItCannotRead_data()
+    {
+        QTest::addColumn<QString>("flags");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("bad value") << "--tensor-model-parallel-size abc"
+                                   << "--tensor-model-parallel-size: 'abc' is not a whole number";
+        QTest::newRow("zero") << "--micro-batch-size 0"
+                              << "--micro-batch-size: '0'";
+        QTest::newRow("non-divisible layout") << "--tensor-model-parallel-size 3"
+                                              << "does not divide the cluster's 128 GPUs";
+        QTest::newRow("heads") << "--tensor-model-parallel-size 128"
+                               << "tp = 128";
+        QTest::newRow("switch with value") << "--sequence-parallel yes"
+                                           << "--sequence-parallel is a switch";
+        QTest::newRow("variable") << "--tensor-model-parallel-size $TP"
+                                  << "shell variables, command substitution";
+        QTest::newRow("quote") << "--tensor-model-parallel-size '8"
+                               << "never closed";
+        QTest::newRow("no flags") << "python train.py"
+                                  << "no pretrain_gpt.py command";
+        QTest::newRow("bad granularity") << "--recompute-granularity most"
+                                         << "'most' is not full or selective";
+    }
+    void importRefusesWhatItCannotRead()
+    {
+        QFETCH(QString, flags);
+        QFETCH(QString, error);
+        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const LaunchImport back =
+            importLaunchConfig(flags.toStdString(), LaunchTarget::Megatron, base, catalog());
+        QVERIFY(!back.errors.empty());
+        QVERIFY2(QString::fromStdString(back.errors[0]).contains(error), back.errors[0].c_str());
+    }
+
+    void importWarnsAboutFlagsItIgnores()
+    {
+        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const LaunchImport back = importLaunchConfig(
+            "python pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size "
+            "4 --frobnicate 3 --lr 3e-4 --data-path 0.5 a 0.5 b --bf16",
+            LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        std::string all;
+        for (const std::string& w : back.warnings)
+            all += w + "\n";
+        QVERIFY2(all.find("--frobnicate") != std::string::npos, all.c_str());
+        QVERIFY(all.find("--lr") != std::string::npos);
+        QVERIFY(all.find("--data-path") != std::string::npos);
+        QCOMPARE(back.plan.training.dtype, Dtype::BF16);
+    }
+
+    void otherTargetsSayWhyNot()
+    {
+        const Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        const LaunchImport nemo =
+            importLaunchConfig("trainer:\n", LaunchTarget::NeMo, plan, catalog());
+        QVERIFY(!nemo.errors.empty());
+        Plan bad = plan;
+        bad.parallel.tp = 3;
+        const LaunchConfig config = exportLaunchConfig(bad, LaunchTarget::Megatron, catalog());
+        QVERIFY(config.error.find("the plan is invalid") != std::string::npos);
+        QVERIFY(config.text.empty());
+        QCOMPARE(std::string(launchTargetName(LaunchTarget::NeMo)), std::string("nemo"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLaunch)
+#include "tst_launch.moc"
