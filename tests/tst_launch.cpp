@@ -414,6 +414,19 @@ private slots:
         QVERIFY(all.find("--lr") != std::string::npos);
         QVERIFY(all.find("--data-path") != std::string::npos);
         QCOMPARE(back.plan.training.dtype, Dtype::BF16);
+        // A flag line cut off from the command by a missing backslash is not read silently.
+        const LaunchImport cut =
+            importLaunchConfig("python pretrain_gpt.py --tensor-model-parallel-size 8 \\\n"
+                               "  --pipeline-model-parallel-size 4\n  --sequence-parallel\n",
+                               LaunchTarget::Megatron, base, catalog());
+        QVERIFY(cut.errors.empty());
+        QVERIFY(!cut.plan.parallel.sequence_parallel);
+        std::string cutWarnings;
+        for (const std::string& w : cut.warnings)
+            cutWarnings += w + "\n";
+        QVERIFY2(cutWarnings.find("'--sequence-parallel' starts a line of its own") !=
+                     std::string::npos,
+                 cutWarnings.c_str());
     }
 
     void otherTargetsSayWhyNot()

@@ -5,11 +5,23 @@
 #include "paraplan_version.h"
 
 #include <exception>
+#include <iostream>
 
 namespace paraplan::cli {
+namespace {
+
+std::ostream* g_err = &std::cerr;
+
+} // namespace
+
+std::ostream& errorStream()
+{
+    return *g_err;
+}
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
+    g_err = &err;
     try {
         if (args.empty()) {
             // The usage line and the one error line, on stderr: a script sees why it failed.

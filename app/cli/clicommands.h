@@ -11,11 +11,15 @@ enum ExitCode
 {
     kExitOk = 0,
     kExitUsage = 2, ///< bad arguments or files: one "error: ..." line on stderr
+    kExitIo = 3,    ///< a file could not be read or written: one "error: ..." line on stderr
 };
 
 /// Runs one paraplan-cli command (`args` excludes the program name). Results go to `out`,
 /// problems to `err`. The commands and their options are the table in commandtable.cpp.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// The stream run() was given for problems: commands print "warning: ..." lines there.
+std::ostream& errorStream();
 
 /// Whether the command named `name` draws with Qt Widgets (`report`): main() then runs it
 /// under a QApplication.

@@ -239,6 +239,13 @@ bool findFlags(const std::vector<Command>& commands, std::vector<Word>* flags, l
             }
             *world = nodes > 0 && perNode > 0 ? nodes * perNode : 0;
             flags->assign(command.begin() + static_cast<long>(i) + 1, command.end());
+            for (const Command& other : commands) {
+                if (&other != &command && other.front().text.rfind("--", 0) == 0)
+                    result->warnings.push_back(
+                        "'" + other.front().text +
+                        "' starts a line of its own, outside the pretrain_gpt.py command (a "
+                        "missing backslash?): ignored");
+            }
             return true;
         }
     }

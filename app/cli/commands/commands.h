@@ -60,6 +60,12 @@ int runPresets(const Args& args, std::ostream& out);
 Options exportClusterOptions();
 int runExportCluster(const Args& args, std::ostream& out);
 
+Options exportOptions();
+int runExport(const Args& args, std::ostream& out);
+
+Options importLaunchOptions();
+int runImportLaunch(const Args& args, std::ostream& out);
+
 Options practiceOptions();
 int runPractice(const Args& args, std::ostream& out);
 

@@ -5,6 +5,7 @@
 #include "collectivemodel.h"
 #include "collectivewalkthrough.h"
 #include "commands.h"
+#include "launchconfig.h"
 #include "planio.h"
 #include "stepmodel.h"
 
@@ -49,6 +50,11 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes = true);
 int measured(const Args& args, std::ostream& out, bool walkthrough);
 
 void printJson(const QJsonObject& object, std::ostream& out);
+
+/// An I/O failure: one "error: MESSAGE" line on errorStream(), and kExitIo to return.
+int ioError(const std::string& message);
+/// The launch target named by `option` (--to, --from); UsageError naming the choices.
+LaunchTarget launchTargetFromArgs(const Args& args, const char* option);
 
 /// The plan in `path`; UsageError naming the file and its first problem.
 Plan planFromFile(const std::string& path);

@@ -1,0 +1,76 @@
+// paraplan-cli export: a plan as the launch configuration of the framework that runs it.
+#include "common.h"
+
+#include "jsonutil.h"
+#include "launchconfig.h"
+
+#include <QFile>
+
+namespace paraplan::cli {
+
+Options exportOptions()
+{
+    return {
+        valueOption(
+            "--to", "TARGET",
+            QString::fromStdString("The framework: " + enumChoices(kLaunchTargetNames) + ".")),
+        valueOption("-o", "FILE",
+                    "Write the file here (atomically) instead of to stdout; a .sh script is "
+                    "made executable."),
+    };
+}
+
+int ioError(const std::string& message)
+{
+    errorStream() << "error: " << message << "\n";
+    return kExitIo;
+}
+
+LaunchTarget launchTargetFromArgs(const Args& args, const char* option)
+{
+    LaunchTarget target = LaunchTarget::Megatron;
+    const std::string name = args.text(option);
+    if (!enumFromName(kLaunchTargetNames, name, &target))
+        throw UsageError(std::string(option) + ": unknown target '" + name + "' (" +
+                         enumChoices(kLaunchTargetNames) + ")");
+    return target;
+}
+
+int runExport(const Args& args, std::ostream& out)
+{
+    const std::string path = args.positional().front();
+    const LaunchTarget target = launchTargetFromArgs(args, "--to");
+    std::string error;
+    std::string text;
+    if (!json::readFile(path, &text, &error))
+        return ioError(error);
+    const Plan plan = planFromFile(path);
+    const LaunchConfig config = exportLaunchConfig(plan, target, HardwareCatalog::bundled());
+    if (!config.error.empty())
+        throw UsageError(path + ": " + config.error);
+    for (const std::string& warning : config.warnings)
+        errorStream() << "warning: " << warning << "\n";
+    if (!config.launcher.empty() && config.text.find(config.launcher) == std::string::npos)
+        errorStream() << "launch: " << config.launcher << "\n";
+    if (!args.has("-o") || args.text("-o") == "-") {
+        out << config.text;
+        out.flush();
+        if (!out)
+            return ioError("cannot write the " + std::string(launchTargetName(target)) +
+                           " file to stdout");
+        return kExitOk;
+    }
+    const std::string output = args.text("-o");
+    refuseOverwritingInput("-o", output, {path});
+    if (!json::writeFileAtomically(output, config.text, &error))
+        return ioError(error);
+    if (config.suffix == ".sh") {
+        QFile file(QString::fromStdString(output));
+        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
+    }
+    out << "wrote " << output << " (" << launchTargetName(target) << ", option names as in "
+        << config.release << ")\n";
+    return kExitOk;
+}
+
+} // namespace paraplan::cli

@@ -1,0 +1,58 @@
+// paraplan-cli import-launch: a Megatron-LM or torchtitan launch file read back into a plan.
+#include "common.h"
+
+#include "jsonutil.h"
+#include "launchconfig.h"
+
+namespace paraplan::cli {
+
+Options importLaunchOptions()
+{
+    return {
+        valueOption("--from", "TARGET", "The file's framework: megatron or torchtitan."),
+        valueOption("--base", "PLAN",
+                    "The plan the file's settings replace: it gives the cluster, the engine "
+                    "figures and what the file does not say."),
+        valueOption("-o", "FILE", "Write the plan file here (atomically) instead of stdout."),
+    };
+}
+
+int runImportLaunch(const Args& args, std::ostream& out)
+{
+    const std::string path = args.positional().front();
+    const LaunchTarget target = launchTargetFromArgs(args, "--from");
+    if (target != LaunchTarget::Megatron && target != LaunchTarget::Torchtitan)
+        throw UsageError("--from: a " + std::string(launchTargetName(target)) +
+                         " file cannot be read back (megatron, torchtitan)");
+    const std::string basePath = args.text("--base");
+    std::string text;
+    std::string error;
+    if (!json::readFile(path, &text, &error))
+        return ioError(error);
+    std::string baseText;
+    if (!json::readFile(basePath, &baseText, &error))
+        return ioError(error);
+    const Plan base = planFromFile(basePath);
+    const LaunchImport result = importLaunchConfig(text, target, base, HardwareCatalog::bundled());
+    for (const std::string& warning : result.warnings)
+        errorStream() << "warning: " << warning << "\n";
+    if (!result.errors.empty()) {
+        std::string message = path + ": " + result.errors.front();
+        if (result.errors.size() > 1)
+            message += " (and " + std::to_string(result.errors.size() - 1) + " more)";
+        throw UsageError(message);
+    }
+    if (!args.has("-o") || args.text("-o") == "-") {
+        out << planToJsonText(result.plan, HardwareCatalog::bundled());
+        out.flush();
+        return out ? kExitOk : ioError("cannot write the plan to stdout");
+    }
+    const std::string output = args.text("-o");
+    refuseOverwritingInput("-o", output, {path, basePath});
+    if (!savePlan(output, result.plan, &error, HardwareCatalog::bundled()))
+        return ioError(error);
+    out << "wrote " << output << "\n";
+    return kExitOk;
+}
+
+} // namespace paraplan::cli
