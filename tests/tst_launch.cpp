@@ -107,6 +107,54 @@ QStringList yamlKeys(const std::string& text)
     return keys;
 }
 
+/// The checks of Megatron-LM's validate_args (arguments.py at the pinned commit) that the
+/// exported flags can break, each failure named.
+QStringList megatronValidateArgs(const QList<QStringList>& arguments, const std::string& text)
+{
+    std::map<QString, QString> f;
+    for (const QStringList& a : arguments)
+        f[a[0]] = a.size() > 1 ? a[1] : QString();
+    const auto has = [&](const char* flag) { return f.count(flag) > 0; };
+    const auto number = [&](const char* flag, int fallback) {
+        return has(flag) ? f[flag].toInt() : fallback;
+    };
+    const bool maxConnectionsOne =
+        text.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos;
+    QStringList broken;
+    if (has("--tp-comm-overlap") && !has("--sequence-parallel"))
+        broken << "tp_comm_overlap needs sequence_parallel";
+    if (has("--overlap-param-gather") &&
+        (!has("--overlap-grad-reduce") ||
+         !(has("--use-distributed-optimizer") || has("--use-megatron-fsdp"))))
+        broken << "overlap_param_gather needs overlap_grad_reduce and a sharded optimizer";
+    if (has("--use-megatron-fsdp") && (f["--ckpt-format"] != "fsdp_dtensor" || maxConnectionsOne))
+        broken << "Megatron FSDP needs fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS != 1";
+    if (!has("--use-megatron-fsdp") &&
+        (number("--tensor-model-parallel-size", 1) > 1 ||
+         number("--context-parallel-size", 1) > 1) &&
+        !maxConnectionsOne)
+        broken << "TP/CP needs CUDA_DEVICE_MAX_CONNECTIONS=1";
+    if (number("--max-position-embeddings", 0) < number("--seq-length", 0))
+        broken << "max_position_embeddings >= seq_length";
+    const int cp = number("--context-parallel-size", 1);
+    if (cp > 1 && number("--seq-length", 0) % (2 * cp) != 0)
+        broken << "seq_length a multiple of 2 x cp";
+    if (f["--recompute-granularity"] == "selective" && has("--recompute-method"))
+        broken << "no recompute_method with selective";
+    if (has("--fp16") && has("--bf16"))
+        broken << "fp16 and bf16";
+    if (has("--num-layers-per-virtual-pipeline-stage") &&
+        has("--num-virtual-stages-per-pipeline-rank"))
+        broken << "one virtual pipeline option";
+    const int pp = number("--pipeline-model-parallel-size", 1);
+    if (has("--num-virtual-stages-per-pipeline-rank") && pp < 2)
+        broken << "interleaving needs pp > 1";
+    if (!has("--decoder-first-pipeline-num-layers") && !has("--decoder-last-pipeline-num-layers") &&
+        number("--num-layers", 0) % pp != 0)
+        broken << "num_layers divisible by pp";
+    return broken;
+}
+
 // The plans every check runs on: the bundled examples and edits of the Llama 3 70B one.
 std::map<QString, Plan> plans()
 {
@@ -197,6 +245,8 @@ private slots:
             QVERIFY2(it != pinned.end(), qPrintable(argument[0] + " is not in the pinned list"));
             QCOMPARE(argument.size(), it->second ? 2 : 1);
         }
+        const QStringList broken = megatronValidateArgs(arguments, config.text);
+        QVERIFY2(broken.isEmpty(), qPrintable(broken.join("; ")));
         QVERIFY(config.text.find("\n# warning: ") != std::string::npos || config.warnings.empty());
         for (const std::string& w : config.warnings)
             QVERIFY(config.text.find("# warning: " + w) != std::string::npos);

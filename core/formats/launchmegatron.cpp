@@ -50,8 +50,12 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
     if (m.head_dim > 0 && m.head_dim * m.heads != m.hidden)
         f->add("--kv-channels", m.head_dim);
     f->add("--seq-length", plan.training.seq_len);
-    f->add("--max-position-embeddings",
-           m.max_positions > 0 ? m.max_positions : plan.training.seq_len);
+    // validate_args asserts max_position_embeddings >= seq_length.
+    f->add("--max-position-embeddings", std::max(m.max_positions, plan.training.seq_len));
+    if (m.max_positions > 0 && m.max_positions < plan.training.seq_len)
+        warnings->push_back("seq_len " + std::to_string(plan.training.seq_len) +
+                            " is longer than the model's " + std::to_string(m.max_positions) +
+                            " positions: --max-position-embeddings is written as seq_len");
     f->add("--position-embedding-type", m.learned_positions ? "learned_absolute" : "rope");
     if (m.mlp == MlpKind::SwiGLU)
         f->add("--swiglu");
@@ -87,6 +91,10 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
 void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
 {
     const ParallelLayout& p = plan.parallel;
+    if (p.cp > 1 && plan.training.seq_len % (2 * p.cp) != 0)
+        warnings->push_back("seq_len " + std::to_string(plan.training.seq_len) +
+                            " is not a multiple of 2 x cp = " + std::to_string(2 * p.cp) +
+                            ", which Megatron-LM's context parallelism requires");
     f->add("--tensor-model-parallel-size", p.tp);
     f->add("--pipeline-model-parallel-size", p.pp);
     f->add("--context-parallel-size", p.cp);
@@ -148,6 +156,7 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     } else if (p.zero == 3) {
         f->add("--use-megatron-fsdp");
         f->add("--data-parallel-sharding-strategy", "optim_grads_params");
+        f->add("--ckpt-format", "fsdp_dtensor"); // validate_args: Megatron FSDP's only format
         warnings->push_back("ZeRO-3 is written as Megatron FSDP (--use-megatron-fsdp "
                             "--data-parallel-sharding-strategy optim_grads_params); check that "
                             "your Megatron-LM runs it with this TP/PP layout");
@@ -160,8 +169,11 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         if (p.zero >= 1)
             f->add("--overlap-param-gather");
     }
-    if (tpOverlapActive(plan))
+    if (tpOverlapActive(plan) && p.sequence_parallel)
         f->add("--tp-comm-overlap");
+    else if (tpOverlapActive(plan))
+        warnings->push_back("TP communication overlap is not written: Megatron-LM's "
+                            "--tp-comm-overlap needs --sequence-parallel, which the plan has off");
     if (p.dp_shard > 0 && p.dp_shard != p.dp * p.cp)
         warnings->push_back("dp_shard " + std::to_string(p.dp_shard) +
                             " (HSDP: shard groups smaller than DP x CP) is not written; the "
@@ -268,6 +280,11 @@ LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog)
     for (const std::string& w : warnings)
         text += "# warning: " + w + "\n";
     text += "set -euo pipefail\n";
+    // validate_args, before Blackwell: TP or CP needs CUDA_DEVICE_MAX_CONNECTIONS=1, and
+    // Megatron FSDP refuses it.
+    const ParallelLayout& p = plan.parallel;
+    if (p.zero != 3 && (p.tp > 1 || p.cp > 1))
+        text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
     text += config.launcher;
     for (const auto& [flag, value] : flags.list)
         text += " \\\n    " + flag + (value.empty() ? "" : " " + shellWord(value));

@@ -146,6 +146,7 @@ const std::map<std::string, int>& handledFlags()
         {"--use-distributed-optimizer", 0},
         {"--use-megatron-fsdp", 0},
         {"--data-parallel-sharding-strategy", 1},
+        {"--ckpt-format", 1},
         {"--overlap-grad-reduce", 0},
         {"--overlap-param-gather", 0},
         {"--tp-comm-overlap", 0},
