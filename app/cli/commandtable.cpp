@@ -99,7 +99,7 @@ const std::vector<Command>& commandTable()
          importTopologyOptions,
          runImportTopology},
         {"export",
-         "A plan as a launch configuration: Megatron-LM, torchtitan, DeepSpeed or NeMo.",
+         "A plan as a Megatron-LM, torchtitan, DeepSpeed or NeMo launch file.",
          {"PLAN", kPlan, 1, 1},
          exportOptions,
          runExport},

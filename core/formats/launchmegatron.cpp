@@ -244,7 +244,8 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
                             "--train-samples or --train-iters before launching");
     if (resolvedKernelStyle(plan) == KernelStyle::Eager)
         warnings->push_back("kernels eager (PyTorch eager element-wise work) has no Megatron-LM "
-                            "flag: Megatron runs its fused kernels, faster than planned");
+                            "flag: Megatron runs its fused kernels, so the plan's eager step time "
+                            "overstates it");
     if (t.stack == TrainingStack::PyTorch)
         warnings->push_back("the plan's stack is pytorch (FSDP-style); these are Megatron-LM "
                             "flags, whose step time the plan did not model");
