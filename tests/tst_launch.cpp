@@ -193,6 +193,8 @@ std::map<QString, Plan> plans()
     std::string error;
     if (!modelFromPreset("mixtral-8x7b", &p.model, &error))
         qFatal("%s", error.c_str());
+    p.model.dense_layers = 1; // written as --moe-layer-freq '([0]*1+[1]*31)'
+    p.model.shared_expert_ffn_hidden = 4096;
     p.parallel = ParallelLayout();
     p.parallel.tp = 2;
     p.parallel.pp = 4;
@@ -350,6 +352,8 @@ private slots:
         QCOMPARE(b.experts, a.experts);
         QCOMPARE(b.experts_per_token, a.experts_per_token);
         QCOMPARE(b.expert_ffn_hidden, a.expert_ffn_hidden);
+        QCOMPARE(b.dense_layers, a.dense_layers);
+        QCOMPARE(b.shared_expert_ffn_hidden, a.shared_expert_ffn_hidden);
         const ParallelLayout& p = plan.parallel;
         const ParallelLayout& q = back.plan.parallel;
         QCOMPARE(q.tp, p.tp);
