@@ -483,6 +483,17 @@ private slots:
                  cutWarnings.c_str());
     }
 
+    void aPlanNameCannotBreakOutOfTheComment()
+    {
+        Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        plan.name = "x\nrm -rf ~\r\n";
+        for (LaunchTarget target : {LaunchTarget::Megatron, LaunchTarget::NeMo}) {
+            const LaunchConfig config = exportLaunchConfig(plan, target, catalog());
+            QVERIFY(config.text.find("\nrm -rf") == std::string::npos);
+            QVERIFY(config.text.find("# Plan \"x rm -rf ~  \"") != std::string::npos);
+        }
+    }
+
     void otherTargetsSayWhyNot()
     {
         const Plan plan = loadExample("llama3-70b-dgx-h100.json");

@@ -95,17 +95,34 @@ std::string torchrunLine(const Plan& plan, const std::string& script)
     return line + " " + script;
 }
 
+namespace {
+
+/// Text from the plan file on one comment line: a newline or other control character would
+/// end the comment and let the rest run as a command.
+std::string oneLine(const std::string& text)
+{
+    std::string out = text;
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = ' ';
+    }
+    return out;
+}
+
+} // namespace
+
 std::string headerComment(const Plan& plan, const std::string& release, const char* comment)
 {
     const std::string c = comment;
     const ParallelLayout& p = plan.parallel;
     const LaunchShape shape = launchShape(plan);
     std::string out;
-    out += c + "Plan \"" + plan.name + "\", written by Paraplan " + PARAPLAN_VERSION + ".\n";
+    out +=
+        c + "Plan \"" + oneLine(plan.name) + "\", written by Paraplan " + PARAPLAN_VERSION + ".\n";
     out += c + "Option names as in " + release + ".\n";
     out += c + "Cluster: " + std::to_string(shape.nodes) + " node(s) x " +
-           std::to_string(shape.gpus_per_node) + " GPU(s) (" + plan.cluster.gpu_id + "); TP " +
-           std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x CP " +
+           std::to_string(shape.gpus_per_node) + " GPU(s) (" + oneLine(plan.cluster.gpu_id) +
+           "); TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x CP " +
            std::to_string(p.cp) + " x DP " + std::to_string(p.dp) + " = " +
            std::to_string(p.gpus()) + " GPUs.\n";
     return out;
