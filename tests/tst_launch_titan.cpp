@@ -492,6 +492,17 @@ void TstLaunchTitan::torchtitanImportNegative()
         "module_fqns_per_model_part = [[\"layers.0\"], [\"layers.1\"], [\"layers.2\"]]\n",
         base, catalog());
     QVERIFY(anyContains(r.errors, "3 parts, not a multiple of pipeline_parallel_degree = 4"));
+    // Huge degrees: errors, no overflow.
+    r = importTorchtitan("[parallelism]\ndata_parallel_replicate_degree = 1000000000\n"
+                         "tensor_parallel_degree = 1000000000\npipeline_parallel_degree = "
+                         "1000000000\ncontext_parallel_degree = 1000000000\n",
+                         base, catalog());
+    QVERIFY(!r.errors.empty());
+    r = importTorchtitan("[parallelism]\ndata_parallel_replicate_degree = 1000000000\n"
+                         "data_parallel_shard_degree = 1000000000\n[training]\n"
+                         "local_batch_size = 1000000000\n",
+                         base, catalog());
+    QVERIFY(anyContains(r.errors, "more than a plan can hold"));
     r = importTorchtitan("[activation_checkpoint]\nmode = \"sometimes\"\n", base, catalog());
     QVERIFY(anyContains(r.errors, "activation_checkpoint.mode"));
     // A layout that does not fit the base plan's cluster.

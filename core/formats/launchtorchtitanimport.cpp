@@ -232,7 +232,8 @@ void TitanReader::readDegrees()
     long long shard = integer("parallelism.data_parallel_shard_degree", -1);
     if (shard == -1) {
         const long long world = base.cluster.totalGpus();
-        const long long rest = static_cast<long long>(replicate) * p.tp * p.pp * p.cp;
+        const double product = static_cast<double>(replicate) * p.tp * p.pp * p.cp;
+        const long long rest = product <= 1e15 ? static_cast<long long>(product) : 0;
         shard = rest > 0 && world % rest == 0 ? world / rest : 0;
         if (shard < 1) {
             error("parallelism.data_parallel_shard_degree",
@@ -246,6 +247,13 @@ void TitanReader::readDegrees()
     } else if (shard < 1 || shard > 1000000000) {
         error("parallelism.data_parallel_shard_degree",
               "must be -1 or a positive integer, not " + std::to_string(shard));
+        shard = 1;
+    }
+    if (static_cast<long long>(replicate) * shard > 1000000) {
+        error("parallelism.data_parallel_shard_degree",
+              "x data_parallel_replicate_degree = " +
+                  std::to_string(static_cast<long long>(replicate) * shard) +
+                  " data-parallel ranks is more than a plan can hold (1,000,000)");
         shard = 1;
     }
     p.dp = replicate * static_cast<int>(shard);
@@ -356,8 +364,8 @@ void TitanReader::readTraining()
     TrainingSettings& t = plan.training;
     const int local = positive("training.local_batch_size", 8);
     const long long global = integer("training.global_batch_size", -1);
-    p.global_batch =
-        global == -1 ? local * p.dp : static_cast<int>(std::clamp<long long>(global, 1, 1LL << 30));
+    p.global_batch = static_cast<int>(std::clamp<long long>(
+        global == -1 ? static_cast<long long>(local) * p.dp : global, 1, 1LL << 30));
     if (global != -1 && (global < 1 || global % (static_cast<long long>(local) * p.dp) != 0))
         error("training.global_batch_size",
               "= " + std::to_string(global) +
