@@ -383,6 +383,7 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     head << "# torchtitan train_config written by Paraplan from the plan \""
          << commentLine(plan.name) << "\"\n"
          << "# Option names: " << kTorchtitanRelease << "\n"
+         << "# (the last torchtitan release that reads TOML; 0.3 loads Python config recipes)\n"
          << "# " << plan.parallel.gpus() << " GPUs: tp " << plan.parallel.tp << " x pp "
          << plan.parallel.pp << " x dp " << plan.parallel.dp << " x cp " << plan.parallel.cp << "\n"
          << "# Launch (on every node):\n#   " << out.launcher << "\n";
