@@ -161,8 +161,10 @@ DpDegrees dataParallel(const ParallelLayout& p, std::vector<std::string>* warnin
         if (p.dp > 1 && (p.tp > 1 || p.pp > 1 || p.cp > 1))
             warnings->push_back(
                 "ZeRO 0 (plain data parallel) with tensor, pipeline or context parallelism: "
-                "torchtitan applies DDP (data_parallel_replicate_degree) only on a 1-D mesh; "
-                "set data_parallel_shard_degree to use FSDP instead");
+                "the file writes DDP (data_parallel_replicate_degree); torchtitan releases whose "
+                "parallelize.py checks the whole device mesh refuse DDP beyond a 1-D mesh (\"DDP "
+                "has not supported > 1D parallelism\"); data_parallel_shard_degree (FSDP) "
+                "always works");
         return d;
     }
     // torchtitan shards over dp_shard x cp; the plan's shard group counts dp x cp ranks.
