@@ -95,6 +95,12 @@ std::vector<NamedPlan> allPlans()
     edit("zero2-uneven-stages", [](ParallelLayout& l, TrainingSettings&) {
         l.zero = 2, l.interleave = 1, l.stage_layers = {19, 21, 21, 19};
     });
+    Plan moe = llama; // Mixtral 8x7B, experts over 2 of the 4 data-parallel ranks
+    std::string error;
+    modelFromPreset("mixtral-8x7b", &moe.model, &error);
+    moe.name = "moe-ep2";
+    moe.parallel.ep = 2, moe.parallel.interleave = 2;
+    plans.push_back({"moe-ep2", moe});
     return plans;
 }
 
@@ -332,6 +338,14 @@ void TstLaunchTitan::torchtitanLayout()
              std::string("quantize.linear.float8"));
     QVERIFY(doc.find("quantize.linear.float8.enable_fsdp_float8_all_gather")->value.boolean);
 
+    for (const NamedPlan& np : allPlans())
+        if (np.name == "moe-ep2") {
+            QCOMPARE(exported(np.plan).find("parallelism.expert_parallel_degree")->value.integer,
+                     2LL);
+            QVERIFY(anyContains(exportDeepSpeed(np.plan, catalog()).warnings, "expert parallel 2",
+                                "--expert-model-parallel-size 2"));
+        }
+
     // One node: torchtitan's run_train.sh; several: torchrun on every node.
     QVERIFY(exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.json"), catalog())
                 .launcher.find("torchrun --nnodes=8 --nproc_per_node=8") == 0);
@@ -399,17 +413,25 @@ void TstLaunchTitan::torchtitanRoundTrip()
             QCOMPARE(q.model.layers, p.model.layers);
             QCOMPARE(stageLayerCounts(q.model, q.parallel), stageLayerCounts(p.model, p.parallel));
         } else {
-            // The nearest flavor by parameter count (GPT-3 175B: 405B), warned on export.
-            QCOMPARE(q.model.preset, std::string("llama3-405b"));
-            QVERIFY(anyContains(config.warnings, "the file names 405B"));
-            QVERIFY(anyContains(back.warnings, "module_fqns_per_model_part names 96 layers"));
+            // The nearest flavor by parameter count (GPT-3 175B: 405B, Mixtral 8x7B: 70B),
+            // warned on export; the layer split of another layer count is not taken.
+            const bool gpt3 = p.model.preset == "gpt3-175b";
+            QCOMPARE(q.model.preset, std::string(gpt3 ? "llama3-405b" : "llama3-70b"));
+            QVERIFY(
+                anyContains(config.warnings, gpt3 ? "the file names 405B" : "the file names 70B"));
+            if (p.parallel.pp > 1 && p.model.layers != q.model.layers)
+                QVERIFY(anyContains(back.warnings, "module_fqns_per_model_part names " +
+                                                       std::to_string(p.model.layers) + " layers"));
         }
         const ParallelLayout &a = p.parallel, &b = q.parallel;
         QCOMPARE(b.tp, a.tp);
         QCOMPARE(b.pp, a.pp);
         QCOMPARE(b.dp, a.dp);
         QCOMPARE(b.cp, a.cp);
-        QCOMPARE(b.ep, a.ep);
+        if (q.model.isMoe() || a.ep == 1)
+            QCOMPARE(b.ep, a.ep);
+        else // the file's dense flavor: torchtitan ignores expert parallelism there
+            QVERIFY(b.ep == 1 && anyContains(back.warnings, "has no effect on the dense"));
         QCOMPARE(b.interleave, a.interleave);
         QCOMPARE(b.micro_batch, a.micro_batch);
         QCOMPARE(b.global_batch, a.global_batch);

@@ -228,6 +228,11 @@ void TitanReader::readDegrees()
     p.pp = positive("parallelism.pipeline_parallel_degree", 1);
     p.cp = positive("parallelism.context_parallel_degree", 1);
     p.ep = positive("parallelism.expert_parallel_degree", 1);
+    if (p.ep > 1 && !out->plan.model.isMoe()) {
+        warn("expert_parallel_degree = " + std::to_string(p.ep) + " has no effect on the dense " +
+             out->plan.model.name + " (torchtitan ignores it); ep = 1");
+        p.ep = 1;
+    }
     const int replicate = positive("parallelism.data_parallel_replicate_degree", 1);
     long long shard = integer("parallelism.data_parallel_shard_degree", -1);
     if (shard == -1) {
