@@ -22,14 +22,9 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
     case LaunchTarget::NeMo:
         return exportNemo(plan, catalog);
     case LaunchTarget::Torchtitan:
-    case LaunchTarget::DeepSpeed: {
-        // merge: the titan branch's exportTorchtitan() / exportDeepSpeed() go here.
-        LaunchConfig config;
-        config.target = target;
-        config.error = std::string("the ") + launchTargetName(target) +
-                       " export is not built into this paraplan (branch i16-megatron)";
-        return config;
-    }
+        return exportTorchtitan(plan, catalog);
+    case LaunchTarget::DeepSpeed:
+        return exportDeepSpeed(plan, catalog);
     }
     LaunchConfig config;
     config.error = "unknown launch target";
@@ -41,14 +36,10 @@ LaunchImport importLaunchConfig(const std::string& text, LaunchTarget target, co
 {
     if (target == LaunchTarget::Megatron)
         return importMegatron(text, base, catalog);
+    if (target == LaunchTarget::Torchtitan)
+        return importTorchtitan(text, base, catalog);
     LaunchImport result;
     result.plan = base;
-    if (target == LaunchTarget::Torchtitan) {
-        // merge: the titan branch's importTorchtitan() goes here.
-        result.errors.push_back(
-            "the torchtitan import is not built into this paraplan (branch i16-megatron)");
-        return result;
-    }
     result.errors.push_back(std::string("a ") + launchTargetName(target) +
                             " file cannot be read back; import reads megatron and torchtitan");
     return result;

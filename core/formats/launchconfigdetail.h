@@ -4,6 +4,7 @@
 // what the formats share (the header comment, the launcher line, warnings every target gives).
 
 #include "launchconfig.h"
+#include "launchtitan.h" // exportTorchtitan, exportDeepSpeed, importTorchtitan
 
 #include <map>
 #include <string>
@@ -13,13 +14,9 @@ namespace paraplan {
 
 LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog);
 LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog);
-LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog);
-LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog);
 
 LaunchImport importMegatron(const std::string& text, const Plan& base,
                             const HardwareCatalog& catalog);
-LaunchImport importTorchtitan(const std::string& text, const Plan& base,
-                              const HardwareCatalog& catalog);
 
 namespace launch {
 

@@ -1,0 +1,403 @@
+// torchtitan train_config TOML export. Key names and types: torchtitan v0.2.2,
+// torchtitan/config/job_config.py (pinned in tests/data/launch/torchtitan-0.2.2.keys).
+
+#include "launchtitan.h"
+#include "launchtitandetail.h"
+#include "modelio.h"
+#include "tomlsubset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace paraplan {
+
+const char* const kTorchtitanRelease =
+    "torchtitan v0.2.2 (pytorch/torchtitan, torchtitan/config/job_config.py)";
+
+namespace titan {
+
+const std::vector<Flavor>& llama3Flavors()
+{
+    // torchtitan/models/llama3/__init__.py (llama3_configs): dim, n_layers, n_heads,
+    // n_kv_heads; hf_assets_path as in torchtitan/models/llama3/train_configs/*.toml.
+    static const std::vector<Flavor> flavors = {
+        {"8B", "llama3-8b", "./assets/hf/Llama-3.1-8B", 32, 4096, 32, 8},
+        {"70B", "llama3-70b", "./assets/hf/Llama-3.1-70B", 80, 8192, 64, 8},
+        {"405B", "llama3-405b", "./assets/hf/Llama-3.1-405B", 126, 16384, 128, 8},
+    };
+    return flavors;
+}
+
+const Flavor* matchingFlavor(const ModelSpec& m)
+{
+    for (const Flavor& f : llama3Flavors())
+        if (m.layers == f.layers && m.hidden == f.hidden && m.heads == f.heads &&
+            m.kv_heads == f.kv_heads && m.mlp == MlpKind::SwiGLU && !m.isMoe() && !m.isMla() &&
+            m.vocab == 128256 && !m.biases && !m.learned_positions)
+            return &f;
+    return nullptr;
+}
+
+std::vector<int> virtualStageLayers(const ModelSpec& model, const ParallelLayout& p)
+{
+    const std::vector<int> perRank = stageLayerCounts(model, p);
+    const int v = std::max(1, p.interleave);
+    std::vector<int> out(perRank.size() * static_cast<size_t>(v), 0);
+    for (size_t rank = 0; rank < perRank.size(); ++rank)
+        for (int chunk = 0; chunk < v; ++chunk)
+            out[static_cast<size_t>(chunk) * perRank.size() + rank] =
+                perRank[rank] / v + (chunk < perRank[rank] % v ? 1 : 0);
+    return out;
+}
+
+std::vector<std::vector<std::string>> moduleFqns(const std::vector<int>& virtualLayers)
+{
+    std::vector<std::vector<std::string>> parts;
+    int next = 0;
+    for (size_t k = 0; k < virtualLayers.size(); ++k) {
+        std::vector<std::string> part;
+        if (k == 0)
+            part.push_back("tok_embeddings");
+        for (int i = 0; i < virtualLayers[k]; ++i)
+            part.push_back("layers." + std::to_string(next++));
+        if (k + 1 == virtualLayers.size()) {
+            part.push_back("norm");
+            part.push_back("output");
+        }
+        parts.push_back(std::move(part));
+    }
+    return parts;
+}
+
+} // namespace titan
+
+namespace {
+
+std::string quotedList(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + tomlQuote(items[i]);
+    return out + "]";
+}
+
+std::string fileSlug(const std::string& name)
+{
+    std::string slug;
+    for (char c : name) {
+        if (isalnum(static_cast<unsigned char>(c)))
+            slug += static_cast<char>(tolower(static_cast<unsigned char>(c)));
+        else if (!slug.empty() && slug.back() != '_')
+            slug += '_';
+    }
+    while (!slug.empty() && slug.back() == '_')
+        slug.pop_back();
+    if (slug.size() > 40) { // whole words, at most 40 characters
+        const size_t cut = slug.rfind('_', 40);
+        slug = slug.substr(0, cut == std::string::npos || cut == 0 ? 40 : cut);
+    }
+    return slug.empty() ? "paraplan" : slug;
+}
+
+/// The model section: a llama3 flavor of the plan's shape, or the nearest one with a warning.
+void writeModel(const Plan& plan, bool fp8, std::ostringstream& out,
+                std::vector<std::string>* warnings)
+{
+    const titan::Flavor* flavor = titan::matchingFlavor(plan.model);
+    if (!flavor) {
+        const double params = countParameters(plan.model).total;
+        double best = 0;
+        for (const titan::Flavor& f : titan::llama3Flavors()) {
+            ModelSpec m;
+            std::string error;
+            if (!modelFromPreset(f.preset, &m, &error) || params <= 0)
+                continue;
+            const double gap = std::fabs(std::log(countParameters(m).total / params));
+            if (!flavor || gap < best) {
+                flavor = &f;
+                best = gap;
+            }
+        }
+        if (!flavor)
+            flavor = &titan::llama3Flavors()[1];
+        warnings->push_back(
+            "model: " +
+            (plan.model.name.empty() ? std::string("the plan's model") : plan.model.name) + " (" +
+            std::to_string(plan.model.layers) + " layers, hidden " +
+            std::to_string(plan.model.hidden) + ", " + std::to_string(plan.model.heads) +
+            " heads) is none of torchtitan's llama3 flavors (8B, 70B, 405B); the file names " +
+            flavor->flavor +
+            ", the nearest by parameter count: add a flavor of this shape to "
+            "torchtitan/models/llama3/__init__.py and name it in [model] flavor");
+    }
+    out << "[model]\n"
+        << "name = \"llama3\"\n"
+        << "flavor = " << tomlQuote(flavor->flavor) << "\n"
+        << "hf_assets_path = " << tomlQuote(flavor->hf_assets) << "  # tokenizer (and weights)\n";
+    if (fp8)
+        out << "converters = [\"quantize.linear.float8\"]\n";
+    out << "\n";
+}
+
+struct DpDegrees
+{
+    int replicate = 1;
+    int shard = 1;
+    std::string reshard; ///< fsdp_reshard_after_forward, empty: not written
+};
+
+/// FSDP/HSDP/DDP degrees from the plan's ZeRO stage and shard group.
+DpDegrees dataParallel(const ParallelLayout& p, std::vector<std::string>* warnings)
+{
+    DpDegrees d;
+    if (p.zero == 0) {
+        d.replicate = p.dp;
+        if (p.cp > 1)
+            warnings->push_back("ZeRO 0 with cp = " + std::to_string(p.cp) +
+                                ": torchtitan applies FSDP over the context-parallel ranks "
+                                "(its dp_shard x cp mesh), so parameters are sharded there");
+        if (p.dp > 1 && (p.tp > 1 || p.pp > 1 || p.cp > 1))
+            warnings->push_back(
+                "ZeRO 0 (plain data parallel) with tensor, pipeline or context parallelism: "
+                "the file writes DDP (data_parallel_replicate_degree); torchtitan releases whose "
+                "parallelize.py checks the whole device mesh refuse DDP beyond a 1-D mesh (\"DDP "
+                "has not supported > 1D parallelism\"); data_parallel_shard_degree (FSDP) "
+                "always works");
+        return d;
+    }
+    // torchtitan shards over dp_shard x cp; the plan's shard group counts dp x cp ranks.
+    const int group = p.shardRanks();
+    int shard = p.dp;
+    if (p.dp_shard > 0 && group < p.dp * p.cp) {
+        if (group % p.cp != 0) {
+            warnings->push_back("dp_shard = " + std::to_string(p.dp_shard) +
+                                " is not a multiple of cp = " + std::to_string(p.cp) +
+                                ": torchtitan's FSDP mesh is data_parallel_shard_degree x "
+                                "context_parallel_degree, so the file shards over all " +
+                                std::to_string(p.dp * p.cp) + " ranks (plain FSDP)");
+        } else {
+            shard = group / p.cp;
+        }
+    }
+    d.shard = shard;
+    d.replicate = p.dp / shard;
+    if (p.zero < 3) {
+        d.reshard = "never";
+        warnings->push_back(
+            "ZeRO-" + std::to_string(p.zero) +
+            ": torchtitan has no ZeRO-1/2 without FSDP; the file uses FSDP with "
+            "fsdp_reshard_after_forward = \"never\" (parameters stay gathered from forward to "
+            "backward, gradients and optimizer states sharded), which is ZeRO-2's memory plus a "
+            "sharded copy of the parameters at rest");
+    }
+    return d;
+}
+
+void writeParallelism(const Plan& plan, std::ostringstream& out, std::vector<std::string>* warnings)
+{
+    const ParallelLayout& p = plan.parallel;
+    const DpDegrees d = dataParallel(p, warnings);
+    out << "[parallelism]\n"
+        << "data_parallel_replicate_degree = " << d.replicate << "\n"
+        << "data_parallel_shard_degree = " << d.shard << "\n";
+    if (!d.reshard.empty())
+        out << "fsdp_reshard_after_forward = " << tomlQuote(d.reshard) << "\n";
+    out << "tensor_parallel_degree = " << p.tp << "\n";
+    if (p.tp > 1)
+        out << "enable_async_tensor_parallel = " << (tpOverlapActive(plan) ? "true" : "false")
+            << "\n";
+    if (p.tp > 1 && !p.sequence_parallel)
+        warnings->push_back("sequence_parallel = false: torchtitan always shards the norms and "
+                            "dropout of a tensor-parallel layer over the sequence (its TP plan "
+                            "uses SequenceParallel), so the file runs with sequence parallelism");
+    out << "pipeline_parallel_degree = " << p.pp << "\n";
+    if (p.pp > 1) {
+        out << "pipeline_parallel_schedule = "
+            << (p.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") << "\n"
+            << "pipeline_parallel_microbatch_size = " << p.micro_batch << "\n";
+        const auto parts = titan::moduleFqns(titan::virtualStageLayers(plan.model, p));
+        out << "module_fqns_per_model_part = [\n";
+        for (const auto& part : parts)
+            out << "    " << quotedList(part) << ",\n";
+        out << "]\n";
+    }
+    out << "context_parallel_degree = " << p.cp << "\n";
+    if (plan.model.isMoe())
+        out << "expert_parallel_degree = " << p.ep << "\n";
+    out << "\n";
+}
+
+void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::string>* warnings)
+{
+    const ParallelLayout& p = plan.parallel;
+    const TrainingSettings& t = plan.training;
+    // torchtitan: local_batch_size per data-parallel rank per optimizer step slice; with
+    // pipelining it holds all the rank's micro-batches (pipeline_parallel_microbatch_size
+    // each), without it one micro-batch and the rest is gradient accumulation.
+    const int local = p.pp > 1 ? p.micro_batch * p.microBatches() : p.micro_batch;
+    out << "[training]\n"
+        << "local_batch_size = " << local << "\n"
+        << "global_batch_size = " << p.global_batch << "\n"
+        << "seq_len = " << t.seq_len << "\n";
+    if (t.train_tokens > 0) {
+        const double tokensPerStep = static_cast<double>(p.global_batch) * t.seq_len;
+        const double steps = std::ceil(t.train_tokens / tokensPerStep);
+        if (steps > 2e9)
+            warnings->push_back("train_tokens: " + std::to_string(steps) +
+                                " steps do not fit torchtitan's int steps; not written");
+        else
+            out << "steps = " << static_cast<long long>(steps) << "  # train_tokens / ("
+                << p.global_batch << " x " << t.seq_len << ")\n";
+    } else {
+        warnings->push_back("train_tokens is not set: no [training] steps written (torchtitan's "
+                            "default applies)");
+    }
+    switch (t.dtype) {
+    case Dtype::BF16:
+    case Dtype::FP8:
+        out << "mixed_precision_param = \"bfloat16\"\n";
+        break;
+    case Dtype::FP16:
+        out << "mixed_precision_param = \"bfloat16\"\n";
+        warnings->push_back("dtype fp16: torchtitan's mixed_precision_param takes bfloat16 or "
+                            "float32 only; the file trains in bfloat16");
+        break;
+    case Dtype::FP32:
+    case Dtype::TF32:
+        out << "mixed_precision_param = \"float32\"\n";
+        break;
+    }
+    out << "mixed_precision_reduce = \"float32\"\n";
+    if (gradReduceBytes(plan) == 2)
+        warnings->push_back("grad_reduce_bytes = 2: torchtitan reduces gradients in float32 "
+                            "(mixed_precision_reduce takes float32 only)");
+    out << "# dataset = \"c4\"  # set your dataset (and dataset_path)\n\n";
+}
+
+void writeRest(const Plan& plan, bool fp8, std::ostringstream& out,
+               std::vector<std::string>* warnings)
+{
+    const ParallelLayout& p = plan.parallel;
+    out << "[optimizer]\n"
+        << "name = \"AdamW\"\n\n";
+    if (plan.training.optimizer == Optimizer::SGD)
+        warnings->push_back("optimizer sgd: torchtitan builds Adam or AdamW only; the file names "
+                            "AdamW (two fp32 states per parameter more than SGD)");
+    out << "[activation_checkpoint]\n";
+    switch (p.recompute) {
+    case Recompute::None:
+        out << "mode = \"none\"\n";
+        break;
+    case Recompute::Full:
+        out << "mode = \"full\"\n";
+        break;
+    case Recompute::Selective:
+        out << "mode = \"selective\"\n"
+            << "selective_ac_option = \"op\"\n";
+        warnings->push_back(
+            "recompute selective: Paraplan's selective recompute is the attention core "
+            "(Korthikanti et al. 2022); torchtitan's per-op selective checkpointing (\"op\") "
+            "keeps attention and most matmul outputs and recomputes the rest, so its memory "
+            "and recompute time differ somewhat");
+        break;
+    }
+    out << "\n";
+    const bool compiled = resolvedKernelStyle(plan) == KernelStyle::Fused;
+    out << "[compile]\n"
+        << "enable = " << (compiled ? "true" : "false")
+        << "  # kernels: " << kernelStyleName(resolvedKernelStyle(plan)) << "\n"
+        << "components = [\"model\", \"loss\"]\n\n";
+    if (tpOverlapActive(plan) && !compiled)
+        warnings->push_back("tp_overlap ag-gemm with eager kernels: torchtitan's async tensor "
+                            "parallel works only under torch.compile ([compile] enable = true)");
+    if (fp8 && !compiled)
+        warnings->push_back("dtype fp8 with eager kernels: torchtitan's float8 linears are fast "
+                            "only under torch.compile; [compile] enable = false follows the "
+                            "plan's kernels setting");
+    if (fp8) {
+        const bool fsdp = p.zero > 0 && p.dp > 1;
+        out << "[quantize.linear.float8]\n"
+            << "recipe_name = \"tensorwise\"\n"
+            << "enable_fsdp_float8_all_gather = " << (fsdp ? "true" : "false") << "\n"
+            << "precompute_float8_dynamic_scale_for_fsdp = " << (fsdp ? "true" : "false") << "\n"
+            << "filter_fqns = [\"output\"]\n\n";
+    }
+    if (p.dp_overlap == false)
+        warnings->push_back("dp_overlap = false: torchtitan always overlaps FSDP/DDP "
+                            "communication with compute (no option turns it off)");
+    if (p.rank_order != ParallelLayout().rank_order)
+        warnings->push_back("rank_order: torchtitan builds its device mesh in a fixed order "
+                            "(pp, dp_replicate, dp_shard, cp, tp, innermost last); a custom "
+                            "rank order cannot be set");
+}
+
+/// One line of a TOML comment (no line breaks).
+std::string commentLine(std::string text)
+{
+    for (char& c : text)
+        if (c == '\n' || c == '\r')
+            c = ' ';
+    return text;
+}
+
+std::string launcherLine(const Plan& plan, const std::string& file)
+{
+    const int gpn = std::max(1, plan.cluster.gpusPerNode());
+    const int gpus = plan.parallel.gpus();
+    const int nodes = (gpus + gpn - 1) / gpn;
+    if (nodes <= 1)
+        return "NGPU=" + std::to_string(gpus) + " CONFIG_FILE=./" + file + " ./run_train.sh";
+    return "torchrun --nnodes=" + std::to_string(nodes) +
+           " --nproc_per_node=" + std::to_string(gpn) +
+           " --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500 -m torchtitan.train "
+           "--job.config_file ./" +
+           file;
+}
+
+} // namespace
+
+LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
+{
+    LaunchConfig out;
+    out.target = LaunchTarget::Torchtitan;
+    out.suffix = ".toml";
+    out.release = kTorchtitanRelease;
+    for (const PlanIssue& issue : validatePlan(plan, catalog))
+        out.error += (out.error.empty() ? "" : "; ") + issue.message;
+    if (!out.error.empty())
+        return out;
+
+    const bool fp8 = plan.training.dtype == Dtype::FP8;
+    std::ostringstream body;
+    body << "[job]\n"
+         << "description = " << tomlQuote(plan.name.empty() ? "Paraplan plan" : plan.name) << "\n"
+         << "dump_folder = \"./outputs\"\n\n";
+    writeModel(plan, fp8, body, &out.warnings);
+    writeTraining(plan, body, &out.warnings);
+    writeParallelism(plan, body, &out.warnings);
+    writeRest(plan, fp8, body, &out.warnings);
+
+    const std::string file = fileSlug(plan.name) + ".toml";
+    out.launcher = launcherLine(plan, file);
+    std::ostringstream head;
+    head << "# torchtitan train_config written by Paraplan from the plan \""
+         << commentLine(plan.name) << "\"\n"
+         << "# Option names: " << kTorchtitanRelease << "\n"
+         << "# (the last torchtitan release that reads TOML; 0.3 loads Python config recipes)\n"
+         << "# " << plan.parallel.gpus() << " GPUs: tp " << plan.parallel.tp << " x pp "
+         << plan.parallel.pp << " x dp " << plan.parallel.dp << " x cp " << plan.parallel.cp << "\n"
+         << "# Launch (on every node):\n#   " << out.launcher << "\n";
+    if (!out.warnings.empty()) {
+        head << "# Not expressible here (Paraplan's warnings):\n";
+        for (const std::string& w : out.warnings)
+            head << "#   - " << commentLine(w) << "\n";
+    }
+    out.text = head.str() + "\n" + body.str();
+    while (out.text.size() > 1 && out.text[out.text.size() - 2] == '\n')
+        out.text.pop_back();
+    return out;
+}
+
+} // namespace paraplan

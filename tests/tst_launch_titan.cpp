@@ -1,0 +1,645 @@
+// torchtitan TOML and DeepSpeed JSON export (and torchtitan import): every key written is an
+// option of the pinned release with the right type (tests/data/launch/*.keys), the batch
+// arithmetic holds, what the target cannot say is a warning, and a torchtitan file reads back
+// into the plan it came from.
+
+#include "launchtitan.h"
+#include "modelio.h"
+#include "planio.h"
+#include "testdata.h"
+#include "tomlsubset.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <cmath>
+#include <map>
+
+using namespace paraplan;
+
+namespace {
+
+const HardwareCatalog& catalog()
+{
+    return HardwareCatalog::bundled();
+}
+
+/// section.key -> type, from a pinned .keys file (comments start with #).
+std::map<std::string, std::string> pinnedKeys(const QString& name)
+{
+    std::map<std::string, std::string> keys;
+    QFile file(test::dataPath("launch/" + name));
+    if (!file.open(QIODevice::ReadOnly))
+        return keys;
+    for (const QByteArray& raw : file.readAll().split('\n')) {
+        const QByteArray line = raw.trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const QList<QByteArray> parts = line.simplified().split(' ');
+        if (parts.size() == 2)
+            keys[parts[0].toStdString()] = parts[1].toStdString();
+    }
+    return keys;
+}
+
+Plan examplePlan(const QString& file)
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    const QString path = QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/" + file;
+    if (!loadPlan(path.toStdString(), &plan, &errors, catalog()))
+        qWarning("%s: %s", qPrintable(file), errors.empty() ? "?" : errors.front().c_str());
+    return plan;
+}
+
+struct NamedPlan
+{
+    QString name;
+    Plan plan;
+};
+
+/// Every bundled example and the edited layouts the brief names, each valid.
+std::vector<NamedPlan> allPlans()
+{
+    std::vector<NamedPlan> plans;
+    const QStringList files =
+        QDir(QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples").entryList({"*.json"});
+    for (const QString& f : files)
+        plans.push_back({f, examplePlan(f)});
+    const Plan llama = examplePlan("llama3-70b-dgx-h100.json"); // 128 H100, tp 8 pp 4 dp 4
+    auto edit = [&](const QString& name, auto change) {
+        Plan p = llama;
+        p.name = name.toStdString();
+        change(p.parallel, p.training);
+        plans.push_back({name, p});
+    };
+    edit("fsdp-zero3", [](ParallelLayout& l, TrainingSettings&) {
+        l.pp = 1, l.dp = 16, l.zero = 3, l.interleave = 1;
+    });
+    edit("hsdp-dp_shard", [](ParallelLayout& l, TrainingSettings&) {
+        l.pp = 1, l.dp = 16, l.zero = 3, l.dp_shard = 4, l.interleave = 1;
+    });
+    edit("pp-interleave2", [](ParallelLayout& l, TrainingSettings&) { l.interleave = 2; });
+    edit("cp2", [](ParallelLayout& l, TrainingSettings&) {
+        l.pp = 1, l.cp = 2, l.dp = 8, l.interleave = 1, l.zero = 3, l.global_batch = 256;
+    });
+    edit("fp8", [](ParallelLayout&, TrainingSettings& t) { t.dtype = Dtype::FP8; });
+    edit("recompute-full",
+         [](ParallelLayout& l, TrainingSettings&) { l.recompute = Recompute::Full; });
+    edit("recompute-none-ddp",
+         [](ParallelLayout& l, TrainingSettings&) { l.recompute = Recompute::None, l.zero = 0; });
+    edit("zero2-uneven-stages", [](ParallelLayout& l, TrainingSettings&) {
+        l.zero = 2, l.interleave = 1, l.stage_layers = {19, 21, 21, 19};
+    });
+    Plan moe = llama; // Mixtral 8x7B, experts over 2 of the 4 data-parallel ranks
+    std::string error;
+    modelFromPreset("mixtral-8x7b", &moe.model, &error);
+    moe.name = "moe-ep2";
+    moe.parallel.ep = 2, moe.parallel.interleave = 2;
+    plans.push_back({"moe-ep2", moe});
+    return plans;
+}
+
+bool anyContains(const std::vector<std::string>& lines, const std::string& a,
+                 const std::string& b = {})
+{
+    for (const std::string& l : lines)
+        if (l.find(a) != std::string::npos && l.find(b) != std::string::npos)
+            return true;
+    return false;
+}
+
+std::string firstIssue(const Plan& plan)
+{
+    const auto issues = validatePlan(plan, HardwareCatalog::bundled());
+    return issues.empty() ? std::string() : issues.front().message;
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string out;
+    for (const std::string& l : lines)
+        out += l + "\n";
+    return out;
+}
+
+/// Every leaf (and object) of a JSON object as dotted.path -> type.
+void flatten(const QJsonObject& o, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>* out)
+{
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        const std::string key = prefix + it.key().toStdString();
+        const QJsonValue v = it.value();
+        std::string type = v.isBool()     ? "bool"
+                           : v.isString() ? "str"
+                           : v.isObject() ? "object"
+                                          : "?";
+        if (v.isDouble())
+            type = v.toDouble() == std::floor(v.toDouble()) ? "int" : "float";
+        out->push_back({key, type});
+        if (v.isObject())
+            flatten(v.toObject(), key + ".", out);
+    }
+}
+
+} // namespace
+
+class TstLaunchTitan : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void plansAreValid();
+    void tomlReader();
+    void tomlReaderErrors();
+    void torchtitanKeysArePinned();
+    void importerKnowsThePinnedKeys();
+    void torchtitanLayout();
+    void torchtitanWarnings();
+    void torchtitanRoundTrip();
+    void torchtitanImportNegative();
+    void deepspeedKeysArePinned();
+    void deepspeedBatchArithmetic();
+    void deepspeedWarningsAndLauncher();
+    void invalidPlanIsAnError();
+};
+
+void TstLaunchTitan::plansAreValid()
+{
+    const auto plans = allPlans();
+    QVERIFY(plans.size() >= 11);
+    for (const NamedPlan& p : plans) {
+        QVERIFY2(firstIssue(p.plan).empty(),
+                 qPrintable(p.name + ": " + QString::fromStdString(firstIssue(p.plan))));
+    }
+}
+
+void TstLaunchTitan::tomlReader()
+{
+    const std::string text = "# comment\n"
+                             "top = 1\n"
+                             "[a]\n"
+                             "s = \"x \\\"y\\\" \\\\ z\"  # trailing\n"
+                             "lit = 'c:\\path'\n"
+                             "n = -1_000\n"
+                             "h = 0x1F\n"
+                             "f = 1.5e3\n"
+                             "b = false\n"
+                             "dotted.key = true\n"
+                             "\"quoted key\" = 2\n"
+                             "[a.b.c]\n"
+                             "arr = [\n  [\"p\", \"q\"],  # one\n  [\"r\"],\n]\n"
+                             "empty = []\n";
+    TomlDocument doc;
+    std::vector<std::string> errors;
+    QVERIFY2(parseToml(text, &doc, &errors), joined(errors).c_str());
+    QCOMPARE(doc.find("top")->value.integer, 1LL);
+    QCOMPARE(doc.find("a.s")->value.text, std::string("x \"y\" \\ z"));
+    QCOMPARE(doc.find("a.lit")->value.text, std::string("c:\\path"));
+    QCOMPARE(doc.find("a.n")->value.integer, -1000LL);
+    QCOMPARE(doc.find("a.h")->value.integer, 31LL);
+    QCOMPARE(doc.find("a.f")->value.number, 1500.0);
+    QCOMPARE(doc.find("a.b")->value.kind, TomlValue::Kind::Bool);
+    QVERIFY(doc.find("a.dotted.key")->value.boolean);
+    QCOMPARE(doc.find("a.quoted key")->value.integer, 2LL);
+    const TomlEntry* arr = doc.find("a.b.c.arr");
+    QVERIFY(arr);
+    QCOMPARE(arr->line, 13);
+    QVERIFY(tomlValueHasType(arr->value, "list[list[str]]"));
+    QVERIFY(!tomlValueHasType(arr->value, "list[str]"));
+    QCOMPARE(arr->value.items[1].items[0].text, std::string("r"));
+    QCOMPARE(doc.find("a.b.c.empty")->value.items.size(), size_t(0));
+    QVERIFY(tomlValueHasType(doc.find("a.n")->value, "float")); // an int for a float field
+    QVERIFY(!tomlValueHasType(doc.find("a.f")->value, "int"));
+}
+
+void TstLaunchTitan::tomlReaderErrors()
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"a = 1\nb = {x = 1}\n", "line 2: inline tables"},
+        {"[t]\n[[u]]\n", "line 2: arrays of tables"},
+        {"a = 1979-05-27\n", "line 1: dates"},
+        {"\n\nx = inf\n", "line 3: 'inf' is not a finite number"},
+        {"a = 1\na = 2\n", "line 2: the key a appears twice"},
+        {"s = \"open\n", "line 1: a string is not closed"},
+        {"a = bare\n", "line 1: 'bare' is not a value"},
+        {"a = 1 2\n", "line 1: unexpected text after the value"},
+        {"a\n", "line 1: expected = after the key 'a'"},
+        {"a = [1, 2\n", "line 1: an array is not closed"},
+        {"a = \"\"\"x\"\"\"\n", "line 1: multi-line strings"},
+        {"a = 99999999999999999999\n", "too large"},
+        {"[t\n", "line 1: a table header is not closed"},
+    };
+    for (const auto& [text, expected] : cases) {
+        TomlDocument doc;
+        std::vector<std::string> errors;
+        QVERIFY2(!parseToml(text, &doc, &errors), text.c_str());
+        QVERIFY2(anyContains(errors, expected), (text + " -> " + joined(errors)).c_str());
+    }
+    // Several bad lines: each one reported, the good ones kept.
+    TomlDocument doc;
+    std::vector<std::string> errors;
+    QVERIFY(!parseToml("a = {\nb = 2\nc = nan\n", &doc, &errors));
+    QCOMPARE(errors.size(), size_t(2));
+    QVERIFY(doc.find("b"));
+}
+
+void TstLaunchTitan::torchtitanKeysArePinned()
+{
+    const auto pinned = pinnedKeys("torchtitan-0.2.2.keys");
+    QVERIFY(pinned.size() > 60);
+    for (const NamedPlan& p : allPlans()) {
+        const LaunchConfig config = exportTorchtitan(p.plan, catalog());
+        QVERIFY2(config.error.empty(), config.error.c_str());
+        QCOMPARE(config.target, LaunchTarget::Torchtitan);
+        QCOMPARE(config.suffix, std::string(".toml"));
+        QVERIFY(config.release.find("v0.2.2") != std::string::npos);
+        TomlDocument doc;
+        std::vector<std::string> errors;
+        QVERIFY2(parseToml(config.text, &doc, &errors),
+                 qPrintable(p.name + ": " + QString::fromStdString(joined(errors))));
+        for (const TomlEntry& e : doc.entries) {
+            const auto it = pinned.find(e.key);
+            QVERIFY2(it != pinned.end(),
+                     qPrintable(p.name + ": " + QString::fromStdString(e.key) + " is not pinned"));
+            QVERIFY2(tomlValueHasType(e.value, it->second),
+                     qPrintable(p.name + ": " +
+                                QString::fromStdString(e.key + " is " + tomlTypeName(e.value) +
+                                                       ", pinned " + it->second)));
+        }
+        for (const char* key : {"model.name", "model.flavor", "training.local_batch_size",
+                                "training.global_batch_size", "training.seq_len",
+                                "parallelism.data_parallel_shard_degree",
+                                "parallelism.tensor_parallel_degree", "activation_checkpoint.mode"})
+            QVERIFY2(doc.find(key), qPrintable(p.name + ": missing " + key));
+        // The launcher is in the file, as a comment.
+        QVERIFY(!config.launcher.empty());
+        QVERIFY(config.text.find("#   " + config.launcher) != std::string::npos);
+        for (const std::string& w : config.warnings)
+            QVERIFY(config.text.find(w) != std::string::npos);
+    }
+}
+
+void TstLaunchTitan::importerKnowsThePinnedKeys()
+{
+    const auto pinned = pinnedKeys("torchtitan-0.2.2.keys");
+    size_t read = 0;
+    for (const TorchtitanKey& k : torchtitanKeys()) {
+        const auto it = pinned.find(k.key);
+        QVERIFY2(it != pinned.end(), k.key);
+        QCOMPARE(it->second, std::string(k.type));
+        read += k.read ? 1 : 0;
+    }
+    QCOMPARE(torchtitanKeys().size(), pinned.size());
+    QVERIFY(read >= 20);
+}
+
+void TstLaunchTitan::torchtitanLayout()
+{
+    auto exported = [](const Plan& plan) {
+        TomlDocument doc;
+        std::vector<std::string> errors;
+        parseToml(exportTorchtitan(plan, catalog()).text, &doc, &errors);
+        return doc;
+    };
+    Plan plan = examplePlan("llama3-70b-dgx-h100.json"); // tp 8, pp 4, dp 4, ZeRO-1, v 5
+    TomlDocument doc = exported(plan);
+    QCOMPARE(doc.find("model.flavor")->value.text, std::string("70B"));
+    QCOMPARE(doc.find("parallelism.pipeline_parallel_schedule")->value.text,
+             std::string("Interleaved1F1B"));
+    const TomlValue& parts = doc.find("parallelism.module_fqns_per_model_part")->value;
+    QCOMPARE(parts.items.size(), size_t(20)); // pp 4 x interleave 5
+    QCOMPARE(parts.items.front().items.front().text, std::string("tok_embeddings"));
+    QCOMPARE(parts.items.back().items.back().text, std::string("output"));
+    QCOMPARE(parts.items[1].items.front().text, std::string("layers.4"));
+    // 512 sequences = 1 x 4 dp x 128 micro-batches; with pipelining one step holds them all.
+    QCOMPARE(doc.find("training.local_batch_size")->value.integer, 128LL);
+    QCOMPARE(doc.find("parallelism.pipeline_parallel_microbatch_size")->value.integer, 1LL);
+    QCOMPARE(doc.find("training.steps")->value.integer,
+             static_cast<long long>(std::ceil(15e12 / (512.0 * 8192))));
+    QCOMPARE(doc.find("parallelism.fsdp_reshard_after_forward")->value.text, std::string("never"));
+    QCOMPARE(doc.find("activation_checkpoint.mode")->value.text, std::string("selective"));
+
+    plan.parallel.pp = 1, plan.parallel.dp = 16, plan.parallel.zero = 3, plan.parallel.dp_shard = 4;
+    plan.parallel.interleave = 1;
+    doc = exported(plan); // HSDP: 4 shards x 4 replicas
+    QCOMPARE(doc.find("parallelism.data_parallel_shard_degree")->value.integer, 4LL);
+    QCOMPARE(doc.find("parallelism.data_parallel_replicate_degree")->value.integer, 4LL);
+    QVERIFY(!doc.find("parallelism.fsdp_reshard_after_forward"));
+    QVERIFY(!doc.find("parallelism.module_fqns_per_model_part"));
+    QCOMPARE(doc.find("training.local_batch_size")->value.integer, 1LL);
+    plan.training.dtype = Dtype::FP8;
+    doc = exported(plan);
+    QCOMPARE(doc.find("model.converters")->value.items.at(0).text,
+             std::string("quantize.linear.float8"));
+    QVERIFY(doc.find("quantize.linear.float8.enable_fsdp_float8_all_gather")->value.boolean);
+
+    for (const NamedPlan& np : allPlans())
+        if (np.name == "moe-ep2") {
+            QCOMPARE(exported(np.plan).find("parallelism.expert_parallel_degree")->value.integer,
+                     2LL);
+            QVERIFY(anyContains(exportDeepSpeed(np.plan, catalog()).warnings, "expert parallel 2",
+                                "--expert-model-parallel-size 2"));
+        }
+
+    // One node: torchtitan's run_train.sh; several: torchrun on every node.
+    QVERIFY(exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.json"), catalog())
+                .launcher.find("torchrun --nnodes=8 --nproc_per_node=8") == 0);
+    Plan small = plan;
+    small.cluster.nodes = 1, small.parallel.tp = 8, small.parallel.dp = 1, small.parallel.zero = 0;
+    small.parallel.dp_shard = 0, small.parallel.global_batch = 8;
+    QVERIFY2(validatePlan(small, catalog()).empty(), firstIssue(small).c_str());
+    const std::string single = exportTorchtitan(small, catalog()).launcher;
+    QVERIFY2(single.rfind("NGPU=8 CONFIG_FILE=./", 0) == 0, single.c_str());
+    QVERIFY(single.find(".toml ./run_train.sh") == single.size() - 20);
+}
+
+void TstLaunchTitan::torchtitanWarnings()
+{
+    // ZeRO-1 (the bundled Llama examples): no such thing in torchtitan.
+    const LaunchConfig zero1 = exportTorchtitan(examplePlan("llama3-70b-dgx-h100.json"), catalog());
+    QVERIFY2(anyContains(zero1.warnings, "ZeRO-1", "fsdp_reshard_after_forward"),
+             joined(zero1.warnings).c_str());
+    QVERIFY(anyContains(zero1.warnings, "recompute selective"));
+    QVERIFY(!anyContains(zero1.warnings, "model:"));
+    // GPT-3 175B: no llama3 flavor, fp16, no async TP with eager kernels...
+    const LaunchConfig gpt3 = exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.json"), catalog());
+    QVERIFY2(anyContains(gpt3.warnings, "none of torchtitan's llama3 flavors", "nearest"),
+             joined(gpt3.warnings).c_str());
+    QVERIFY(anyContains(gpt3.warnings, "dtype fp16", "bfloat16"));
+    QVERIFY(!anyContains(gpt3.warnings, "ZeRO 0")); // dp 1: nothing to replicate
+    Plan ddp = examplePlan("llama3-70b-dgx-h100.json");
+    ddp.parallel.zero = 0;
+    QVERIFY(anyContains(exportTorchtitan(ddp, catalog()).warnings, "ZeRO 0", "1-D mesh"));
+    Plan plan = examplePlan("llama3-70b-two-racks.json");
+    plan.parallel.sequence_parallel = false;
+    plan.parallel.dp_overlap = false;
+    plan.parallel.rank_order = {ParallelDim::TP, ParallelDim::DP, ParallelDim::CP, ParallelDim::PP};
+    plan.training.optimizer = Optimizer::SGD;
+    plan.training.train_tokens = 0;
+    const LaunchConfig edited = exportTorchtitan(plan, catalog());
+    for (const char* what : {"sequence_parallel = false", "dp_overlap = false", "rank_order",
+                             "optimizer sgd", "train_tokens is not set"})
+        QVERIFY2(anyContains(edited.warnings, what), what);
+    QVERIFY(edited.text.find("steps =") == std::string::npos);
+}
+
+void TstLaunchTitan::torchtitanRoundTrip()
+{
+    for (const NamedPlan& np : allPlans()) {
+        const Plan& p = np.plan;
+        // The base: same cluster, another model and layout.
+        Plan base = p;
+        std::string error;
+        QVERIFY(modelFromPreset(p.model.preset == "llama3-8b" ? "llama3-70b" : "llama3-8b",
+                                &base.model, &error));
+        base.parallel = ParallelLayout();
+        base.parallel.dp = static_cast<int>(p.cluster.totalGpus());
+        base.parallel.global_batch = base.parallel.dp;
+        base.training.seq_len = 1024;
+        base.training.dtype = Dtype::FP32;
+        const LaunchConfig config = exportTorchtitan(p, catalog());
+        const LaunchImport back = importTorchtitan(config.text, base, catalog());
+        const QString ctx = np.name + ": " + QString::fromStdString(joined(back.errors));
+        QVERIFY2(back.errors.empty(), qPrintable(ctx));
+        const Plan& q = back.plan;
+        const bool flavored = p.model.preset.rfind("llama3-", 0) == 0;
+        if (flavored) {
+            QCOMPARE(q.model.preset, p.model.preset);
+            QCOMPARE(q.model.layers, p.model.layers);
+            QCOMPARE(stageLayerCounts(q.model, q.parallel), stageLayerCounts(p.model, p.parallel));
+        } else {
+            // The nearest flavor by parameter count (GPT-3 175B: 405B, Mixtral 8x7B: 70B),
+            // warned on export; the layer split of another layer count is not taken.
+            const bool gpt3 = p.model.preset == "gpt3-175b";
+            QCOMPARE(q.model.preset, std::string(gpt3 ? "llama3-405b" : "llama3-70b"));
+            QVERIFY(
+                anyContains(config.warnings, gpt3 ? "the file names 405B" : "the file names 70B"));
+            if (p.parallel.pp > 1 && p.model.layers != q.model.layers)
+                QVERIFY(anyContains(back.warnings, "module_fqns_per_model_part names " +
+                                                       std::to_string(p.model.layers) + " layers"));
+        }
+        const ParallelLayout &a = p.parallel, &b = q.parallel;
+        QCOMPARE(b.tp, a.tp);
+        QCOMPARE(b.pp, a.pp);
+        QCOMPARE(b.dp, a.dp);
+        QCOMPARE(b.cp, a.cp);
+        if (q.model.isMoe() || a.ep == 1)
+            QCOMPARE(b.ep, a.ep);
+        else // the file's dense flavor: torchtitan ignores expert parallelism there
+            QVERIFY(b.ep == 1 && anyContains(back.warnings, "has no effect on the dense"));
+        QCOMPARE(b.interleave, a.interleave);
+        QCOMPARE(b.micro_batch, a.micro_batch);
+        QCOMPARE(b.global_batch, a.global_batch);
+        QCOMPARE(b.recompute, a.recompute);
+        QCOMPARE(b.shardRanks(), a.shardRanks());
+        if (a.zero == 1) { // torchtitan cannot tell ZeRO-1 from ZeRO-2: said so
+            QCOMPARE(b.zero, 2);
+            QVERIFY(anyContains(back.warnings, "cannot tell ZeRO-1 from ZeRO-2"));
+        } else {
+            QCOMPARE(b.zero, a.zero);
+        }
+        if (a.tp > 1)
+            QCOMPARE(b.sequence_parallel, true);
+        QCOMPARE(tpOverlapActive(q), tpOverlapActive(p));
+        QCOMPARE(resolvedKernelStyle(q), resolvedKernelStyle(p));
+        QCOMPARE(q.training.seq_len, p.training.seq_len);
+        QCOMPARE(q.training.dtype,
+                 p.training.dtype == Dtype::FP16 ? Dtype::BF16 : p.training.dtype);
+        QCOMPARE(q.training.optimizer, p.training.optimizer);
+        QCOMPARE(gradReduceBytes(q), 4); // torchtitan reduces in float32 only
+        if (gradReduceBytes(p) != 4)
+            QVERIFY(anyContains(config.warnings, "grad_reduce_bytes = 2"));
+        const double stepTokens = static_cast<double>(a.global_batch) * p.training.seq_len;
+        QVERIFY2(q.training.train_tokens >= p.training.train_tokens &&
+                     q.training.train_tokens < p.training.train_tokens + stepTokens,
+                 qPrintable(ctx));
+        QCOMPARE(q.name, p.name);
+        QCOMPARE(q.cluster.nodes, p.cluster.nodes);
+        // Exporting the import again gives the same file.
+        QCOMPARE(exportTorchtitan(q, catalog()).text.empty(), false);
+        if (flavored && a.zero != 1)
+            QCOMPARE(exportTorchtitan(q, catalog()).text, config.text);
+    }
+}
+
+void TstLaunchTitan::torchtitanImportNegative()
+{
+    const Plan base = examplePlan("llama3-70b-dgx-h100.json");
+    const std::string good = exportTorchtitan(base, catalog()).text;
+    // A bad TOML line: an error with its line number, nothing imported.
+    LaunchImport r = importTorchtitan("[training]\nseq_len = 8192\nsteps = = 3\n", base, catalog());
+    QVERIFY2(anyContains(r.errors, "line 3:"), joined(r.errors).c_str());
+    // An unknown key: a warning naming it and its line; the rest imports.
+    r = importTorchtitan(good + "\n[parallelism]\n", base, catalog());
+    QVERIFY(anyContains(r.errors, "[parallelism] appears twice"));
+    const size_t at = good.find("[training]\n") + 11;
+    std::string unknown = good;
+    unknown.insert(at, "warp_drive = true\n");
+    r = importTorchtitan(unknown, base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QVERIFY2(anyContains(r.warnings, "training.warp_drive is not an option of torchtitan v0.2.2"),
+             joined(r.warnings).c_str());
+    // Real torchtitan keys Paraplan does not model: named, ignored.
+    std::string modelled = good;
+    modelled.insert(at, "max_norm = 1.0\n");
+    r = importTorchtitan(modelled + "\n[checkpoint]\nenable = true\ninterval = 500\n", base,
+                         catalog());
+    QVERIFY(r.errors.empty());
+    QVERIFY(anyContains(r.warnings,
+                        "training.max_norm is a torchtitan setting Paraplan does not model"));
+    QVERIFY(anyContains(r.warnings, "[checkpoint] is not part of a plan"));
+    // A wrong type: an error naming the key, its line and both types.
+    std::string typed = good;
+    const size_t seq = typed.find("seq_len = 8192");
+    typed.replace(seq, 14, "seq_len = \"8192\"");
+    r = importTorchtitan(typed, base, catalog());
+    QVERIFY2(anyContains(r.errors, "training.seq_len must be int, not str"),
+             joined(r.errors).c_str());
+    QVERIFY(r.errors.front().rfind("line ", 0) == 0);
+    // Values torchtitan itself would refuse.
+    r = importTorchtitan(
+        "[training]\nlocal_batch_size = 3\nglobal_batch_size = 100\n"
+        "[parallelism]\ndata_parallel_shard_degree = 16\ntensor_parallel_degree = 8\n",
+        base, catalog());
+    QVERIFY2(anyContains(r.errors, "global_batch_size", "multiple of local_batch_size"),
+             joined(r.errors).c_str());
+    r = importTorchtitan(
+        "[parallelism]\npipeline_parallel_degree = 4\ntensor_parallel_degree = 8\n"
+        "data_parallel_shard_degree = 4\n"
+        "module_fqns_per_model_part = [[\"layers.0\"], [\"layers.1\"], [\"layers.2\"]]\n",
+        base, catalog());
+    QVERIFY(anyContains(r.errors, "3 parts, not a multiple of pipeline_parallel_degree = 4"));
+    // Huge degrees: errors, no overflow.
+    r = importTorchtitan("[parallelism]\ndata_parallel_replicate_degree = 1000000000\n"
+                         "tensor_parallel_degree = 1000000000\npipeline_parallel_degree = "
+                         "1000000000\ncontext_parallel_degree = 1000000000\n",
+                         base, catalog());
+    QVERIFY(!r.errors.empty());
+    r = importTorchtitan("[parallelism]\ndata_parallel_replicate_degree = 1000000000\n"
+                         "data_parallel_shard_degree = 1000000000\n[training]\n"
+                         "local_batch_size = 1000000000\n",
+                         base, catalog());
+    QVERIFY(anyContains(r.errors, "more than a plan can hold"));
+    r = importTorchtitan("[activation_checkpoint]\nmode = \"sometimes\"\n", base, catalog());
+    QVERIFY(anyContains(r.errors, "activation_checkpoint.mode"));
+    // A layout that does not fit the base plan's cluster.
+    r = importTorchtitan("[parallelism]\ndata_parallel_shard_degree = 3\n", base, catalog());
+    QVERIFY(!r.errors.empty());
+    // An unknown flavor keeps the base model; -1 takes the rest of the cluster's GPUs.
+    r = importTorchtitan("[model]\nname = \"qwen3\"\nflavor = \"32B\"\n[parallelism]\n"
+                         "tensor_parallel_degree = 8\n[training]\nlocal_batch_size = 1\n"
+                         "global_batch_size = 64\n",
+                         base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.model.preset, base.model.preset);
+    QVERIFY(anyContains(r.warnings, "qwen3 flavor 32B has no Paraplan preset"));
+    QCOMPARE(r.plan.parallel.dp, 16);
+    QCOMPARE(r.plan.parallel.zero, 3);
+    QCOMPARE(r.plan.parallel.recompute, Recompute::Selective); // torchtitan's default mode
+}
+
+void TstLaunchTitan::deepspeedKeysArePinned()
+{
+    const auto pinned = pinnedKeys("deepspeed-0.19.keys");
+    QVERIFY(pinned.size() > 40);
+    for (const NamedPlan& p : allPlans()) {
+        const LaunchConfig config = exportDeepSpeed(p.plan, catalog());
+        QVERIFY2(config.error.empty(), config.error.c_str());
+        QCOMPARE(config.suffix, std::string(".json"));
+        QJsonParseError parseError;
+        const QJsonDocument doc =
+            QJsonDocument::fromJson(QByteArray::fromStdString(config.text), &parseError);
+        QVERIFY2(doc.isObject(), qPrintable(parseError.errorString()));
+        std::vector<std::pair<std::string, std::string>> keys;
+        flatten(doc.object(), "", &keys);
+        for (const auto& [key, type] : keys) {
+            const auto it = pinned.find(key);
+            QVERIFY2(it != pinned.end(), qPrintable(p.name + ": " + QString::fromStdString(key)));
+            QVERIFY2(it->second == type || (it->second == "float" && type == "int"),
+                     qPrintable(p.name + ": " + QString::fromStdString(key + " " + type)));
+        }
+        const QJsonObject zero = doc.object()["zero_optimization"].toObject();
+        QCOMPARE(zero["stage"].toInt(), p.plan.parallel.zero);
+        if (p.plan.parallel.zero > 0)
+            QCOMPARE(zero["overlap_comm"].toBool(), p.plan.parallel.dp_overlap);
+        const Dtype dtype = p.plan.training.dtype;
+        QCOMPARE(doc.object()["bf16"].toObject()["enabled"].toBool(),
+                 dtype == Dtype::BF16 || dtype == Dtype::FP8);
+        QCOMPARE(doc.object()["fp16"].toObject()["enabled"].toBool(), dtype == Dtype::FP16);
+    }
+}
+
+void TstLaunchTitan::deepspeedBatchArithmetic()
+{
+    for (const NamedPlan& p : allPlans()) {
+        const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                                          exportDeepSpeed(p.plan, catalog()).text))
+                                  .object();
+        const int batch = o["train_batch_size"].toInt();
+        const int micro = o["train_micro_batch_size_per_gpu"].toInt();
+        const int accumulation = o["gradient_accumulation_steps"].toInt();
+        QVERIFY(batch > 0 && micro > 0 && accumulation > 0);
+        QCOMPARE(batch, micro * accumulation * p.plan.parallel.dp);
+        QCOMPARE(batch, p.plan.parallel.global_batch);
+    }
+    // ZeRO-3 figures that follow from the plan: DDP's 25 MiB bucket in fp32 gradient elements,
+    // the prefetch of one layer (Llama 3 70B: 855,654,400 parameters a layer, / tp 8).
+    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    plan.parallel.pp = 1, plan.parallel.dp = 16, plan.parallel.zero = 3, plan.parallel.dp_shard = 4;
+    plan.parallel.interleave = 1;
+    const QJsonObject zero =
+        QJsonDocument::fromJson(QByteArray::fromStdString(exportDeepSpeed(plan, catalog()).text))
+            .object()["zero_optimization"]
+            .toObject();
+    QCOMPARE(zero["reduce_bucket_size"].toInteger(), 25LL * 1024 * 1024 / 4);
+    const double layer = countParameters(plan.model).layer(false);
+    QCOMPARE(zero["stage3_prefetch_bucket_size"].toInteger(), std::llround(layer / 8));
+    QCOMPARE(zero["mics_shard_size"].toInt(), 4);
+}
+
+void TstLaunchTitan::deepspeedWarningsAndLauncher()
+{
+    const LaunchConfig ds = exportDeepSpeed(examplePlan("llama3-70b-dgx-h100.json"), catalog());
+    QCOMPARE(ds.launcher, std::string("deepspeed --num_nodes 16 --num_gpus 8 --hostfile hostfile "
+                                      "train.py --deepspeed --deepspeed_config ds_config.json"));
+    QVERIFY2(anyContains(ds.warnings, "tensor parallel 8", "pipeline parallel 4"),
+             joined(ds.warnings).c_str());
+    QVERIFY(anyContains(ds.warnings, "--tensor-model-parallel-size 8"));
+    QVERIFY(anyContains(ds.warnings, "data parallel 4"));
+    QVERIFY(anyContains(ds.warnings, "interleave 5"));
+    QVERIFY(anyContains(ds.warnings, "recompute selective"));
+    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    plan.training.dtype = Dtype::FP8;
+    plan.parallel.cp = 2, plan.parallel.dp = 2, plan.parallel.global_batch = 256;
+    QVERIFY(validatePlan(plan, catalog()).empty());
+    const LaunchConfig fp8 = exportDeepSpeed(plan, catalog());
+    QVERIFY(anyContains(fp8.warnings, "dtype fp8"));
+    QVERIFY(anyContains(fp8.warnings, "context parallel 2"));
+    // A pure data-parallel ZeRO-3 plan has nothing to warn about but the learning rate.
+    plan = examplePlan("llama3-70b-dgx-h100.json");
+    plan.parallel.tp = 1, plan.parallel.pp = 1, plan.parallel.dp = 128, plan.parallel.zero = 3;
+    plan.parallel.interleave = 1, plan.parallel.recompute = Recompute::None;
+    plan.parallel.sequence_parallel = false;
+    QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
+    const LaunchConfig dp = exportDeepSpeed(plan, catalog());
+    QCOMPARE(dp.warnings.size(), size_t(1));
+    QVERIFY(anyContains(dp.warnings, "learning rate"));
+}
+
+void TstLaunchTitan::invalidPlanIsAnError()
+{
+    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    plan.parallel.global_batch = 7;
+    QVERIFY(!exportTorchtitan(plan, catalog()).error.empty());
+    QVERIFY(exportTorchtitan(plan, catalog()).text.empty());
+    QVERIFY(!exportDeepSpeed(plan, catalog()).error.empty());
+    QVERIFY(exportDeepSpeed(plan, catalog()).text.empty());
+}
+
+QTEST_GUILESS_MAIN(TstLaunchTitan)
+#include "tst_launch_titan.moc"
