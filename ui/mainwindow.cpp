@@ -8,6 +8,7 @@
 #include "derivationhtml.h"
 #include "dialogfolders.h"
 #include "inputpanel.h"
+#include "launchexportdialog.h"
 #include "measurepanel.h"
 #include "plots.h"
 #include "practicepanel.h"
@@ -369,6 +370,10 @@ void MainWindow::buildMenus()
         rememberDialog("report", path);
         if (!path.isEmpty())
             exportReport(path, m_reportFilter.contains("Letter"));
+    });
+    file->addAction(tr("Export &launch configuration..."), this, [this] {
+        LaunchExportDialog dialog(m_document->plan(), m_document->path(), this);
+        dialog.exec();
     });
     file->addAction(tr("Export tables (CSV)..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(

@@ -1,0 +1,150 @@
+#include "launchexportdialog.h"
+
+#include "dialogfolders.h"
+
+#include "hardware.h"
+#include "jsonutil.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace paraplan::ui {
+
+LaunchExportDialog::LaunchExportDialog(const Plan& plan, const QString& planPath, QWidget* parent)
+    : QDialog(parent), m_plan(plan), m_planPath(planPath)
+{
+    setWindowTitle(tr("Export launch configuration"));
+    m_target = new QComboBox(this);
+    for (const EnumName<LaunchTarget>& entry : kLaunchTargetNames)
+        m_target->addItem(QString::fromUtf8(entry.description), static_cast<int>(entry.value));
+    m_release = new QLabel(this);
+    m_release->setWordWrap(true);
+    m_release->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_text = new QPlainTextEdit(this);
+    m_text->setReadOnly(true);
+    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_launcher = new QLabel(this);
+    m_launcher->setWordWrap(true);
+    m_launcher->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_warnings = new QListWidget(this);
+    m_warnings->setWordWrap(true);
+    m_warnings->setMaximumHeight(fontMetrics().height() * 7);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Framework:"), m_target);
+    form->addRow(tr("Option names of:"), m_release);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    m_save = buttons->addButton(tr("&Save..."), QDialogButtonBox::AcceptRole);
+    m_copy = buttons->addButton(tr("&Copy"), QDialogButtonBox::ActionRole);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_save, &QPushButton::clicked, this, &LaunchExportDialog::saveInteractively);
+    connect(m_copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(QString::fromStdString(m_config.text)); });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_text, 1);
+    layout->addWidget(m_launcher);
+    layout->addWidget(new QLabel(tr("Not expressed exactly by this framework:"), this));
+    layout->addWidget(m_warnings);
+    layout->addWidget(buttons);
+    resize(860, 640);
+
+    connect(m_target, &QComboBox::currentIndexChanged, this, &LaunchExportDialog::refresh);
+    setTarget(defaultTarget(plan));
+}
+
+LaunchTarget LaunchExportDialog::defaultTarget(const Plan& plan)
+{
+    return fsdpStyleStack(plan) ? LaunchTarget::Torchtitan : LaunchTarget::Megatron;
+}
+
+void LaunchExportDialog::setTarget(LaunchTarget target)
+{
+    const int index = m_target->findData(static_cast<int>(target));
+    if (index == m_target->currentIndex())
+        refresh();
+    else
+        m_target->setCurrentIndex(index);
+}
+
+LaunchTarget LaunchExportDialog::target() const
+{
+    return static_cast<LaunchTarget>(m_target->currentData().toInt());
+}
+
+void LaunchExportDialog::refresh()
+{
+    m_config = exportLaunchConfig(m_plan, target(), HardwareCatalog::bundled());
+    const bool ok = m_config.error.empty();
+    m_text->setPlainText(
+        ok ? QString::fromStdString(m_config.text)
+           : tr("Nothing to export: %1").arg(QString::fromStdString(m_config.error)));
+    m_release->setText(QString::fromStdString(m_config.release));
+    m_launcher->setText(m_config.launcher.empty()
+                            ? QString()
+                            : tr("Launch with: %1").arg(QString::fromStdString(m_config.launcher)));
+    m_launcher->setVisible(!m_config.launcher.empty());
+    m_warnings->clear();
+    for (const std::string& warning : m_config.warnings)
+        m_warnings->addItem(QString::fromStdString(warning));
+    if (m_config.warnings.empty() && ok)
+        m_warnings->addItem(tr("Every setting of the plan is in the file."));
+    m_save->setEnabled(ok);
+    m_copy->setEnabled(ok);
+}
+
+bool LaunchExportDialog::saveTo(const QString& path, QString* error) const
+{
+    // The one atomic writer: a device or a FIFO is refused, never renamed over.
+    std::string reason;
+    if (json::writeFileAtomically(path.toStdString(), m_config.text, &reason))
+        return true;
+    if (error)
+        *error = QString::fromStdString(reason);
+    return false;
+}
+
+void LaunchExportDialog::saveInteractively()
+{
+    QString base = QFileInfo(m_planPath).fileName();
+    for (const char* suffix : {".paraplan.json", ".json"}) {
+        if (base.endsWith(QLatin1String(suffix))) {
+            base.chop(static_cast<int>(qstrlen(suffix)));
+            break;
+        }
+    }
+    if (base.isEmpty())
+        base = QStringLiteral("plan");
+    const QString suffix = QString::fromStdString(m_config.suffix);
+    const QString name = base + "-" + launchTargetName(target()) + suffix;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save launch configuration"), dialogStart("launch", name),
+        tr("%1 (*%2);;All files (*)").arg(m_target->currentText(), suffix));
+    rememberDialog("launch", path);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveTo(path, &error)) {
+        QMessageBox::warning(this, tr("Cannot save launch configuration"), error);
+        return;
+    }
+    accept();
+}
+
+} // namespace paraplan::ui
