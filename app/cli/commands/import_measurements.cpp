@@ -90,7 +90,8 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
     for (const HbmMeasurement& h : run.compute.hbm)
         hbm.append(QJsonObject{
             {"device", h.device}, {"kernel", QString::fromStdString(h.kernel)}, {"GBps", h.GBps}});
-    printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
+    printJson("paraplan-import-measurements/1",
+              QJsonObject{{"run", QString::fromStdString(run.describe())},
                           {"compute",
                            QJsonObject{{"gemms", gemms}, {"attention", attention}, {"hbm", hbm}}},
                           {"point_count", static_cast<int>(run.points.size())},
