@@ -217,10 +217,10 @@ void printJson(const char* schema, const QJsonObject& object, std::ostream& out)
 void requireReadable(const std::string& path)
 {
     const QFileInfo info(QString::fromStdString(path));
-    std::string reason;
     if (path.empty())
-        reason = "no file name given";
-    else if (!info.exists())
+        throw UsageError("an empty file name was given");
+    std::string reason;
+    if (!info.exists())
         reason = std::strerror(ENOENT);
     else if (info.isDir())
         reason = std::strerror(EISDIR);
