@@ -113,8 +113,11 @@ int runReport(const Args& args, std::ostream& out)
                          "libqcustomplot-dev); this paraplan-cli was built without them");
     // The plan was read and evaluated above: what fails now is writing the PDF.
     std::string error;
-    if (!runner(job, out, &error))
+    if (!runner(job, out, &error)) {
+        if (job.output == "-" && !out)
+            return answer; // run() reports standard output that cannot be written
         throw IoError(error);
+    }
     return answer;
 }
 

@@ -112,7 +112,7 @@ int runValidate(const Args& args, std::ostream& out)
         CalibrationReport report;
         std::string error;
         if (!runCalibration(path, &report, &error, HardwareCatalog::bundled()))
-            throw UsageError(error);
+            throw UsageError(error.find(path) == std::string::npos ? path + ": " + error : error);
         reports.push_back(std::move(report));
     }
     bool within = true;
