@@ -167,6 +167,15 @@ private slots:
             << (QStringList{"collective"} + collective +
                 QStringList{"--cluster", "dgx-h100", "--stride", "x"})
             << 2 << "--stride";
+        QTest::newRow("collective: missing cluster file")
+            << (QStringList{"collective"} + collective + QStringList{"--cluster", missing()}) << 3
+            << missing() + "': No such file or directory";
+        QTest::newRow("collective: bad cluster file")
+            << (QStringList{"collective"} + collective + QStringList{"--cluster", badJson()}) << 2
+            << badJson();
+        QTest::newRow("collective: unknown preset")
+            << (QStringList{"collective"} + collective + QStringList{"--cluster", "dgx-h1000"}) << 2
+            << "neither a cluster preset";
         QTest::newRow("sweep-collective")
             << QStringList{"sweep-collective", "--op",    "all_gather", "--ranks", "8",
                            "--cluster",        "dgx-h100"}

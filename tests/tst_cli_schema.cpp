@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
@@ -286,6 +287,27 @@ private slots:
         QVERIFY(validated > 40);
         qInfo("%d outputs of %d commands validated against %d schemas", validated,
               int(commandsRun.size()), int(used.size()));
+    }
+
+    void theFitFileCarriesItsSchema()
+    {
+        // calibrate -o FILE writes the --json document to a file: the same schema, first.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("fit.json");
+        const CliRun run = runCli(
+            {"calibrate", "--run",
+             dataPath("logs/plan-70b-megatron.json") + ":" + dataPath("logs/megatron-70b.log"),
+             "--fit", "gemm_scale", "-o", path});
+        QCOMPARE(run.code, 0);
+        QFile fit(path);
+        QVERIFY(fit.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(fit.readAll());
+        QVERIFY2(text.startsWith("{\n    \"schema\": \"paraplan-calibrate/1\",\n"),
+                 qPrintable(text.left(80)));
+        QFile file(sourcePath("resources/schema/paraplan-calibrate-1.schema.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const JsonSchemaValidator validator(parse(QString::fromUtf8(file.readAll())));
+        QCOMPARE(validator.validate(parse(text)), QStringList());
     }
 
     void aBrokenOutputFailsItsSchema()

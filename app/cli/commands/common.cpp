@@ -69,6 +69,7 @@ ClusterSpec clusterFromArgs(const Args& args)
     }
     ClusterSpec cluster;
     std::string error;
+    requireClusterFileReadable(args.text("--cluster"));
     if (!loadCluster(args.text("--cluster"), options, &cluster, &error, HardwareCatalog::bundled()))
         throw UsageError(error);
     if (args.has("--nvswitch-out")) {
@@ -228,6 +229,19 @@ void requireReadable(const std::string& path)
         reason = std::strerror(EACCES);
     if (!reason.empty())
         throw IoError("cannot read '" + path + "': " + reason);
+}
+
+void requireClusterFileReadable(const std::string& value)
+{
+    for (const ClusterPresetInfo& preset : clusterPresets()) {
+        if (preset.id == value)
+            return;
+    }
+    const bool looksLikeAFile = value.find('/') != std::string::npos ||
+                                (value.size() > 5 && value.substr(value.size() - 5) == ".json") ||
+                                QFileInfo::exists(QString::fromStdString(value));
+    if (looksLikeAFile)
+        requireReadable(value);
 }
 
 void writeOutputFile(const std::string& path, const std::string& text)

@@ -56,6 +56,10 @@ std::string withSchema(const char* schema, const std::string& jsonText);
 
 /// IoError ("cannot read 'PATH': REASON") unless `path` names a readable file.
 void requireReadable(const std::string& path);
+/// --cluster VALUE: when it is not a preset but names a file (it exists, holds a '/' or ends
+/// in .json), that file must be readable (IoError otherwise). A bare unknown name stays bad
+/// input, reported by the cluster reader with the list of presets.
+void requireClusterFileReadable(const std::string& value);
 /// Writes `text` to `path` through the one atomic writer (json::writeFileAtomically); IoError
 /// naming the file and the reason when it cannot.
 void writeOutputFile(const std::string& path, const std::string& text);

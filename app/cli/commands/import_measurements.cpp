@@ -212,6 +212,7 @@ int runImportMeasurements(const Args& args, std::ostream& out)
         if (args.has("--nodes"))
             clusterOptions.nodes = args.integer("--nodes", 1, 1000000);
         ClusterSpec cluster;
+        requireClusterFileReadable(args.text("--cluster"));
         if (!loadCluster(args.text("--cluster"), clusterOptions, &cluster, &error,
                          HardwareCatalog::bundled()))
             throw UsageError(error);
