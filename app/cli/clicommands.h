@@ -75,7 +75,8 @@ struct ReportJob
 };
 
 /// Lays out and writes a report; says what it wrote on `out`. False with *error (one line)
-/// on failure.
+/// on failure. `report` calls it for the PDF only (after reading and evaluating the plan
+/// itself); the CSV tables and the JSON need no widgets and are written by the command.
 using ReportRunner = bool (*)(const ReportJob& job, std::ostream& out, std::string* error);
 
 /// The report needs the GUI library (its plots are widgets), which paraplan_cli_lib does not

@@ -51,6 +51,8 @@ ReportJob jobFromArgs(const Args& args)
         throw UsageError(csv ? "--csv needs --table collectives or --table memory (one table "
                                "per file)"
                              : "--table applies to --csv");
+    if (csv && args.text("--table") != "collectives" && args.text("--table") != "memory")
+        throw UsageError("--table: use collectives or memory (got '" + args.text("--table") + "')");
     job.data = csv    ? ReportJob::Data::TablesCsv
                : json ? ReportJob::Data::StepJson
                       : ReportJob::Data::Pdf;
