@@ -307,8 +307,8 @@ private slots:
         QVERIFY(readAll(QString::fromStdString(pdf)).contains("/MediaBox [0 0 612"));
 
         std::ostringstream csvOut, csvErr;
-        QCOMPARE(cli::run({"report", plan, "--csv"}, csvOut, csvErr), 0);
-        QVERIFY(QString::fromStdString(csvOut.str()).startsWith("# collectives\n"));
+        QCOMPARE(cli::run({"report", plan, "--csv", "--table", "collectives"}, csvOut, csvErr), 0);
+        QVERIFY(QString::fromStdString(csvOut.str()).startsWith("group,op,bytes,"));
 
         std::ostringstream jsonOut, jsonErr;
         const std::string jsonPath = m_dir.filePath("cli.json").toStdString();
@@ -322,6 +322,7 @@ private slots:
         {
             std::vector<std::string> args;
             const char* message;
+            int code = 2;
         };
         const std::vector<Case> bad = {
             {{"report"}, "report needs a plan"},
@@ -329,11 +330,11 @@ private slots:
             {{"report", plan, "-o", pdf, "--paper", "a5"}, "--paper: use a4 or letter"},
             {{"report", plan, "--bogus"}, "unknown option '--bogus'"},
             {{"report", plan, "--json", "--csv"}, "choose one of --json and --csv"},
-            {{"report", "/nonexistent/plan.json", "-o", pdf}, "/nonexistent/plan.json"},
+            {{"report", "/nonexistent/plan.json", "-o", pdf}, "/nonexistent/plan.json", 3},
         };
         for (const Case& c : bad) {
             std::ostringstream o, e;
-            QCOMPARE(cli::run(c.args, o, e), 2);
+            QCOMPARE(cli::run(c.args, o, e), c.code); // 2 bad input, 3 a missing file
             QVERIFY2(QString::fromStdString(e.str()).contains(c.message), e.str().c_str());
         }
     }

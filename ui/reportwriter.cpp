@@ -4,6 +4,7 @@
 
 #include "clusterio.h"
 #include "clusterview.h"
+#include "costjson.h"
 #include "derivationhtml.h"
 #include "hardware.h"
 #include "paraplan_version.h"
@@ -645,44 +646,20 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
 
 QString ReportWriter::collectivesCsv(const StepCost& cost)
 {
-    QString csv = "group,op,bytes,ranks,tier,time_each_s,calls_per_step,total_s,exposed_s,"
-                  "algbw_GBps,busbw_GBps\n";
-    for (const CollectiveCost& c : cost.collectives)
-        csv += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11\n")
-                   .arg(c.group, collectiveOpName(c.call.op))
-                   .arg(c.call.bytes, 0, 'g', 12)
-                   .arg(c.call.ranks)
-                   .arg(tierName(c.call.bottleneck))
-                   .arg(c.call.time_s, 0, 'g', 8)
-                   .arg(c.calls_per_step, 0, 'g', 8)
-                   .arg(c.total_s, 0, 'g', 8)
-                   .arg(c.exposed_s, 0, 'g', 8)
-                   .arg(units::toGBps(c.call.algbw_Bps), 0, 'g', 8)
-                   .arg(units::toGBps(c.call.busbw_Bps), 0, 'g', 8);
-    return csv;
+    return QString::fromStdString(stepCollectivesCsv(cost));
 }
 
 QString ReportWriter::tablesCsv(const StepCost& cost)
 {
-    return "# collectives\n" + collectivesCsv(cost) + "\n# memory per stage\n" + memoryCsv(cost);
+    // File > Export tables (CSV): both tables in one file, each under a '#' title line. Not
+    // one RFC 4180 table: `paraplan-cli report --csv --table NAME` writes one table a file.
+    return "# collectives\r\n" + collectivesCsv(cost) + "\r\n# memory per stage\r\n" +
+           memoryCsv(cost);
 }
 
 QString ReportWriter::memoryCsv(const StepCost& cost)
 {
-    QString csv = "stage,layers,weights_bytes,grads_bytes,optimizer_bytes,activations_bytes,"
-                  "buffers_bytes,total_bytes,fits\n";
-    for (const StageCost& st : cost.stages)
-        csv += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
-                   .arg(st.stage)
-                   .arg(st.layers)
-                   .arg(st.weights_bytes, 0, 'f', 0)
-                   .arg(st.grads_bytes, 0, 'f', 0)
-                   .arg(st.optimizer_bytes, 0, 'f', 0)
-                   .arg(st.activations_bytes, 0, 'f', 0)
-                   .arg(st.buffers_bytes, 0, 'f', 0)
-                   .arg(st.total_bytes, 0, 'f', 0)
-                   .arg(st.fits ? "yes" : "no");
-    return csv;
+    return QString::fromStdString(stepMemoryCsv(cost));
 }
 
 } // namespace paraplan::ui

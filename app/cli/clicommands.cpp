@@ -1,22 +1,107 @@
 #include "clicommands.h"
 
-#include "commands/commands.h"
+#include "commands/common.h"
 #include "commandtable.h"
 #include "paraplan_version.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 namespace paraplan::cli {
 namespace {
 
 std::ostream* g_err = &std::cerr;
 
+// Positional arguments named PLAN or FILE are files the command reads: one that is missing or
+// unreadable is an I/O error (3), found before the command parses it.
+void checkInputFiles(const Command& command, const Args& args)
+{
+    const std::string_view name = command.positional.name ? command.positional.name : "";
+    if (name != "PLAN" && name != "FILE")
+        return;
+    for (const std::string& path : args.positional())
+        requireReadable(path);
+}
+
+// Whatever the command wrote reached standard output (a full disk, /dev/full, a closed pipe
+// show only when the buffer is flushed).
+int checkOutput(int code, std::ostream& out, std::ostream& err)
+{
+    out.flush();
+    if (out)
+        return code;
+    const auto* checked = dynamic_cast<const FdOutputBuffer*>(out.rdbuf());
+    const int reason = checked ? checked->error() : 0;
+    err << "error: cannot write to standard output: "
+        << (reason ? std::strerror(reason) : "the write failed") << "\n";
+    return kExitIo;
+}
+
 } // namespace
 
 std::ostream& errorStream()
 {
     return *g_err;
+}
+
+FdOutputBuffer::FdOutputBuffer(int fd) : m_fd(fd)
+{
+    setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+}
+
+FdOutputBuffer::~FdOutputBuffer()
+{
+    drain();
+}
+
+bool FdOutputBuffer::drain()
+{
+    const char* next = pbase();
+    while (next < pptr() && m_error == 0) {
+        const ssize_t written = ::write(m_fd, next, static_cast<size_t>(pptr() - next));
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            m_error = written < 0 ? errno : EIO;
+        else
+            next += written;
+    }
+    setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+    return m_error == 0;
+}
+
+FdOutputBuffer::int_type FdOutputBuffer::overflow(int_type c)
+{
+    if (!drain())
+        return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+        *pptr() = traits_type::to_char_type(c);
+        pbump(1);
+    }
+    return traits_type::not_eof(c);
+}
+
+int FdOutputBuffer::sync()
+{
+    return drain() ? 0 : -1;
+}
+
+std::string exitStatusHelp()
+{
+    return "Exit status (every command):\n"
+           "  0  done: the plan fits, a layout fits, the sets are within --tolerance\n"
+           "  1  done, and the answer is no: the plan does not fit in memory (evaluate, report,\n"
+           "     walkthrough PLAN, cliffs), no layout fits (search), a calibration set is\n"
+           "     outside --tolerance (validate), an --answer that is not right (practice)\n"
+           "  2  bad input: usage, an option's value, a file that cannot be read as what it\n"
+           "     should be, an invalid plan (one 'error:' line on stderr)\n"
+           "  3  I/O error: an input file missing or unreadable, an output file or standard\n"
+           "     output that cannot be written (one 'error:' line naming the file)\n";
 }
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -30,13 +115,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         }
         if (args[0] == "--help" || args[0] == "-h") {
             out << overviewHelp();
-            return kExitOk;
+            return checkOutput(kExitOk, out, err);
         }
         if (args[0] == "--version") {
             if (args.size() > 1)
                 throw UsageError("--version takes no arguments (got '" + args[1] + "')");
             out << "paraplan-cli " << PARAPLAN_VERSION << "\n";
-            return kExitOk;
+            return checkOutput(kExitOk, out, err);
         }
         const Command* command = findCommand(args[0]);
         if (!command)
@@ -46,9 +131,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         const Args parsed(*command, std::vector<std::string>(args.begin() + 1, args.end()));
         if (parsed.helpRequested()) {
             out << commandHelp(*command);
-            return kExitOk;
+            return checkOutput(kExitOk, out, err);
         }
-        return command->run(parsed, out);
+        checkInputFiles(*command, parsed);
+        return checkOutput(command->run(parsed, out), out, err);
+    } catch (const IoError& error) {
+        err << "error: " << error.what() << "\n";
+        return kExitIo;
     } catch (const std::exception& error) {
         err << "error: " << error.what() << "\n";
         return kExitUsage;

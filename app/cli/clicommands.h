@@ -1,17 +1,49 @@
 #pragma once
 
+#include <array>
 #include <ostream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
 namespace paraplan::cli {
 
-/// Exit codes of paraplan-cli.
+/// Exit codes of paraplan-cli: the one table every command and main() use, documented in
+/// `paraplan-cli --help` (exitStatusHelp()) and docs/user-guide.md.
 enum ExitCode
 {
-    kExitOk = 0,
-    kExitUsage = 2, ///< bad arguments or files: one "error: ..." line on stderr
-    kExitIo = 3,    ///< a file could not be read or written: one "error: ..." line on stderr
+    kExitOk = 0,    ///< done; the answer is yes (the plan fits, a layout fits, ...)
+    kExitNo = 1,    ///< done, and the answer is no: the plan does not fit in memory, no
+                    ///< layout fits, a calibration set is outside --tolerance, an answer is off
+    kExitUsage = 2, ///< bad input: usage, an option's value, a file that is not what it
+                    ///< should be, an invalid plan; one "error: ..." line on stderr
+    kExitIo = 3,    ///< I/O error: an input missing or unreadable, an output (a file or
+                    ///< standard output) that cannot be written; one "error: ..." line
+};
+
+/// The "Exit status" section of `paraplan-cli --help`, the table above in words.
+std::string exitStatusHelp();
+
+/// Standard output as main() gives it to run(): a buffer over a file descriptor that keeps the
+/// OS's reason (errno) of the first write that failed, so that "cannot write to standard
+/// output" can say why (/dev/full: "No space left on device").
+class FdOutputBuffer : public std::streambuf
+{
+public:
+    explicit FdOutputBuffer(int fd);
+    ~FdOutputBuffer() override;
+    /// errno of the first failed write; 0 while every write succeeded.
+    int error() const { return m_error; }
+
+protected:
+    int_type overflow(int_type c) override;
+    int sync() override;
+
+private:
+    bool drain();
+    int m_fd;
+    int m_error = 0;
+    std::array<char, 1 << 16> m_buffer{};
 };
 
 /// Runs one paraplan-cli command (`args` excludes the program name). Results go to `out`,
@@ -46,7 +78,8 @@ struct ReportJob
 };
 
 /// Lays out and writes a report; says what it wrote on `out`. False with *error (one line)
-/// on failure.
+/// on failure. `report` calls it for the PDF only (after reading and evaluating the plan
+/// itself); the CSV tables and the JSON need no widgets and are written by the command.
 using ReportRunner = bool (*)(const ReportJob& job, std::ostream& out, std::string* error);
 
 /// The report needs the GUI library (its plots are widgets), which paraplan_cli_lib does not

@@ -33,6 +33,13 @@ struct Positional
     std::string syntax() const;
 };
 
+/// An input that cannot be read or an output that cannot be written: reported as one
+/// "error: ..." line (naming the file and the OS's reason) with exit code 3.
+struct IoError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
 class Args;
 
 /// One paraplan-cli command: a row of the command table (commandtable.cpp). Its options are

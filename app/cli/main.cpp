@@ -20,6 +20,10 @@ int main(int argc, char** argv)
     // full disk, instead of killing the process.
     std::signal(SIGXFSZ, SIG_IGN);
 #endif
+    // Standard output through a buffer that keeps why a write failed: run() checks it at the
+    // end and exits 3 with "cannot write to standard output: REASON".
+    paraplan::cli::FdOutputBuffer stdoutBuffer(1);
+    std::ostream out(&stdoutBuffer);
     std::vector<std::string> args;
     for (int i = 1; i < argc; ++i)
         args.emplace_back(argv[i]);
@@ -34,10 +38,10 @@ int main(int argc, char** argv)
             qputenv("QT_QPA_PLATFORM", "offscreen");
         QApplication app(argc, argv);
         QCoreApplication::setApplicationName("paraplan-cli");
-        return paraplan::cli::run(args, std::cout, std::cerr);
+        return paraplan::cli::run(args, out, std::cerr);
     }
 #endif
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("paraplan-cli");
-    return paraplan::cli::run(args, std::cout, std::cerr);
+    return paraplan::cli::run(args, out, std::cerr);
 }

@@ -1,5 +1,6 @@
 #include "costjson.h"
 
+#include "csv.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -128,21 +129,6 @@ QJsonObject seriesJson(const SweepSeries& series)
     return QJsonObject{{"name", QString::fromStdString(series.name)}, {"x", x}, {"y", y}};
 }
 
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
-std::string number(double value)
-{
-    return QString::number(value, 'g', 10).toStdString();
-}
-
 } // namespace
 
 QJsonObject planAnalysisToJson(const PlanAnalysis& a)
@@ -181,9 +167,9 @@ QJsonObject planAnalysisToJson(const PlanAnalysis& a)
 
 std::string planAnalysisToCsv(const PlanAnalysis& a)
 {
-    std::string out = "series,x,y,note\n";
+    std::string out = csv::record({"series", "x", "y", "note"});
     auto row = [&](const std::string& series, double x, double y, const std::string& note) {
-        out += csvField(series) + "," + number(x) + "," + number(y) + "," + csvField(note) + "\n";
+        out += csv::record({series, csv::number(x, 10), csv::number(y, 10), note});
     };
     for (const TpSweepPoint& point : a.tp) {
         // A point past the plan's GPUs says on how many it was evaluated.
@@ -207,6 +193,35 @@ std::string planAnalysisToCsv(const PlanAnalysis& a)
             row("scaling (s) by GPUs: " + series->name, series->x[i], series->y[i], "");
     for (size_t i = 0; i < a.what_if_labels.size(); ++i)
         row("what-if step time (s)", double(i), a.what_if_step_s[i], a.what_if_labels[i]);
+    return out;
+}
+
+std::string stepCollectivesCsv(const StepCost& cost)
+{
+    std::string out =
+        csv::record({"group", "op", "bytes", "ranks", "tier", "time_each_s", "calls_per_step",
+                     "total_s", "exposed_s", "algbw_GBps", "busbw_GBps"});
+    for (const CollectiveCost& c : cost.collectives)
+        out += csv::record({c.group, collectiveOpName(c.call.op), csv::number(c.call.bytes, 12),
+                            std::to_string(c.call.ranks), tierName(c.call.bottleneck),
+                            csv::number(c.call.time_s, 8), csv::number(c.calls_per_step, 8),
+                            csv::number(c.total_s, 8), csv::number(c.exposed_s, 8),
+                            csv::number(units::toGBps(c.call.algbw_Bps), 8),
+                            csv::number(units::toGBps(c.call.busbw_Bps), 8)});
+    return out;
+}
+
+std::string stepMemoryCsv(const StepCost& cost)
+{
+    std::string out =
+        csv::record({"stage", "layers", "weights_bytes", "grads_bytes", "optimizer_bytes",
+                     "activations_bytes", "buffers_bytes", "total_bytes", "fits"});
+    auto bytes = [](double value) { return QString::number(value, 'f', 0).toStdString(); };
+    for (const StageCost& st : cost.stages)
+        out += csv::record(
+            {std::to_string(st.stage), std::to_string(st.layers), bytes(st.weights_bytes),
+             bytes(st.grads_bytes), bytes(st.optimizer_bytes), bytes(st.activations_bytes),
+             bytes(st.buffers_bytes), bytes(st.total_bytes), st.fits ? "yes" : "no"});
     return out;
 }
 

@@ -23,5 +23,10 @@ QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost);
 QJsonObject planAnalysisToJson(const PlanAnalysis& analysis);
 /// The same as one CSV table in long form: series, x, y, note (RFC 4180 quoting).
 std::string planAnalysisToCsv(const PlanAnalysis& analysis);
+/// The step's collectives as one CSV table (RFC 4180: header row, CRLF, quoting): what
+/// `paraplan-cli report --csv --table collectives` writes.
+std::string stepCollectivesCsv(const StepCost& cost);
+/// Memory per GPU by pipeline stage as one CSV table (`report --csv --table memory`).
+std::string stepMemoryCsv(const StepCost& cost);
 
 } // namespace paraplan

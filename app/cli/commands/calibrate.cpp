@@ -17,6 +17,8 @@ namespace paraplan::cli {
 
 namespace {
 
+constexpr const char* kFitSchema = "paraplan-calibrate/1";
+
 using units::formatNumber;
 using units::formatSeconds;
 
@@ -161,6 +163,7 @@ int runCalibrate(const Args& args, std::ostream& out)
         TrainingRun r;
         r.plan_file = planFile;
         r.plan = planFromFile(planFile);
+        requireReadable(logFile);
         std::string error;
         if (!loadTrainingLog(logFile, &r.log, &error))
             throw UsageError(error);
@@ -185,21 +188,19 @@ int runCalibrate(const Args& args, std::ostream& out)
         if (!issues.empty())
             throw UsageError("the plan with the fitted figures breaks a rule: " +
                              issues.front().message);
-        if (!savePlan(args.text("--plan-out"), plan, &error, catalog))
-            throw UsageError(error);
+        savePlanFile(args.text("--plan-out"), plan);
     }
     if (args.has("-o")) {
         // "-o -": the fit document alone on stdout.
+        const std::string text = withSchema(kFitSchema, QJsonDocument(doc).toJson().toStdString());
         if (args.text("-o") == "-") {
-            out << QJsonDocument(doc).toJson().toStdString();
+            out << text;
             return kExitOk;
         }
-        if (!json::writeFileAtomically(args.text("-o"), QJsonDocument(doc).toJson().toStdString(),
-                                       &error))
-            throw UsageError(error);
+        writeOutputFile(args.text("-o"), text);
     }
     if (args.flag("--json"))
-        printJson(doc, out);
+        printJson(kFitSchema, doc, out);
     else
         printFit(fit, warmup, out);
     return 0;

@@ -42,12 +42,12 @@ int runCliffs(const Args& args, std::ostream& out)
         },
         HardwareCatalog::bundled());
     if (args.flag("--json")) {
-        printJson(planAnalysisToJson(analysis), out);
-        return kExitOk;
+        printJson("paraplan-cliffs/1", planAnalysisToJson(analysis), out);
+        return cost.fits ? kExitOk : kExitNo;
     }
     if (args.flag("--csv")) {
         out << planAnalysisToCsv(analysis);
-        return kExitOk;
+        return cost.fits ? kExitOk : kExitNo;
     }
     out << (plan.name.empty() ? args.positional().front() : plan.name) << ": bandwidth cliffs\n";
     out << "\n  Tokens/s against TP at " << plan.cluster.totalGpus()
@@ -91,7 +91,7 @@ int runCliffs(const Args& args, std::ostream& out)
     for (size_t i = 0; i < analysis.what_if_labels.size(); ++i)
         out << "    " << std::left << std::setw(28) << analysis.what_if_labels[i] << std::right
             << formatSeconds(analysis.what_if_step_s[i]) << "\n";
-    return kExitOk;
+    return cost.fits ? kExitOk : kExitNo;
 }
 
 } // namespace paraplan::cli

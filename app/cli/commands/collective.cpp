@@ -28,7 +28,7 @@ int runCollective(const Args& args, std::ostream& out)
     if (!r.ok)
         throw UsageError(r.error);
     if (args.flag("--json")) {
-        printJson(collectiveResultJson(r), out);
+        printJson("paraplan-collective/1", collectiveResultJson(r), out);
         return kExitOk;
     }
     out << collectiveOpName(r.op) << "  " << formatBytes(r.bytes) << "  " << r.ranks

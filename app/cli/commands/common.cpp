@@ -2,11 +2,16 @@
 
 #include "clusterio.h"
 #include "hardware.h"
+#include "jsonutil.h"
 #include "units.h"
+
+#include <QFileInfo>
 
 #include <QJsonDocument>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -64,6 +69,7 @@ ClusterSpec clusterFromArgs(const Args& args)
     }
     ClusterSpec cluster;
     std::string error;
+    requireClusterFileReadable(args.text("--cluster"));
     if (!loadCluster(args.text("--cluster"), options, &cluster, &error, HardwareCatalog::bundled()))
         throw UsageError(error);
     if (args.has("--nvswitch-out")) {
@@ -192,9 +198,71 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes)
     return setup;
 }
 
-void printJson(const QJsonObject& object, std::ostream& out)
+std::string withSchema(const char* schema, const std::string& jsonText)
 {
-    out << QJsonDocument(object).toJson(QJsonDocument::Indented).toStdString();
+    // QJsonDocument writes an object's keys sorted; the schema goes first by hand, as the
+    // indented form's first line after "{".
+    const std::string line = std::string("    \"schema\": \"") + schema + "\"";
+    if (jsonText.rfind("{\n}", 0) == 0)
+        return "{\n" + line + "\n}\n";
+    if (jsonText.rfind("{\n", 0) != 0)
+        throw std::logic_error("withSchema: not an indented JSON object");
+    return "{\n" + line + ",\n" + jsonText.substr(2);
+}
+
+void printJson(const char* schema, const QJsonObject& object, std::ostream& out)
+{
+    out << withSchema(schema, QJsonDocument(object).toJson(QJsonDocument::Indented).toStdString());
+}
+
+void requireReadable(const std::string& path)
+{
+    const QFileInfo info(QString::fromStdString(path));
+    if (path.empty())
+        throw UsageError("an empty file name was given");
+    std::string reason;
+    if (!info.exists())
+        reason = std::strerror(ENOENT);
+    else if (info.isDir())
+        reason = std::strerror(EISDIR);
+    else if (!info.isReadable())
+        reason = std::strerror(EACCES);
+    if (!reason.empty())
+        throw IoError("cannot read '" + path + "': " + reason);
+}
+
+void requireClusterFileReadable(const std::string& value)
+{
+    for (const ClusterPresetInfo& preset : clusterPresets()) {
+        if (preset.id == value)
+            return;
+    }
+    const bool looksLikeAFile = value.find('/') != std::string::npos ||
+                                (value.size() > 5 && value.substr(value.size() - 5) == ".json") ||
+                                QFileInfo::exists(QString::fromStdString(value));
+    if (looksLikeAFile)
+        requireReadable(value);
+}
+
+void writeOutputFile(const std::string& path, const std::string& text)
+{
+    std::string error;
+    if (!json::writeFileAtomically(path, text, &error))
+        throw IoError(error);
+}
+
+void savePlanFile(const std::string& path, const Plan& plan)
+{
+    std::string error;
+    if (!savePlan(path, plan, &error, HardwareCatalog::bundled()))
+        throw IoError(error);
+}
+
+void saveClusterFileOrThrow(const std::string& path, const ClusterSpec& cluster)
+{
+    std::string error;
+    if (!saveClusterFile(path, cluster, &error))
+        throw IoError(error);
 }
 
 int measured(const Args& args, std::ostream& out, bool walkthrough)
@@ -220,10 +288,11 @@ int measured(const Args& args, std::ostream& out, bool walkthrough)
     const Derivation derivation = deriveMeasuredBandwidth(op, bytes, ranks, *time);
     if (args.flag("--json")) {
         if (walkthrough) {
-            out << derivation.toJson();
+            out << withSchema("paraplan-walkthrough/1", derivation.toJson());
         } else {
             const MeasuredBandwidth bw = bandwidthFromMeasuredTime(op, bytes, ranks, *time);
-            printJson(QJsonObject{{"op", collectiveOpName(op)},
+            printJson("paraplan-collective-measured/1",
+                      QJsonObject{{"op", collectiveOpName(op)},
                                   {"bytes", bytes},
                                   {"ranks", ranks},
                                   {"time_s", *time},
@@ -246,6 +315,7 @@ int measured(const Args& args, std::ostream& out, bool walkthrough)
 
 Plan planFromFile(const std::string& path)
 {
+    requireReadable(path);
     Plan plan;
     std::vector<std::string> errors;
     if (!loadPlan(path, &plan, &errors, HardwareCatalog::bundled())) {

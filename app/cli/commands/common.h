@@ -49,10 +49,26 @@ CollectiveSetup collectiveFromArgs(const Args& args, bool needBytes = true);
 /// --measured-time: algbw and busbw from a measured time (`walkthrough`: as a derivation).
 int measured(const Args& args, std::ostream& out, bool walkthrough);
 
-void printJson(const QJsonObject& object, std::ostream& out);
+/// `object` as indented JSON with `"schema": "paraplan-NAME/1"` (`schema`) as its first key:
+/// the output's JSON Schema is resources/schema/paraplan-NAME-1.schema.json.
+void printJson(const char* schema, const QJsonObject& object, std::ostream& out);
+/// A JSON object's text (QJsonDocument's indented form) with the schema key put first.
+std::string withSchema(const char* schema, const std::string& jsonText);
 
-/// An I/O failure: one "error: MESSAGE" line on errorStream(), and kExitIo to return.
-int ioError(const std::string& message);
+/// IoError ("cannot read 'PATH': REASON") unless `path` names a readable file.
+void requireReadable(const std::string& path);
+/// --cluster VALUE: when it is not a preset but names a file (it exists, holds a '/' or ends
+/// in .json), that file must be readable (IoError otherwise). A bare unknown name stays bad
+/// input, reported by the cluster reader with the list of presets.
+void requireClusterFileReadable(const std::string& value);
+/// Writes `text` to `path` through the one atomic writer (json::writeFileAtomically); IoError
+/// naming the file and the reason when it cannot.
+void writeOutputFile(const std::string& path, const std::string& text);
+/// `plan` saved to `path` (planio's atomic save); IoError when it cannot be written.
+void savePlanFile(const std::string& path, const Plan& plan);
+/// `cluster` saved to `path` as a cluster file; IoError when it cannot be written.
+void saveClusterFileOrThrow(const std::string& path, const ClusterSpec& cluster);
+
 /// The launch target named by `option` (--to, --from); UsageError naming the choices.
 LaunchTarget launchTargetFromArgs(const Args& args, const char* option);
 

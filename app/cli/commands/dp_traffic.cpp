@@ -50,7 +50,8 @@ int runDpTraffic(const Args& args, std::ostream& out)
     const double bw = args.has("--bw-GBps") ? args.within("--bw-GBps", limits::kLinkGBps) : 0;
     const Derivation d = deriveDataParallelTraffic(zero, params, bytesPerParam, ranks, bw);
     if (args.flag("--walkthrough")) {
-        out << (args.flag("--json") ? d.toJson() : d.toText());
+        out << (args.flag("--json") ? withSchema("paraplan-walkthrough/1", d.toJson())
+                                    : d.toText());
         return kExitOk;
     }
     const DataParallelTraffic traffic = dataParallelTraffic(zero, params * bytesPerParam, ranks);
@@ -64,7 +65,7 @@ int runDpTraffic(const Args& args, std::ostream& out)
                          {"model_state_bytes_per_gpu", state}};
         if (bw > 0)
             json["sync_time_s"] = traffic.wire_bytes_per_rank / units::bytesPerSecondFromGBps(bw);
-        printJson(json, out);
+        printJson("paraplan-dp-traffic/1", json, out);
         return kExitOk;
     }
     out << "ZeRO " << zero << ", " << ranks << " data-parallel ranks\n"

@@ -23,8 +23,8 @@ int runEvaluate(const Args& args, std::ostream& out)
     const Plan plan = planFromFile(args.positional().front());
     const StepCost cost = evaluatePlan(plan);
     if (args.flag("--json")) {
-        printJson(stepCostToJson(plan, cost), out);
-        return kExitOk;
+        printJson("paraplan-evaluate/1", stepCostToJson(plan, cost), out);
+        return cost.fits ? kExitOk : kExitNo;
     }
     const ParallelLayout& p = plan.parallel;
     out << (plan.name.empty() ? args.positional().front() : plan.name) << "\n"
@@ -105,7 +105,7 @@ int runEvaluate(const Args& args, std::ostream& out)
         out << "\n  warning: " << warning;
     if (!cost.warnings.empty())
         out << "\n";
-    return kExitOk;
+    return cost.fits ? kExitOk : kExitNo;
 }
 
 } // namespace paraplan::cli

@@ -1,7 +1,6 @@
 // paraplan-cli export: a plan as the launch configuration of the framework that runs it.
 #include "common.h"
 
-#include "jsonutil.h"
 #include "launchconfig.h"
 
 #include <QFile>
@@ -20,12 +19,6 @@ Options exportOptions()
     };
 }
 
-int ioError(const std::string& message)
-{
-    errorStream() << "error: " << message << "\n";
-    return kExitIo;
-}
-
 LaunchTarget launchTargetFromArgs(const Args& args, const char* option)
 {
     LaunchTarget target = LaunchTarget::Megatron;
@@ -40,10 +33,6 @@ int runExport(const Args& args, std::ostream& out)
 {
     const std::string path = args.positional().front();
     const LaunchTarget target = launchTargetFromArgs(args, "--to");
-    std::string error;
-    std::string text;
-    if (!json::readFile(path, &text, &error))
-        return ioError(error);
     const Plan plan = planFromFile(path);
     const LaunchConfig config = exportLaunchConfig(plan, target, HardwareCatalog::bundled());
     if (!config.error.empty())
@@ -53,17 +42,12 @@ int runExport(const Args& args, std::ostream& out)
     if (!config.launcher.empty() && config.text.find(config.launcher) == std::string::npos)
         errorStream() << "launch: " << config.launcher << "\n";
     if (!args.has("-o") || args.text("-o") == "-") {
-        out << config.text;
-        out.flush();
-        if (!out)
-            return ioError("cannot write the " + std::string(launchTargetName(target)) +
-                           " file to stdout");
+        out << config.text; // run() checks that standard output took it
         return kExitOk;
     }
     const std::string output = args.text("-o");
     refuseOverwritingInput("-o", output, {path});
-    if (!json::writeFileAtomically(output, config.text, &error))
-        return ioError(error);
+    writeOutputFile(output, config.text);
     if (config.suffix == ".sh") {
         QFile file(QString::fromStdString(output));
         file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);

@@ -19,10 +19,8 @@ int runExportCluster(const Args& args, std::ostream& out)
         out << clusterToJsonText(cluster);
         return kExitOk;
     }
-    std::string error;
-    // "wrote" only once the file is on disk; otherwise the OS's reason, exit 2.
-    if (!saveClusterFile(args.text("-o"), cluster, &error))
-        throw UsageError(error);
+    // "wrote" only once the file is on disk; otherwise the OS's reason, exit 3.
+    saveClusterFileOrThrow(args.text("-o"), cluster);
     out << "wrote " << args.text("-o") << "\n";
     return kExitOk;
 }

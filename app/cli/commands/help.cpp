@@ -59,8 +59,10 @@ std::string overviewHelp()
                  << std::string(column - (j == 0 ? names[i].size() : 0), ' ') << lines[j] << "\n";
     }
     text << "\nUnits: GB = 1e9 bytes and GB/s = 1e9 B/s everywhere (nccl-tests' convention);\n"
-         << "bandwidths are per direction. Exit status: 0 on success, 2 on bad arguments or\n"
-         << "files (one 'error:' line).\n";
+         << "bandwidths are per direction.\n\n"
+         << "JSON output (--json) starts with \"schema\": \"paraplan-NAME/1\"; its JSON Schema is\n"
+         << "paraplan-NAME-1.schema.json (resources/schema/ in the source).\n\n"
+         << exitStatusHelp();
     return text.str();
 }
 

@@ -90,7 +90,8 @@ void printMeasurementsJson(const MeasurementRun& run, const std::vector<AlphaBet
     for (const HbmMeasurement& h : run.compute.hbm)
         hbm.append(QJsonObject{
             {"device", h.device}, {"kernel", QString::fromStdString(h.kernel)}, {"GBps", h.GBps}});
-    printJson(QJsonObject{{"run", QString::fromStdString(run.describe())},
+    printJson("paraplan-import-measurements/1",
+              QJsonObject{{"run", QString::fromStdString(run.describe())},
                           {"compute",
                            QJsonObject{{"gemms", gemms}, {"attention", attention}, {"hbm", hbm}}},
                           {"point_count", static_cast<int>(run.points.size())},
@@ -211,6 +212,7 @@ int runImportMeasurements(const Args& args, std::ostream& out)
         if (args.has("--nodes"))
             clusterOptions.nodes = args.integer("--nodes", 1, 1000000);
         ClusterSpec cluster;
+        requireClusterFileReadable(args.text("--cluster"));
         if (!loadCluster(args.text("--cluster"), clusterOptions, &cluster, &error,
                          HardwareCatalog::bundled()))
             throw UsageError(error);

@@ -48,8 +48,7 @@ int runImportTopology(const Args& args, std::ostream& out)
         out << clusterToJsonText(result.cluster);
         return kExitOk;
     }
-    if (!saveClusterFile(args.text("-o"), result.cluster, &error))
-        throw UsageError(error);
+    saveClusterFileOrThrow(args.text("-o"), result.cluster);
     out << "Read " << args.positional().front() << " (" << result.format << "): " << result.gpus
         << " GPUs, " << result.nics << " NICs, " << nodeFabricName(result.cluster.node.fabric)
         << " fabric\n";

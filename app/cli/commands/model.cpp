@@ -32,6 +32,8 @@ int runModel(const Args& args, std::ostream& out)
     std::string error;
     if (args.has("--preset") == args.has("--hf-config"))
         throw UsageError("give --preset ID or --hf-config FILE");
+    if (args.has("--hf-config"))
+        requireReadable(args.text("--hf-config"));
     std::vector<std::string> warnings;
     if (args.has("--preset")
             ? !modelFromPreset(args.text("--preset"), &model, &error)
@@ -49,7 +51,8 @@ int runModel(const Args& args, std::ostream& out)
     const ParameterCount count = countParameters(model);
     const double flopsPerToken = modelFlopsPerStep(model, 1, seq) / seq;
     if (args.flag("--json")) {
-        printJson(QJsonObject{{"name", QString::fromStdString(model.name)},
+        printJson("paraplan-model/1",
+                  QJsonObject{{"name", QString::fromStdString(model.name)},
                               {"layers", model.layers},
                               {"hidden", model.hidden},
                               {"heads", model.heads},

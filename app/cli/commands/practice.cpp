@@ -74,6 +74,7 @@ int runPractice(const Args& args, std::ostream& out)
     out << "Practice on " << questions.front().context << "\n";
     int first = 1;
     int last = count;
+    bool right = true;
     if (args.has("--question"))
         first = last = args.integer("--question", 1, count);
     for (int k = first; k <= last; ++k) {
@@ -84,11 +85,13 @@ int runPractice(const Args& args, std::ostream& out)
             if (verdict.grade == PracticeGrade::Unreadable)
                 throw UsageError("--answer: " + verdict.text);
             out << "verdict: " << practiceGradeName(verdict.grade) << "\n" << verdict.text << "\n";
+            right = verdict.grade == PracticeGrade::Right;
         }
         if (args.flag("--reveal") || args.has("--answer"))
             printDerivation(q, out);
     }
-    return kExitOk;
+    // An answer that is close, off or a wrong choice: "the answer is no" (exit 1).
+    return right ? kExitOk : kExitNo;
 }
 
 } // namespace paraplan::cli

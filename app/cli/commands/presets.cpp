@@ -52,7 +52,8 @@ int runPresets(const Args& args, std::ostream& out)
                                             {"name", QString::fromStdString(info.name)},
                                             {"default_nodes", info.default_nodes},
                                             {"source", QString::fromStdString(info.source)}});
-        printJson(QJsonObject{{"gpus", gpus}, {"interconnects", links}, {"clusters", clusterArray}},
+        printJson("paraplan-presets/1",
+                  QJsonObject{{"gpus", gpus}, {"interconnects", links}, {"clusters", clusterArray}},
                   out);
         return kExitOk;
     }

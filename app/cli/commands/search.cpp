@@ -132,6 +132,7 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         given["problem"] = QString::fromStdString(result.given_problem);
     }
     printJson(
+        "paraplan-search/1",
         QJsonObject{{"plan", QString::fromStdString(plan.name)},
                     {"given", given},
                     {"objective", searchObjectiveName(search.objective)},
@@ -292,7 +293,7 @@ int runSearch(const Args& args, std::ostream& out)
         printSearchJson(plan, search, result, out);
     else
         printSearchText(args.positional().front(), plan, search, result, out);
-    return kExitOk;
+    return result.top.empty() ? kExitNo : kExitOk;
 }
 
 } // namespace paraplan::cli

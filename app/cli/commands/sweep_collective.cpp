@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include "costjson.h"
+#include "csv.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -44,7 +45,8 @@ int runSweepCollective(const Args& args, std::ostream& out)
     QJsonArray rows;
     const bool json = args.flag("--json");
     if (!json)
-        out << "bytes,time_s,algbw_GBps,busbw_GBps,algorithm,protocol,bottleneck,regime\n";
+        out << csv::record({"bytes", "time_s", "algbw_GBps", "busbw_GBps", "algorithm", "protocol",
+                            "bottleneck", "regime"});
     for (double bytes = minBytes; bytes <= maxBytes * (1 + 1e-12); bytes *= factor) {
         setup.request.bytes = std::round(bytes);
         const CollectiveResult r = setup.model->evaluate(setup.request);
@@ -53,14 +55,16 @@ int runSweepCollective(const Args& args, std::ostream& out)
         if (json) {
             rows.append(collectiveResultJson(r));
         } else {
-            out << std::setprecision(12) << r.bytes << "," << std::setprecision(6) << r.time_s
-                << "," << units::toGBps(r.algbw_Bps) << "," << units::toGBps(r.busbw_Bps) << ","
-                << algorithmName(r.algorithm) << "," << protocolName(r.protocol) << ","
-                << tierName(r.bottleneck) << "," << regimeName(r.regime) << "\n";
+            out << csv::record({csv::number(r.bytes, 12), csv::number(r.time_s, 6),
+                                csv::number(units::toGBps(r.algbw_Bps), 6),
+                                csv::number(units::toGBps(r.busbw_Bps), 6),
+                                algorithmName(r.algorithm), protocolName(r.protocol),
+                                tierName(r.bottleneck), regimeName(r.regime)});
         }
     }
     if (json)
-        printJson(QJsonObject{{"op", collectiveOpName(setup.request.op)},
+        printJson("paraplan-sweep-collective/1",
+                  QJsonObject{{"op", collectiveOpName(setup.request.op)},
                               {"ranks", setup.request.ranks},
                               {"cluster", QString::fromStdString(setup.model->cluster().name)},
                               {"points", rows}},

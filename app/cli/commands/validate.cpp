@@ -91,7 +91,12 @@ void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
 
 Options validateOptions()
 {
-    return {jsonOption()};
+    return {
+        valueOption("--tolerance", "SHARE",
+                    "Exit 1 when a set's largest iteration-time |error| exceeds SHARE "
+                    "(0.15 = 15%); without it the command only reports."),
+        jsonOption(),
+    };
 }
 
 int runValidate(const Args& args, std::ostream& out)
@@ -99,27 +104,44 @@ int runValidate(const Args& args, std::ostream& out)
     std::vector<std::string> paths = args.positional();
     if (paths.empty())
         paths = bundledCalibrationSets();
+    const bool checked = args.has("--tolerance");
+    const double tolerance =
+        checked ? args.within("--tolerance", {"--tolerance", 0, 10, "", false, false}) : 0;
     std::vector<CalibrationReport> reports;
     for (const std::string& path : paths) {
         CalibrationReport report;
         std::string error;
         if (!runCalibration(path, &report, &error, HardwareCatalog::bundled()))
-            throw UsageError(error);
+            throw UsageError(error.find(path) == std::string::npos ? path + ": " + error : error);
         reports.push_back(std::move(report));
     }
+    bool within = true;
+    for (const CalibrationReport& report : reports)
+        within = within && (!checked || report.max_abs_error <= tolerance);
     if (args.flag("--json")) {
         QJsonArray sets;
-        for (const CalibrationReport& report : reports)
-            sets.append(calibrationReportJson(report));
-        printJson(QJsonObject{{"sets", sets}}, out);
-        return kExitOk;
+        for (const CalibrationReport& report : reports) {
+            QJsonObject set = calibrationReportJson(report);
+            if (checked)
+                set["within_tolerance"] = report.max_abs_error <= tolerance;
+            sets.append(set);
+        }
+        QJsonObject doc{{"sets", sets}};
+        if (checked)
+            doc["tolerance"] = tolerance;
+        printJson("paraplan-validate/1", doc, out);
+        return within ? kExitOk : kExitNo;
     }
     for (size_t i = 0; i < reports.size(); ++i) {
         if (i > 0)
             out << "\n";
         printCalibrationReport(reports[i], out);
+        if (checked && reports[i].max_abs_error > tolerance)
+            out << "  outside the tolerance: max |error| "
+                << formatNumber(100 * reports[i].max_abs_error, 3) << "% > "
+                << formatNumber(100 * tolerance, 3) << "%\n";
     }
-    return kExitOk;
+    return within ? kExitOk : kExitNo;
 }
 
 } // namespace paraplan::cli

@@ -16,8 +16,8 @@ int walkthroughPlan(const Args& args, std::ostream& out)
     const Plan plan = planFromFile(args.positional().front());
     const StepCost cost = evaluatePlan(plan);
     const Derivation d = derivePlan(plan, cost);
-    out << (args.flag("--json") ? d.toJson() : d.toText());
-    return kExitOk;
+    out << (args.flag("--json") ? withSchema("paraplan-walkthrough/1", d.toJson()) : d.toText());
+    return cost.fits ? kExitOk : kExitNo;
 }
 
 } // namespace
@@ -40,7 +40,8 @@ int runWalkthrough(const Args& args, std::ostream& out)
     if (!r.ok)
         throw UsageError(r.error);
     const Derivation derivation = deriveCollective(*setup.model, setup.request, r, setup.sources);
-    out << (args.flag("--json") ? derivation.toJson() : derivation.toText());
+    out << (args.flag("--json") ? withSchema("paraplan-walkthrough/1", derivation.toJson())
+                                : derivation.toText());
     return kExitOk;
 }
 
