@@ -268,7 +268,7 @@ private slots:
             FileSizeLimit limit(64);
             QVERIFY(limit.ok());
             QVERIFY(!window.exportReport(pdf));
-            QVERIFY(!window.exportTablesCsv(csv));
+            QVERIFY(!window.exportTableCsv("memory", csv));
         }
         QCOMPARE(errors.count(), 2);
         for (const QList<QVariant>& error : errors)
@@ -279,8 +279,8 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 2);
         QVERIFY(window.exportReport(pdf));
         QVERIFY(bytesOf(pdf).startsWith("%PDF"));
-        QVERIFY(window.exportTablesCsv(csv));
-        QVERIFY(bytesOf(csv).startsWith("# collectives"));
+        QVERIFY(window.exportTableCsv("memory", csv));
+        QVERIFY(bytesOf(csv).startsWith("stage,"));
     }
 
     // (A) Accepting the offer keeps the copy until the recovered plan is saved.

@@ -349,11 +349,18 @@ private slots:
         QVERIFY(window.exportReport(pdf));
         QVERIFY(readAll(pdf).startsWith("%PDF-"));
         QVERIFY(window.statusText().contains("pages"));
-        const QString csv = m_dir.filePath("window.csv");
-        QVERIFY(window.exportTablesCsv(csv));
-        QVERIFY(readAll(csv).contains("# memory per stage"));
+        // One table a file, the same bytes `paraplan-cli report --csv --table NAME` writes.
+        for (const QString table : {"collectives", "memory"}) {
+            const QString csv = m_dir.filePath("window-" + table + ".csv");
+            QVERIFY(window.exportTableCsv(table, csv));
+            const StepCost& cost = window.evaluator()->latest()->cost;
+            QCOMPARE(readAll(csv), (table == "memory" ? ReportWriter::memoryCsv(cost)
+                                                      : ReportWriter::collectivesCsv(cost))
+                                       .toUtf8());
+            QVERIFY(!readAll(csv).contains("#"));
+        }
         QSignalSpy errors(&window, &MainWindow::errorReported);
-        QVERIFY(!window.exportTablesCsv("/nonexistent-dir/t.csv"));
+        QVERIFY(!window.exportTableCsv("memory", "/nonexistent-dir/t.csv"));
         QCOMPARE(errors.size(), 1);
         QVERIFY(errors.first().first().toString().contains("/nonexistent-dir/t.csv"));
     }

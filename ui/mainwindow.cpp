@@ -375,13 +375,19 @@ void MainWindow::buildMenus()
         LaunchExportDialog dialog(m_document->plan(), m_document->path(), this);
         dialog.exec();
     });
-    file->addAction(tr("Export tables (CSV)..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export tables"), dialogStart("tables", "plan.csv"), tr("CSV (*.csv)"));
-        rememberDialog("tables", path);
-        if (!path.isEmpty())
-            exportTablesCsv(path);
-    });
+    // One table a file (RFC 4180), as `paraplan-cli report --csv --table NAME` writes them.
+    QMenu* tables = file->addMenu(tr("Export table (&CSV)"));
+    for (const auto& [table, title] :
+         {std::pair<QString, QString>{"collectives", tr("Collectives...")},
+          {"memory", tr("Memory per stage...")}}) {
+        tables->addAction(title, this, [this, table = table] {
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Export table"), dialogStart("tables", table + ".csv"), tr("CSV (*.csv)"));
+            rememberDialog("tables", path);
+            if (!path.isEmpty())
+                exportTableCsv(table, path);
+        });
+    }
     file->addSeparator();
     // Some platforms bind no Quit key (QKeySequence::Quit is empty there): Ctrl+Q then.
     file->addAction(

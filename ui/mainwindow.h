@@ -99,7 +99,8 @@ public:
     /// The plan report as PDF (the same one `paraplan-cli report` writes).
     bool exportReport(const QString& path, bool letter = false);
     /// The collectives and memory-per-stage tables as CSV.
-    bool exportTablesCsv(const QString& path);
+    /// One table of the report as RFC 4180 CSV: `table` "collectives" or "memory".
+    bool exportTableCsv(const QString& table, const QString& path);
     /// Where this window's recovery copy of unsaved work lives (its own, one per window).
     QString recoveryPath() const;
     /// Where all recovery copies live.

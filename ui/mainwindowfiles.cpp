@@ -76,7 +76,7 @@ bool MainWindow::exportReport(const QString& path, bool letter)
     return true;
 }
 
-bool MainWindow::exportTablesCsv(const QString& path)
+bool MainWindow::exportTableCsv(const QString& table, const QString& path)
 {
     const auto latest = m_evaluator->latest();
     if (!latest) {
@@ -84,13 +84,14 @@ bool MainWindow::exportTablesCsv(const QString& path)
                     tr("The plan has no results yet; fix the issues shown first."));
         return false;
     }
-    const QString text = ReportWriter::tablesCsv(latest->cost);
+    const QString text = table == "memory" ? ReportWriter::memoryCsv(latest->cost)
+                                           : ReportWriter::collectivesCsv(latest->cost);
     QString error;
     if (!writeFileSafely(path, text.toUtf8(), &error)) {
         reportError(tr("Cannot export tables"), error);
         return false;
     }
-    m_status->setText(tr("Tables written to %1").arg(path));
+    m_status->setText(tr("Table written to %1").arg(path));
     return true;
 }
 

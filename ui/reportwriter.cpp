@@ -649,14 +649,6 @@ QString ReportWriter::collectivesCsv(const StepCost& cost)
     return QString::fromStdString(stepCollectivesCsv(cost));
 }
 
-QString ReportWriter::tablesCsv(const StepCost& cost)
-{
-    // File > Export tables (CSV): both tables in one file, each under a '#' title line. Not
-    // one RFC 4180 table: `paraplan-cli report --csv --table NAME` writes one table a file.
-    return "# collectives\r\n" + collectivesCsv(cost) + "\r\n# memory per stage\r\n" +
-           memoryCsv(cost);
-}
-
 QString ReportWriter::memoryCsv(const StepCost& cost)
 {
     return QString::fromStdString(stepMemoryCsv(cost));

@@ -39,8 +39,6 @@ public:
                          const ReportOptions& options, QString* error, int* pages = nullptr);
     static QString collectivesCsv(const StepCost& cost);
     static QString memoryCsv(const StepCost& cost);
-    /// Both tables in one file, each under a "# name" line.
-    static QString tablesCsv(const StepCost& cost);
     /// The report's section titles, in order (for tests and the table of contents).
     static QStringList sectionTitles(const PlanResults& results, const ReportOptions& options = {});
 };
@@ -50,20 +48,11 @@ public:
 /// "cannot write 'PATH': <the OS's reason>".
 bool writeFileSafely(const QString& path, const QByteArray& bytes, QString* error);
 
-/// What a report written from a plan file holds.
-enum class ReportData
-{
-    Pdf,       ///< the paginated report
-    TablesCsv, ///< its tables (collectives, memory per stage) as CSV
-    StepJson   ///< the step cost as JSON, as `paraplan-cli evaluate --json` prints it
-};
-
-/// Loads and evaluates the plan file, then writes its report: the PDF to `output`, or the CSV
-/// or JSON to `output` or, without one, to `out` ("-" is `out` too, for the PDF as well);
-/// says on `out` what it wrote, only once it is on disk. False with
-/// *error (one line) when the plan cannot be read or is rejected or the file not written.
-/// Needs a QApplication. `paraplan-cli report` (its options parsed in app/cli) runs this.
-bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
+/// Loads and evaluates the plan file, then writes its PDF report to `output` ("-": to `out`);
+/// says on `out` what it wrote, only once it is on disk. False with *error (one line) when
+/// the plan cannot be read or is rejected or the file not written. Needs a QApplication.
+/// `paraplan-cli report` runs this for the PDF (its CSV and JSON need no widgets).
+bool writePlanFileReport(const std::string& planPath, const QString& output,
                          const ReportOptions& options, std::ostream& out, std::string* error);
 
 } // namespace paraplan::ui

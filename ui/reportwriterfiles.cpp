@@ -1,5 +1,5 @@
-// The report's files: the PDF and its data written so that an old file is replaced only by a
-// complete new one, and the plan-file report `paraplan-cli report` runs.
+// The report's files: the PDF written so that an old file is replaced only by a complete new
+// one, and the plan-file report `paraplan-cli report` runs.
 
 #include "reportwriter.h"
 
@@ -36,7 +36,7 @@ bool ReportWriter::writePdf(const PlanResults& results, const QString& path,
     return true;
 }
 
-bool writePlanFileReport(const std::string& planPath, const QString& output, ReportData data,
+bool writePlanFileReport(const std::string& planPath, const QString& output,
                          const ReportOptions& options, std::ostream& out, std::string* error)
 {
     auto fail = [&](const std::string& message) {
@@ -58,24 +58,6 @@ bool writePlanFileReport(const std::string& planPath, const QString& output, Rep
         return fail("plan rejected: " + (issues.empty() ? std::string("invalid")
                                                         : issues.front().message + " [rule " +
                                                               issues.front().rule + "]"));
-    if (data != ReportData::Pdf) {
-        // The report's data: the tables as CSV, or the whole step cost as JSON (the same
-        // object `paraplan-cli evaluate --json` prints).
-        const QString text =
-            data == ReportData::TablesCsv
-                ? ReportWriter::tablesCsv(results->cost)
-                : QString::fromUtf8(QJsonDocument(stepCostToJson(results->plan, results->cost))
-                                        .toJson(QJsonDocument::Indented));
-        if (output.isEmpty() || output == "-") {
-            out << text.toStdString();
-            return true;
-        }
-        QString message;
-        if (!writeFileSafely(output, text.toUtf8(), &message))
-            return fail(message.toStdString());
-        out << "wrote " << output.toStdString() << "\n";
-        return true;
-    }
     QString message;
     int pages = 0;
     if (output == "-") {
