@@ -11,6 +11,10 @@ set(CPACK_PACKAGE_NAME "paraplan")
 set(CPACK_PACKAGE_VENDOR "Paraplan developers")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_DEB_COMPONENT_INSTALL ON)
+# Each component's description (below) starts with its own synopsis line. CPackDeb prepends
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY to every component's unless it is CPack's default text,
+# which would give the probe the planner's synopsis: so the summary is left at that default.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(CPACK_COMPONENTS_ALL paraplan)
 if(PARAPLAN_HAVE_PROBE)
     list(APPEND CPACK_COMPONENTS_ALL paraplan-probe)

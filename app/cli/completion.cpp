@@ -136,7 +136,10 @@ std::string bashScript()
         s << "        esac\n        options=\"" << all << "\"\n";
         const char* p = command.positional.name;
         s << "        positional=\""
-          << (p == nullptr ? "" : std::string(p) == "COMMAND" ? "command" : "file") << "\" ;;\n";
+          << (p == nullptr                  ? ""
+              : std::string(p) == "COMMAND" ? "command"
+                                            : "file")
+          << "\" ;;\n";
     }
     s << "    *) return 0 ;;\n    esac\n"
       << "    if [[ \"$cur\" == -* || -z \"$positional\" ]]; then\n"

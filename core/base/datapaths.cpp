@@ -24,13 +24,15 @@ QString dataDir()
 QStringList examplePlans()
 {
     const QString dir = dataDir();
-    if (dir.isEmpty())
-        return {};
+    return dir.isEmpty() ? QStringList() : examplePlansIn(dir + "/examples");
+}
+
+QStringList examplePlansIn(const QString& folder)
+{
     // *.paraplan.json is matched by *.json too; the name filter keeps the two suffixes the
     // plan MIME type and the older plans use.
-    const QFileInfoList files = QDir(dir + "/examples")
-                                    .entryInfoList({"*.paraplan.json", "*.json"},
-                                                   QDir::Files | QDir::Readable, QDir::Name);
+    const QFileInfoList files = QDir(folder).entryInfoList(
+        {"*.paraplan.json", "*.json"}, QDir::Files | QDir::Readable, QDir::Name);
     QStringList paths;
     for (const QFileInfo& file : files)
         paths << file.absoluteFilePath();

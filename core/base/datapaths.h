@@ -18,6 +18,8 @@ QString dataDir();
 /// The example plans: every *.paraplan.json and *.json file in dataDir()/examples, listed
 /// from the folder (not from a fixed list), sorted by file name, as absolute paths.
 QStringList examplePlans();
+/// The same listing of any folder.
+QStringList examplePlansIn(const QString& folder);
 
 /// The example's display name: its file name without .paraplan.json or .json.
 QString exampleName(const QString& path);

@@ -105,7 +105,8 @@ Rendered render(const QString& help, const QString& program, const QString& name
         if (line.startsWith("   ") && inItem) {
             out << roff(line.trimmed());
         } else if (m.hasMatch()) {
-            out << ".TP" << "\\fB" + roff(m.captured(1)) + "\\fR";
+            out << ".TP"
+                << "\\fB" + roff(m.captured(1)) + "\\fR";
             if (!m.captured(2).isEmpty())
                 out << roff(m.captured(2));
             inItem = true;
@@ -191,11 +192,12 @@ int main(int argc, char** argv)
             fail("no 'Commands:' section in " + program + " --help");
         page << ".SH COMMANDS";
         for (const QString& command : commands) {
-            const Rendered sub = render(runProgram(program, {"help", command}), program, name,
-                                        true);
+            const Rendered sub =
+                render(runProgram(program, {"help", command}), program, name, true);
             page << ".SS \"" + roff(command) + "\"";
             for (const QString& u : sub.usage)
-                page << ".PP" << "\\fB" + roff(u) + "\\fR";
+                page << ".PP"
+                     << "\\fB" + roff(u) + "\\fR";
             page << sub.body;
         }
     }
