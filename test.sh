@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite with CTest.
 #   ./test.sh              Release build in build/, every suite and the benchmarks' smoke runs
+#   ./test.sh --package    Release build in build/, then the install test alone (CTest label
+#                          'package': cpack, dpkg -x into a scratch root, the installed tree used)
 #   ./test.sh --sanitize   Debug build in build-sanitize/ with AddressSanitizer, LeakSanitizer
 #                          and UBSan (and Qt's asserts), every suite; the first error stops it
 set -euo pipefail
@@ -27,8 +29,13 @@ if [ "${1:-}" = "--sanitize" ]; then
     echo "==> Running the test suite (sanitizers)"
     ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j "$jobs"
     exit 0
+elif [ "${1:-}" = "--package" ]; then
+    scripts/setup.sh
+    echo "==> Running the install test"
+    ctest --test-dir build --output-on-failure --timeout 600 -L package
+    exit 0
 elif [ $# -gt 0 ]; then
-    echo "error: unknown option '$1' (./test.sh [--sanitize])" >&2
+    echo "error: unknown option '$1' (./test.sh [--package|--sanitize])" >&2
     exit 2
 fi
 

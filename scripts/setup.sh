@@ -18,6 +18,14 @@ packages=(
     fonts-dejavu-core        # without a font, labels render as boxes on slim machines
     poppler-utils            # pdftotext/pdftoppm for checking exported reports
     libopenmpi-dev           # paraplan-probe across nodes (mpirun/srun), where CUDA is found
+    # The Debian packages and their install test (tests/package/install-test.sh):
+    dpkg-dev binutils        # dpkg-shlibdeps (cpack's dependencies), readelf
+    lintian                  # the .debs checked against Debian policy
+    desktop-file-utils       # desktop-file-validate
+    appstream                # appstreamcli validate (the metainfo)
+    shared-mime-info         # update-mime-database (the plan MIME type)
+    man-db groff-base        # man -l / groff -ww of the generated man pages
+    zsh                      # zsh -n of the generated zsh completion
 )
 
 missing=()

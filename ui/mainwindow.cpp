@@ -351,6 +351,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    addExamplesMenu(file, this);
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     // QKeySequence::SaveAs is empty on Linux and Windows.
     file->addAction(tr("Save &As..."),

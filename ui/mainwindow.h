@@ -95,6 +95,7 @@ public:
 
     /// False, the plan, title and path kept, with the reason said (and in *reason).
     bool openFile(const QString& path, QString* reason = nullptr);
+    bool openExample(const QString& path); ///< untitled copy (mainwindowexamples.cpp)
     bool saveTo(const QString& path);
     /// The plan report as PDF (the same one `paraplan-cli report` writes).
     bool exportReport(const QString& path, bool letter = false);
@@ -187,5 +188,8 @@ private:
     SearchPanel* m_search;
     PracticePanel* m_practice;
 };
+
+/// File > Open Example: the examples found in the data folder (mainwindowexamples.cpp).
+void addExamplesMenu(QMenu* file, MainWindow* window);
 
 } // namespace paraplan::ui

@@ -136,8 +136,8 @@ void MainWindow::openDialog()
 {
     if (!maybeSave())
         return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"), dialogStart("plan"),
-                                                      tr("Paraplan plans (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open plan"), dialogStart("plan"), tr("Paraplan plans (*.paraplan.json *.json)"));
     rememberDialog("plan", path);
     if (!path.isEmpty())
         openFile(path);
@@ -154,8 +154,9 @@ bool MainWindow::saveAs()
 {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Save plan"),
-        m_document->path().isEmpty() ? dialogStart("plan", "plan.json") : m_document->path(),
-        tr("Paraplan plans (*.json)"));
+        m_document->path().isEmpty() ? dialogStart("plan", "plan.paraplan.json")
+                                     : m_document->path(),
+        tr("Paraplan plans (*.paraplan.json *.json)"));
     rememberDialog("plan", path);
     return !path.isEmpty() && saveTo(path);
 }

@@ -2,6 +2,7 @@
 
 #include "commands/common.h"
 #include "commandtable.h"
+#include "completion.h"
 #include "paraplan_version.h"
 
 #include <unistd.h>
@@ -122,6 +123,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 throw UsageError("--version takes no arguments (got '" + args[1] + "')");
             out << "paraplan-cli " << PARAPLAN_VERSION << "\n";
             return checkOutput(kExitOk, out, err);
+        }
+        if (args[0] == "--completion") {
+            // Hidden: the build writes the bash and zsh completion scripts with it.
+            const std::string script = completionScript(args.size() == 2 ? args[1] : "");
+            if (script.empty() || args.size() != 2)
+                throw UsageError("--completion takes one shell: bash or zsh");
+            out << script;
+            return kExitOk;
         }
         const Command* command = findCommand(args[0]);
         if (!command)

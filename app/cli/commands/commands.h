@@ -69,6 +69,9 @@ int runImportLaunch(const Args& args, std::ostream& out);
 Options practiceOptions();
 int runPractice(const Args& args, std::ostream& out);
 
+Options examplesOptions();
+int runExamples(const Args& args, std::ostream& out);
+
 Options helpOptions();
 int runHelp(const Args& args, std::ostream& out);
 /// `paraplan-cli help` with no command: the commands of the table, one line each.

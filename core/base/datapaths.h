@@ -1,0 +1,27 @@
+#pragma once
+
+// Where Paraplan's data files are: the examples, the JSON schemas and the documents. Presets
+// are compiled in (Qt resources); these are files, installed under share/paraplan and
+// share/doc/paraplan beside bin/, or read from the source tree when a program runs from its
+// build folder.
+
+#include <QString>
+#include <QStringList>
+
+namespace paraplan::datapaths {
+
+/// The data folder (share/paraplan holding examples/ and schema/): the installed one beside
+/// the running executable (bin/../share/paraplan) first, then the source tree's resources/
+/// this binary was built from. Empty when neither exists.
+QString dataDir();
+
+/// The example plans: every *.paraplan.json and *.json file in dataDir()/examples, listed
+/// from the folder (not from a fixed list), sorted by file name, as absolute paths.
+QStringList examplePlans();
+/// The same listing of any folder.
+QStringList examplePlansIn(const QString& folder);
+
+/// The example's display name: its file name without .paraplan.json or .json.
+QString exampleName(const QString& path);
+
+} // namespace paraplan::datapaths

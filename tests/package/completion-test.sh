@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The generated completion as a shell uses it: bash with the script loaded, COMP_WORDS and
+# COMP_CWORD set as readline would, the completion function called, COMPREPLY checked; the
+# zsh script through `zsh -n`. Usage: completion-test.sh BASH_SCRIPT ZSH_SCRIPT
+set -uo pipefail
+bash_script=$1
+zsh_script=$2
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# COMPREPLY, one word a line, for the words given (the last one is being completed).
+complete_words() {
+    bash --norc --noprofile -c '
+        source "$1"; shift
+        COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+        COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+        _paraplan_cli
+        printf "%s\n" "${COMPREPLY[@]}"' completion-test "$bash_script" "$@"
+}
+
+expect() { # expect "WORDS..." -- WANTED...
+    local words=() wanted
+    while [ "$1" != "--" ]; do words+=("$1"); shift; done
+    shift
+    local got
+    got=$(complete_words "${words[@]}")
+    for wanted in "$@"; do
+        grep -qxF -- "$wanted" <<<"$got" || fail "'${words[*]}' does not offer '$wanted' (got: $(echo $got))"
+    done
+}
+refuse() { # refuse "WORDS..." -- UNWANTED...
+    local words=() unwanted
+    while [ "$1" != "--" ]; do words+=("$1"); shift; done
+    shift
+    local got
+    got=$(complete_words "${words[@]}")
+    for unwanted in "$@"; do
+        grep -qxF -- "$unwanted" <<<"$got" && fail "'${words[*]}' offers '$unwanted'"
+    done
+}
+
+expect paraplan-cli "" -- evaluate search report examples help --version
+expect paraplan-cli ev -- evaluate
+refuse paraplan-cli ev -- search
+expect paraplan-cli evaluate - -- --json --help
+expect paraplan-cli search --o -- --objective
+expect paraplan-cli search --objective "" -- step-time cost
+expect paraplan-cli collective --op "" -- all_reduce all_gather send_recv
+expect paraplan-cli collective --cluster dgx- -- dgx-h100
+expect paraplan-cli help "" -- evaluate collective
+expect paraplan-cli dp-traffic --zero "" -- 0 3
+# A PLAN argument completes file names.
+dir=$(mktemp -d)
+touch "$dir/a.paraplan.json" "$dir/b.json"
+expect paraplan-cli evaluate "$dir/" -- "$dir/a.paraplan.json" "$dir/b.json"
+rm -r "$dir"
+
+if command -v zsh >/dev/null 2>&1; then
+    zsh -n "$zsh_script" || fail "zsh -n $zsh_script"
+    grep -q '^#compdef paraplan-cli' "$zsh_script" || fail "no #compdef line"
+else
+    fail "zsh is not installed (scripts/setup.sh installs it)"
+fi
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures completion checks failed"
+    exit 1
+fi
+echo "completion: all checks passed"
