@@ -3,8 +3,8 @@
 // Test support: a JSON Schema (draft 2020-12) validator for the subset the CLI's output schemas
 // (resources/schema/) use: type (one name or an array of names; "integer" is a number with
 // no fraction), properties, required, additionalProperties (true, false or a schema), items,
-// prefixItems, enum, const, minimum, maximum, minItems, $ref to "#/$defs/NAME", anyOf, oneOf.
-// Annotations ($schema, $id, title, description, $defs) are read past. Any other keyword is
+// prefixItems, enum, const, minimum, maximum, minItems, minLength, $ref to "#/$defs/NAME", anyOf,
+// oneOf. Annotations ($schema, $id, title, description, $defs) are read past. Any other keyword is
 // an error of the schema: a schema cannot rely on a rule this validator would not check.
 
 #include <QJsonArray>
@@ -51,8 +51,8 @@ private:
         static const QSet<QString> names{
             "type",    "properties",  "required", "additionalProperties",
             "items",   "prefixItems", "enum",     "const",
-            "minimum", "maximum",     "minItems", "$ref",
-            "anyOf",   "oneOf"};
+            "minimum", "maximum",     "minItems", "minLength",
+            "$ref",    "anyOf",       "oneOf"};
         return names;
     }
 
@@ -152,6 +152,10 @@ private:
             checkObject(schema, value.toObject(), path, problems, depth);
         if (value.isArray())
             checkArray(schema, value.toArray(), path, problems, depth);
+        if (value.isString() && schema.contains("minLength") &&
+            value.toString().size() < schema.value("minLength").toInt())
+            problems->append(path + ": a string shorter than minLength " +
+                             QString::number(schema.value("minLength").toInt()));
         checkCombinations(schema, value, path, problems, depth);
     }
 

@@ -91,6 +91,7 @@ std::vector<QStringList> jsonRuns()
                     "50", "--json"});
     runs.push_back({"dp-traffic", "--params", "7e9", "--ranks", "8", "--zero", "2", "--walkthrough",
                     "--json"});
+    runs.push_back({"examples", "--json"});
     runs.push_back({"validate", "--json"});
     runs.push_back({"validate", "--json", "--tolerance", "0.05"});
     runs.push_back(
@@ -185,6 +186,9 @@ private slots:
         QTest::newRow("minItems") << R"({"minItems": 2})"
                                   << "[1]"
                                   << "fewer than minItems 2";
+        QTest::newRow("minLength") << R"({"minLength": 1})"
+                                   << R"("")"
+                                   << "shorter than minLength 1";
         QTest::newRow("enum") << R"({"enum": ["ring", "tree"]})"
                               << R"("mesh")"
                               << R"("mesh" is not one of ["ring","tree"])";

@@ -99,7 +99,6 @@ public:
     bool saveTo(const QString& path);
     /// The plan report as PDF (the same one `paraplan-cli report` writes).
     bool exportReport(const QString& path, bool letter = false);
-    /// The collectives and memory-per-stage tables as CSV.
     /// One table of the report as RFC 4180 CSV: `table` "collectives" or "memory".
     bool exportTableCsv(const QString& table, const QString& path);
     /// Where this window's recovery copy of unsaved work lives (its own, one per window).

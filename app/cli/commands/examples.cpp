@@ -20,9 +20,9 @@ int runExamples(const Args& args, std::ostream& out)
     const QString dir = datapaths::dataDir();
     const QStringList paths = datapaths::examplePlans();
     if (paths.isEmpty())
-        throw UsageError(dir.isEmpty() ? "no example plans installed (looked for "
-                                         "../share/paraplan/examples beside paraplan-cli)"
-                                       : "no example plans in " + dir.toStdString() + "/examples");
+        throw IoError(dir.isEmpty() ? "no example plans installed (looked for "
+                                      "../share/paraplan/examples beside paraplan-cli)"
+                                    : "no example plans in " + dir.toStdString() + "/examples");
     // Each example is read as a plan: its title comes from the file, and a broken one is
     // reported here rather than when the user opens it.
     std::vector<std::string> titles;
@@ -34,10 +34,8 @@ int runExamples(const Args& args, std::ostream& out)
             list.append(QJsonObject{{"name", datapaths::exampleName(paths[i])},
                                     {"title", QString::fromStdString(titles[size_t(i)])},
                                     {"path", paths[i]}});
-        printJson(QJsonObject{{"schema", "paraplan-examples/1"},
-                              {"directory", dir + "/examples"},
-                              {"examples", list}},
-                  out);
+        printJson("paraplan-examples/1",
+                  QJsonObject{{"directory", dir + "/examples"}, {"examples", list}}, out);
         return kExitOk;
     }
     int width = 0;
