@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
 
-example=resources/examples/gpt3-175b-dgx-a100.json
+example=resources/examples/gpt3-175b-dgx-a100.paraplan.json
 if [ -x build/app/paraplan ]; then
     if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ -n "${QT_QPA_PLATFORM:-}" ]; then
         if [ $# -gt 0 ]; then

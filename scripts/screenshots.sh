@@ -16,7 +16,7 @@ build=${1:-$root/build}
 [[ $build = /* ]] || build=$root/$build
 app=$build/app/paraplan
 cli=$build/app/paraplan-cli
-plan=$root/resources/examples/llama3-70b-two-racks.json
+plan=$root/resources/examples/llama3-70b-two-racks.paraplan.json
 out=$root/docs/screenshots
 size=1280x800
 

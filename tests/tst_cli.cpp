@@ -231,7 +231,7 @@ private slots:
     void evaluatePlanJson()
     {
         const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.json";
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
         const CliRun run = runCli({"evaluate", plan, "--json"});
         QCOMPARE(run.code, 0);
         const QJsonObject result = json(run);
@@ -263,7 +263,7 @@ private slots:
     void walkthroughOfAPlan()
     {
         const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         const CliRun run = runCli({"walkthrough", plan});
         QCOMPARE(run.code, 0);
         for (const char* part : {"Model FLOPs per step", "Pipeline bubble", "MFU",
@@ -274,7 +274,7 @@ private slots:
     void cliffsPrintTheSeries()
     {
         const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         const CliRun text = runCli({"cliffs", plan});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("crosses the network"));
@@ -297,7 +297,7 @@ private slots:
     {
         // GPT-3 175B with PP 8 on 64 GPUs: TP 16 and 32 need 128 and 256 GPUs, and say so.
         const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.json";
+            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
         const CliRun text = runCli({"cliffs", plan});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("on 128 GPUs: the plan's 64 cannot hold it"));
@@ -593,7 +593,7 @@ private slots:
         }
         // Help wins over the rest of the line, even a bad one.
         const CliRun mixed =
-            runCli({"evaluate", examplePlan("gpt3-175b-dgx-a100.json"), "--json", "--bogus", "-h"});
+            runCli({"evaluate", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--json", "--bogus", "-h"});
         QCOMPARE(mixed.code, 0);
         QVERIFY(mixed.out.startsWith("Usage: paraplan-cli evaluate"));
     }
@@ -602,7 +602,7 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("option");
-        const QString plan = examplePlan("gpt3-175b-dgx-a100.json");
+        const QString plan = examplePlan("gpt3-175b-dgx-a100.paraplan.json");
         QTest::newRow("evaluate") << QStringList{"evaluate", plan, "--foo"} << "--foo";
         QTest::newRow("with a value") << QStringList{"search", plan, "--bogus=3"} << "--bogus";
         QTest::newRow("single dash") << QStringList{"presets", "-x"} << "-x";
@@ -634,7 +634,7 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        const QString plan = examplePlan("gpt3-175b-dgx-a100.json");
+        const QString plan = examplePlan("gpt3-175b-dgx-a100.paraplan.json");
         QTest::newRow("flag with a value")
             << QStringList{"evaluate", plan, "--json=1"} << "--json takes no value";
         QTest::newRow("twice") << QStringList{"model", "--preset", "a", "--preset", "b"}
@@ -704,7 +704,7 @@ private slots:
                                    "--tokens-per-step <T>", "--pp-across-nodes"})
             QVERIFY2(help.out.contains(option), option);
         const CliRun run =
-            runCli({"search", examplePlan("llama3-70b-dgx-h100.json"), "--max-interleave", "2",
+            runCli({"search", examplePlan("llama3-70b-dgx-h100.paraplan.json"), "--max-interleave", "2",
                     "--max-micro-batch", "2", "--top", "1", "--json"});
         QCOMPARE(run.code, 0);
         for (const QJsonValue& candidate : json(run)["top"].toArray()) {
@@ -749,7 +749,7 @@ private slots:
         }
         // With Qt Widgets the report's tables come out; without, one line says why not.
         // The report's tables, one per run (they need no widgets).
-        process.start(binary, {"report", examplePlan("gpt3-175b-dgx-a100.json"), "--csv", "--table",
+        process.start(binary, {"report", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--csv", "--table",
                                "memory"});
         QVERIFY(process.waitForFinished(60000));
         const QString out = QString::fromUtf8(process.readAllStandardOutput());

@@ -89,7 +89,7 @@ private slots:
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("errorPart"); // for 2 and 3: in the one error line
 
-        const QString fits = example("llama3-70b-dgx-h100.json");
+        const QString fits = example("llama3-70b-dgx-h100.paraplan.json");
         const QString noFit = data("plans/llama3-70b-no-fit.json");
         const QString nothingFits = data("plans/gpt3-175b-one-node.json");
         const QStringList collective{"--op", "all_reduce", "--bytes", "1GB", "--ranks", "8"};
@@ -245,7 +245,7 @@ private slots:
 
     void practiceExitsZeroOnTheRightAnswer()
     {
-        const QString plan = example("llama3-70b-dgx-h100.json");
+        const QString plan = example("llama3-70b-dgx-h100.paraplan.json");
         const Outcome revealed = run({"practice", plan, "--question", "2", "--reveal"});
         QCOMPARE(revealed.code, 0);
         const QRegularExpressionMatch answer =
@@ -261,14 +261,14 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("evaluate --json")
-            << QStringList{"evaluate", example("llama3-70b-dgx-h100.json"), "--json"};
-        QTest::newRow("evaluate") << QStringList{"evaluate", example("gpt3-175b-dgx-a100.json")};
-        QTest::newRow("search --json") << QStringList{"search", example("llama3-70b-dgx-h100.json"),
+            << QStringList{"evaluate", example("llama3-70b-dgx-h100.paraplan.json"), "--json"};
+        QTest::newRow("evaluate") << QStringList{"evaluate", example("gpt3-175b-dgx-a100.paraplan.json")};
+        QTest::newRow("search --json") << QStringList{"search", example("llama3-70b-dgx-h100.paraplan.json"),
                                                       "--json", "--max-interleave", "2"};
-        QTest::newRow("report --csv") << QStringList{"report", example("llama3-70b-dgx-h100.json"),
+        QTest::newRow("report --csv") << QStringList{"report", example("llama3-70b-dgx-h100.paraplan.json"),
                                                      "--csv", "--table", "collectives"};
         QTest::newRow("report pdf to stdout")
-            << QStringList{"report", example("llama3-70b-dgx-h100.json"), "-o", "-"};
+            << QStringList{"report", example("llama3-70b-dgx-h100.paraplan.json"), "-o", "-"};
         QTest::newRow("presets --json") << QStringList{"presets", "--json"};
         QTest::newRow("--help") << QStringList{"--help"};
         QTest::newRow("--version") << QStringList{"--version"};
@@ -299,7 +299,7 @@ private slots:
         QVERIFY(QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::ExeOwner));
         const QString target = dir.filePath("report.json");
         const Outcome outcome =
-            run({"report", example("llama3-70b-dgx-h100.json"), "--json", "-o", target});
+            run({"report", example("llama3-70b-dgx-h100.paraplan.json"), "--json", "-o", target});
         QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         QCOMPARE(outcome.code, 3);
         QCOMPARE(errorLines(outcome.err), 1);
@@ -313,7 +313,7 @@ private slots:
         if (geteuid() == 0)
             QSKIP("running as root: root reads a file without read permission");
         const QString copy = m_dir.filePath("unreadable.json");
-        QVERIFY(QFile::copy(example("llama3-70b-dgx-h100.json"), copy));
+        QVERIFY(QFile::copy(example("llama3-70b-dgx-h100.paraplan.json"), copy));
         QVERIFY(QFile::setPermissions(copy, QFile::WriteOwner));
         const Outcome outcome = run({"evaluate", copy});
         QCOMPARE(outcome.code, 3);

@@ -58,7 +58,7 @@ private slots:
         QFETCH(QString, target);
         QFETCH(QString, start);
         const CliRun run =
-            runCli({"export", examplePlan("gpt3-175b-dgx-a100.json"), "--to", target});
+            runCli({"export", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--to", target});
         QCOMPARE(run.code, 0);
         QVERIFY2(run.out.startsWith(start), qPrintable(run.out.left(200)));
         QVERIFY2(onlyWarnings(run.err), qPrintable(run.err));
@@ -73,14 +73,14 @@ private slots:
         QTemporaryDir dir;
         const QString script = dir.filePath("launch.sh");
         const CliRun run = runCli(
-            {"export", examplePlan("llama3-70b-dgx-h100.json"), "--to", "megatron", "-o", script});
+            {"export", examplePlan("llama3-70b-dgx-h100.paraplan.json"), "--to", "megatron", "-o", script});
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.startsWith("wrote " + script));
         QVERIFY(QFileInfo(script).isExecutable());
         // Read over a base plan with another layout: the file's layout comes back.
         const QString plan = dir.filePath("back.json");
         const CliRun back = runCli({"import-launch", script, "--from", "megatron", "--base",
-                                    examplePlan("llama3-70b-two-racks.json"), "-o", plan});
+                                    examplePlan("llama3-70b-two-racks.paraplan.json"), "-o", plan});
         QCOMPARE(back.code, 0);
         QVERIFY2(onlyWarnings(back.err), qPrintable(back.err));
         Plan read;
@@ -95,7 +95,7 @@ private slots:
         QCOMPARE(evaluated.code, 0);
         // Without -o the plan goes to stdout.
         const CliRun toStdout = runCli({"import-launch", script, "--from", "megatron", "--base",
-                                        examplePlan("llama3-70b-two-racks.json")});
+                                        examplePlan("llama3-70b-two-racks.paraplan.json")});
         QCOMPARE(toStdout.code, 0);
         QVERIFY(toStdout.out.contains("\"schema\": \"paraplan-plan/1\""));
     }
@@ -105,7 +105,7 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("message");
-        const QString plan = examplePlan("llama3-70b-dgx-h100.json");
+        const QString plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
         QTest::newRow("unknown target")
             << QStringList{"export", plan, "--to", "jax"} << 2 << "--to: unknown target 'jax'";
         QTest::newRow("no target") << QStringList{"export", plan} << 2 << "--to";
@@ -151,7 +151,7 @@ private slots:
         writeFile(script, "torchrun --nnodes 16 --nproc-per-node 8 pretrain_gpt.py \\\n"
                           "  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 \\\n"
                           "  --lr 3e-4 --bf16\n");
-        const QString plan = examplePlan("llama3-70b-dgx-h100.json");
+        const QString plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
         const CliRun run = runCli({"import-launch", script, "--from", "megatron", "--base", plan});
         QCOMPARE(run.code, 0);
         QVERIFY2(run.err.contains("warning: --lr is not a plan setting"), qPrintable(run.err));

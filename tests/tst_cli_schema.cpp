@@ -318,7 +318,7 @@ private slots:
     {
         // The real evaluate output, altered: the schema catches each change.
         const CliRun run = runCli(
-            {"evaluate", sourcePath("resources/examples/llama3-70b-dgx-h100.json"), "--json"});
+            {"evaluate", sourcePath("resources/examples/llama3-70b-dgx-h100.paraplan.json"), "--json"});
         QCOMPARE(run.code, 0);
         QFile file(sourcePath("resources/schema/paraplan-evaluate-1.schema.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));

@@ -37,7 +37,7 @@ Plan examplePlan(Dtype dtype = Dtype::BF16)
     Plan plan;
     std::vector<std::string> errors;
     const std::string path =
-        std::string(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+        std::string(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
     if (!loadPlan(path, &plan, &errors, HardwareCatalog::bundled()))
         qFatal("%s", errors.front().c_str());
     plan.training.dtype = dtype;
@@ -282,7 +282,7 @@ private slots:
         std::ostringstream out;
         std::ostringstream err;
         const std::string plan =
-            std::string(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.json";
+            std::string(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         int code = cli::run(
             {"import-measurements", test::dataPath(kRun).toStdString(), "--plan", plan, "--json"},
             out, err);

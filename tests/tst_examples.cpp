@@ -38,8 +38,8 @@ private slots:
         QDir(dir.path()).mkdir("c.json"); // a folder is not a plan
         const QStringList found = datapaths::examplePlansIn(dir.path());
         QCOMPARE(found, QStringList({dir.filePath("a.json"), dir.filePath("b.paraplan.json")}));
-        QCOMPARE(datapaths::exampleName(found[1]), QString("b"));
-        QCOMPARE(datapaths::exampleName(found[0]), QString("a"));
+        QCOMPARE(datapaths::planFileStem(found[1]), QString("b"));
+        QCOMPARE(datapaths::planFileStem(found[0]), QString("a"));
     }
 
     void theBundledExamplesAreFoundAndEachEvaluates()

@@ -41,7 +41,7 @@ private slots:
         const QList<QAction*> actions = menu->actions();
         QCOMPARE(actions.size(), examples.size());
         for (int i = 0; i < examples.size(); ++i) {
-            QCOMPARE(actions[i]->text(), datapaths::exampleName(examples[i]));
+            QCOMPARE(actions[i]->text(), datapaths::planFileStem(examples[i]));
             QCOMPARE(actions[i]->toolTip(), examples[i]);
         }
         // Each one opens: the plan read from the file, untitled, unmodified.

@@ -23,7 +23,7 @@ using namespace paraplan::ui;
 
 namespace {
 
-const QString kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
+const QString kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
 
 struct Run
 {

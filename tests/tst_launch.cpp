@@ -162,7 +162,7 @@ std::map<QString, Plan> plans()
     for (const QString& name :
          QDir(QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples").entryList({"*.json"}))
         out[name] = loadExample(name);
-    const Plan llama = loadExample("llama3-70b-dgx-h100.json");
+    const Plan llama = loadExample("llama3-70b-dgx-h100.paraplan.json");
     Plan p = llama;
     p.parallel.interleave = 2;
     out["edit: interleave 2"] = p;
@@ -272,7 +272,7 @@ private slots:
 
     void warningsNameWhatMegatronCannotSay()
     {
-        Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        Plan plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
         plan.parallel.interleave = 1;
         plan.parallel.stage_layers = {16, 24, 20, 20};
         plan.parallel.dp_shard = 2;
@@ -292,7 +292,7 @@ private slots:
         // The uneven stages are not half-written as first/last counts.
         QVERIFY(config.text.find("--decoder-first-pipeline-num-layers") == std::string::npos);
         // Nothing that fits Megatron warns.
-        const LaunchConfig clean = exportLaunchConfig(loadExample("llama3-70b-two-racks.json"),
+        const LaunchConfig clean = exportLaunchConfig(loadExample("llama3-70b-two-racks.paraplan.json"),
                                                       LaunchTarget::Megatron, catalog());
         for (const std::string& w : clean.warnings)
             QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
@@ -389,7 +389,7 @@ private slots:
 
     void importReadsHandWrittenScripts()
     {
-        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const Plan base = loadExample("llama3-70b-dgx-h100.paraplan.json");
         const std::string script = "#!/bin/bash\n"
                                    "# a comment with --tensor-model-parallel-size 99\n"
                                    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
@@ -446,7 +446,7 @@ private slots:
     {
         QFETCH(QString, flags);
         QFETCH(QString, error);
-        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const Plan base = loadExample("llama3-70b-dgx-h100.paraplan.json");
         const LaunchImport back =
             importLaunchConfig(flags.toStdString(), LaunchTarget::Megatron, base, catalog());
         QVERIFY(!back.errors.empty());
@@ -455,7 +455,7 @@ private slots:
 
     void importWarnsAboutFlagsItIgnores()
     {
-        const Plan base = loadExample("llama3-70b-dgx-h100.json");
+        const Plan base = loadExample("llama3-70b-dgx-h100.paraplan.json");
         const LaunchImport back = importLaunchConfig(
             "python pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size "
             "4 --frobnicate 3 --lr 3e-4 --data-path 0.5 a 0.5 b --bf16",
@@ -485,7 +485,7 @@ private slots:
 
     void aPlanNameCannotBreakOutOfTheComment()
     {
-        Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        Plan plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
         plan.name = "x\nrm -rf ~\r\n";
         for (LaunchTarget target : {LaunchTarget::Megatron, LaunchTarget::NeMo}) {
             const LaunchConfig config = exportLaunchConfig(plan, target, catalog());
@@ -496,7 +496,7 @@ private slots:
 
     void otherTargetsSayWhyNot()
     {
-        const Plan plan = loadExample("llama3-70b-dgx-h100.json");
+        const Plan plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
         const LaunchImport nemo =
             importLaunchConfig("trainer:\n", LaunchTarget::NeMo, plan, catalog());
         QVERIFY(!nemo.errors.empty());

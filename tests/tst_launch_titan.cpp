@@ -70,7 +70,7 @@ std::vector<NamedPlan> allPlans()
         QDir(QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples").entryList({"*.json"});
     for (const QString& f : files)
         plans.push_back({f, examplePlan(f)});
-    const Plan llama = examplePlan("llama3-70b-dgx-h100.json"); // 128 H100, tp 8 pp 4 dp 4
+    const Plan llama = examplePlan("llama3-70b-dgx-h100.paraplan.json"); // 128 H100, tp 8 pp 4 dp 4
     auto edit = [&](const QString& name, auto change) {
         Plan p = llama;
         p.name = name.toStdString();
@@ -306,7 +306,7 @@ void TstLaunchTitan::torchtitanLayout()
         parseToml(exportTorchtitan(plan, catalog()).text, &doc, &errors);
         return doc;
     };
-    Plan plan = examplePlan("llama3-70b-dgx-h100.json"); // tp 8, pp 4, dp 4, ZeRO-1, v 5
+    Plan plan = examplePlan("llama3-70b-dgx-h100.paraplan.json"); // tp 8, pp 4, dp 4, ZeRO-1, v 5
     TomlDocument doc = exported(plan);
     QCOMPARE(doc.find("model.flavor")->value.text, std::string("70B"));
     QCOMPARE(doc.find("parallelism.pipeline_parallel_schedule")->value.text,
@@ -347,7 +347,7 @@ void TstLaunchTitan::torchtitanLayout()
         }
 
     // One node: torchtitan's run_train.sh; several: torchrun on every node.
-    QVERIFY(exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.json"), catalog())
+    QVERIFY(exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.paraplan.json"), catalog())
                 .launcher.find("torchrun --nnodes=8 --nproc_per_node=8") == 0);
     Plan small = plan;
     small.cluster.nodes = 1, small.parallel.tp = 8, small.parallel.dp = 1, small.parallel.zero = 0;
@@ -361,21 +361,21 @@ void TstLaunchTitan::torchtitanLayout()
 void TstLaunchTitan::torchtitanWarnings()
 {
     // ZeRO-1 (the bundled Llama examples): no such thing in torchtitan.
-    const LaunchConfig zero1 = exportTorchtitan(examplePlan("llama3-70b-dgx-h100.json"), catalog());
+    const LaunchConfig zero1 = exportTorchtitan(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
     QVERIFY2(anyContains(zero1.warnings, "ZeRO-1", "fsdp_reshard_after_forward"),
              joined(zero1.warnings).c_str());
     QVERIFY(anyContains(zero1.warnings, "recompute selective"));
     QVERIFY(!anyContains(zero1.warnings, "model:"));
     // GPT-3 175B: no llama3 flavor, fp16, no async TP with eager kernels...
-    const LaunchConfig gpt3 = exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.json"), catalog());
+    const LaunchConfig gpt3 = exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.paraplan.json"), catalog());
     QVERIFY2(anyContains(gpt3.warnings, "none of torchtitan's llama3 flavors", "nearest"),
              joined(gpt3.warnings).c_str());
     QVERIFY(anyContains(gpt3.warnings, "dtype fp16", "bfloat16"));
     QVERIFY(!anyContains(gpt3.warnings, "ZeRO 0")); // dp 1: nothing to replicate
-    Plan ddp = examplePlan("llama3-70b-dgx-h100.json");
+    Plan ddp = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     ddp.parallel.zero = 0;
     QVERIFY(anyContains(exportTorchtitan(ddp, catalog()).warnings, "ZeRO 0", "1-D mesh"));
-    Plan plan = examplePlan("llama3-70b-two-racks.json");
+    Plan plan = examplePlan("llama3-70b-two-racks.paraplan.json");
     plan.parallel.sequence_parallel = false;
     plan.parallel.dp_overlap = false;
     plan.parallel.rank_order = {ParallelDim::TP, ParallelDim::DP, ParallelDim::CP, ParallelDim::PP};
@@ -469,7 +469,7 @@ void TstLaunchTitan::torchtitanRoundTrip()
 
 void TstLaunchTitan::torchtitanImportNegative()
 {
-    const Plan base = examplePlan("llama3-70b-dgx-h100.json");
+    const Plan base = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     const std::string good = exportTorchtitan(base, catalog()).text;
     // A bad TOML line: an error with its line number, nothing imported.
     LaunchImport r = importTorchtitan("[training]\nseq_len = 8192\nsteps = = 3\n", base, catalog());
@@ -589,7 +589,7 @@ void TstLaunchTitan::deepspeedBatchArithmetic()
     }
     // ZeRO-3 figures that follow from the plan: DDP's 25 MiB bucket in fp32 gradient elements,
     // the prefetch of one layer (Llama 3 70B: 855,654,400 parameters a layer, / tp 8).
-    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    Plan plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.parallel.pp = 1, plan.parallel.dp = 16, plan.parallel.zero = 3, plan.parallel.dp_shard = 4;
     plan.parallel.interleave = 1;
     const QJsonObject zero =
@@ -604,7 +604,7 @@ void TstLaunchTitan::deepspeedBatchArithmetic()
 
 void TstLaunchTitan::deepspeedWarningsAndLauncher()
 {
-    const LaunchConfig ds = exportDeepSpeed(examplePlan("llama3-70b-dgx-h100.json"), catalog());
+    const LaunchConfig ds = exportDeepSpeed(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
     QCOMPARE(ds.launcher, std::string("deepspeed --num_nodes 16 --num_gpus 8 --hostfile hostfile "
                                       "train.py --deepspeed --deepspeed_config ds_config.json"));
     QVERIFY2(anyContains(ds.warnings, "tensor parallel 8", "pipeline parallel 4"),
@@ -613,7 +613,7 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     QVERIFY(anyContains(ds.warnings, "data parallel 4"));
     QVERIFY(anyContains(ds.warnings, "interleave 5"));
     QVERIFY(anyContains(ds.warnings, "recompute selective"));
-    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    Plan plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.training.dtype = Dtype::FP8;
     plan.parallel.cp = 2, plan.parallel.dp = 2, plan.parallel.global_batch = 256;
     QVERIFY(validatePlan(plan, catalog()).empty());
@@ -621,7 +621,7 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     QVERIFY(anyContains(fp8.warnings, "dtype fp8"));
     QVERIFY(anyContains(fp8.warnings, "context parallel 2"));
     // A pure data-parallel ZeRO-3 plan has nothing to warn about but the learning rate.
-    plan = examplePlan("llama3-70b-dgx-h100.json");
+    plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.parallel.tp = 1, plan.parallel.pp = 1, plan.parallel.dp = 128, plan.parallel.zero = 3;
     plan.parallel.interleave = 1, plan.parallel.recompute = Recompute::None;
     plan.parallel.sequence_parallel = false;
@@ -633,7 +633,7 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
 
 void TstLaunchTitan::invalidPlanIsAnError()
 {
-    Plan plan = examplePlan("llama3-70b-dgx-h100.json");
+    Plan plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.parallel.global_batch = 7;
     QVERIFY(!exportTorchtitan(plan, catalog()).error.empty());
     QVERIFY(exportTorchtitan(plan, catalog()).text.empty());

@@ -22,7 +22,7 @@ using namespace paraplan::ui;
 
 namespace {
 
-const char* kGpt3 = PARAPLAN_SOURCE_DIR "/resources/examples/gpt3-175b-dgx-a100.json";
+const char* kGpt3 = PARAPLAN_SOURCE_DIR "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
 
 Plan loadExample(const char* path)
 {

@@ -501,7 +501,7 @@ void TestLayout::searchColumns()
     QSignalSpy shown(&window, &MainWindow::resultsShown);
     QString error;
     QVERIFY2(
-        window.openFile(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json", &error),
+        window.openFile(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &error),
         qPrintable(error));
     window.resize(kWindow);
     window.show();
@@ -653,7 +653,7 @@ void TestLayout::screenshotIsQuiet()
         process.setProcessEnvironment(env);
         const QString shot = m_home.filePath("quiet.png");
         process.start(PARAPLAN_BINARY_DIR "/app/paraplan",
-                      {PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json",
+                      {PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
                        "--screenshot", shot, "--size", "1280x800", "--tab", "Search"});
         QVERIFY(process.waitForFinished(60000));
         const QString err = QString::fromUtf8(process.readAllStandardError());

@@ -335,7 +335,7 @@ private slots:
         MeasurePanel panel;
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json", &plan,
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &plan,
                          &errors, HardwareCatalog::bundled()));
         panel.setPlan(plan);
         QString message;
@@ -360,7 +360,7 @@ private slots:
     {
         Plan current;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json",
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
                          &current, &errors, HardwareCatalog::bundled()));
         CalibrateDialog dialog(current);
         QSignalSpy apply(&dialog, &CalibrateDialog::applyRequested);

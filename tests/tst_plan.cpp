@@ -123,9 +123,9 @@ private slots:
         const QString examples = PARAPLAN_SOURCE_DIR "/resources/examples/";
         Plan racks, gpt3;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan((examples + "llama3-70b-two-racks.json").toStdString(), &racks, &errors,
+        QVERIFY(loadPlan((examples + "llama3-70b-two-racks.paraplan.json").toStdString(), &racks, &errors,
                          HardwareCatalog::bundled()));
-        QVERIFY(loadPlan((examples + "gpt3-175b-dgx-a100.json").toStdString(), &gpt3, &errors,
+        QVERIFY(loadPlan((examples + "gpt3-175b-dgx-a100.paraplan.json").toStdString(), &gpt3, &errors,
                          HardwareCatalog::bundled()));
         const std::string shown = clusterSource(racks.cluster);
         QVERIFY2(shown.find("here 8 nodes per rack, a plan entry, in place of the source's 32") !=

@@ -67,7 +67,7 @@ private slots:
     void cliffsFromTheCliAreTheSeriesTheWindowPlots()
     {
         const QString path =
-            QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json");
+            QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
         MainWindow window(false);
         QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
         QVERIFY(window.openFile(path));

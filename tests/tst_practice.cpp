@@ -143,7 +143,7 @@ private slots:
     // each verdict checked against the derivation's own figure.
     void collectiveAnswersGraded()
     {
-        const Loaded l = load("llama3-70b-dgx-h100.json");
+        const Loaded l = load("llama3-70b-dgx-h100.paraplan.json");
         for (const char* prefix : {"collective-time:dp:", "collective-time:tp:"}) {
             const PracticeQuestion* q = find(l.questions, prefix);
             QVERIFY2(q, prefix);
@@ -184,7 +184,7 @@ private slots:
 
     void choiceAndBytesAnswers()
     {
-        const Loaded l = load("llama3-70b-two-racks.json");
+        const Loaded l = load("llama3-70b-two-racks.paraplan.json");
         const PracticeQuestion* tier = find(l.questions, "bottleneck:dp:");
         QVERIFY(tier);
         QCOMPARE(tier->kind, PracticeAnswerKind::Choice);
@@ -267,10 +267,10 @@ private slots:
 
     void questionsFollowThePlanAndTheSeed()
     {
-        const Loaded a = load("llama3-70b-dgx-h100.json");
-        const Loaded b = load("gpt3-175b-dgx-a100.json");
-        const Loaded again = load("llama3-70b-dgx-h100.json");
-        const Loaded reseeded = load("llama3-70b-dgx-h100.json", 7);
+        const Loaded a = load("llama3-70b-dgx-h100.paraplan.json");
+        const Loaded b = load("gpt3-175b-dgx-a100.paraplan.json");
+        const Loaded again = load("llama3-70b-dgx-h100.paraplan.json");
+        const Loaded reseeded = load("llama3-70b-dgx-h100.paraplan.json", 7);
         QCOMPARE(again.questions.size(), a.questions.size());
         for (size_t i = 0; i < a.questions.size(); ++i) {
             QCOMPARE(again.questions[i].key, a.questions[i].key);
@@ -298,7 +298,7 @@ private slots:
 
     void whatIfAndMemoryUseTheEngine()
     {
-        const Loaded l = load("llama3-70b-dgx-h100.json");
+        const Loaded l = load("llama3-70b-dgx-h100.paraplan.json");
         Plan zero2 = l.plan;
         zero2.parallel.zero = 2;
         const StepCost c2 = l.engine->evaluate(zero2);
@@ -372,7 +372,7 @@ private slots:
 
     void rejectedPlanPosesNothing()
     {
-        Loaded l = load("llama3-70b-dgx-h100.json");
+        Loaded l = load("llama3-70b-dgx-h100.paraplan.json");
         l.plan.parallel.tp = 3; // does not divide the heads
         const StepCost bad = l.engine->evaluate(l.plan);
         QVERIFY(!bad.ok);
@@ -381,11 +381,11 @@ private slots:
 
     void cliPractice()
     {
-        const QString plan = examplePath("llama3-70b-dgx-h100.json");
+        const QString plan = examplePath("llama3-70b-dgx-h100.paraplan.json");
         const test::CliRun list = test::runCli({"practice", plan});
         QCOMPARE(list.code, 0);
         QVERIFY(list.out.startsWith("Practice on Llama 3 70B"));
-        const Loaded l = load("llama3-70b-dgx-h100.json");
+        const Loaded l = load("llama3-70b-dgx-h100.paraplan.json");
         int k = 0;
         for (size_t i = 0; i < l.questions.size() && !k; ++i)
             k = l.questions[i].key.rfind("collective-time:dp:", 0) == 0 ? int(i) + 1 : 0;

@@ -20,7 +20,7 @@ using namespace paraplan::ui;
 
 namespace {
 
-const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
+const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
 
 bool openExample(MainWindow& window)
 {

@@ -82,7 +82,7 @@ private slots:
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_results = evaluateExample("llama3-70b-dgx-h100.json");
+        m_results = evaluateExample("llama3-70b-dgx-h100.paraplan.json");
         QVERIFY(m_results);
     }
 
@@ -185,7 +185,7 @@ private slots:
         if (QStandardPaths::findExecutable("pdftotext").isEmpty())
             QSKIP("pdftotext (poppler-utils) is not installed");
         for (const char* example :
-             {"llama3-70b-dgx-h100.json", "gpt3-175b-dgx-a100.json", "llama3-70b-two-racks.json"}) {
+             {"llama3-70b-dgx-h100.paraplan.json", "gpt3-175b-dgx-a100.paraplan.json", "llama3-70b-two-racks.paraplan.json"}) {
             const auto results = evaluateExample(example);
             const QString path = m_dir.filePath(QString("sources-%1.pdf").arg(example));
             QString error;
@@ -231,7 +231,7 @@ private slots:
             QSKIP("pdftotext (poppler-utils) is not installed");
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(examplePath("llama3-70b-dgx-h100.json").toStdString(), &plan, &errors,
+        QVERIFY(loadPlan(examplePath("llama3-70b-dgx-h100.paraplan.json").toStdString(), &plan, &errors,
                          HardwareCatalog::bundled()));
         MeasurementRun run;
         std::string error;
@@ -300,7 +300,7 @@ private slots:
     {
         cli::useWidgetReport();
         std::ostringstream out, err;
-        const std::string plan = examplePath("gpt3-175b-dgx-a100.json").toStdString();
+        const std::string plan = examplePath("gpt3-175b-dgx-a100.paraplan.json").toStdString();
         const std::string pdf = m_dir.filePath("cli.pdf").toStdString();
         QCOMPARE(cli::run({"report", plan, "-o", pdf, "--paper", "letter"}, out, err), 0);
         QVERIFY2(QString::fromStdString(out.str()).contains("pages"), err.str().c_str());
@@ -343,7 +343,7 @@ private slots:
     {
         MainWindow window(false);
         QSignalSpy shown(&window, &MainWindow::resultsShown);
-        QVERIFY(window.openFile(examplePath("llama3-70b-two-racks.json")));
+        QVERIFY(window.openFile(examplePath("llama3-70b-two-racks.paraplan.json")));
         QVERIFY(shown.wait(5000) || window.evaluator()->latest());
         const QString pdf = m_dir.filePath("window.pdf");
         QVERIFY(window.exportReport(pdf));

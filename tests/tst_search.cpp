@@ -131,7 +131,7 @@ Plan planFromText(const std::string& text)
 // The example the issue names: Llama 3 70B on 16 DGX H100 in two racks behind a 2:1 spine.
 Plan twoRacks()
 {
-    QFile file(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json");
+    QFile file(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json");
     if (!file.open(QIODevice::ReadOnly))
         qFatal("the two-racks example is missing");
     return planFromText(file.readAll().toStdString());
@@ -535,7 +535,7 @@ private slots:
         // The CLI prints the same: each row's explanation starts with its net difference.
         std::ostringstream out, err;
         const std::string path =
-            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json";
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
         QCOMPARE(cli::run({"search", path, "--top", "30", "--threads", "2"}, out, err), 0);
         const QString text = QString::fromStdString(out.str());
         for (size_t i = 1; i < result.top.size(); ++i) {
@@ -574,7 +574,7 @@ private slots:
         QVERIFY(!squeezed.given_within_headroom);
         std::ostringstream out, err;
         QCOMPARE(
-            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json",
+            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
                       "--reserve", "40", "--top", "1"},
                      out, err),
             0);
@@ -582,7 +582,7 @@ private slots:
                  out.str().c_str());
         std::ostringstream badOut, badErr;
         QCOMPARE(
-            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json",
+            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
                       "--reserve", "-1"},
                      badOut, badErr),
             2);
@@ -936,7 +936,7 @@ private slots:
 
     void cliSearch()
     {
-        const std::string plan = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
+        const std::string plan = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         std::ostringstream out, err;
         QCOMPARE(cli::run({"search", plan, "--top", "3", "--threads", "2", "--json"}, out, err), 0);
         const QJsonObject json =

@@ -34,8 +34,8 @@ using namespace paraplan::ui;
 
 namespace {
 
-const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json";
-const char* kTwoRacks = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.json";
+const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+const char* kTwoRacks = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
 
 bool waitForResults(MainWindow& window)
 {

@@ -1,5 +1,6 @@
 #include "launchexportdialog.h"
 
+#include "datapaths.h"
 #include "dialogfolders.h"
 
 #include "hardware.h"
@@ -122,13 +123,7 @@ bool LaunchExportDialog::saveTo(const QString& path, QString* error) const
 
 void LaunchExportDialog::saveInteractively()
 {
-    QString base = QFileInfo(m_planPath).fileName();
-    for (const char* suffix : {".paraplan.json", ".json"}) {
-        if (base.endsWith(QLatin1String(suffix))) {
-            base.chop(static_cast<int>(qstrlen(suffix)));
-            break;
-        }
-    }
+    QString base = datapaths::planFileStem(m_planPath);
     if (base.isEmpty())
         base = QStringLiteral("plan");
     const QString suffix = QString::fromStdString(m_config.suffix);

@@ -5,6 +5,7 @@
 #include "clusterio.h"
 #include "clusterview.h"
 #include "collectivewalkthrough.h"
+#include "datapaths.h"
 #include "derivationhtml.h"
 #include "dialogfolders.h"
 #include "inputpanel.h"
@@ -363,7 +364,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("Open cluster file..."), this, &MainWindow::openCluster);
     file->addSeparator();
     file->addAction(tr("&Export report (PDF)..."), QKeySequence(tr("Ctrl+E")), this, [this] {
-        const QString base = QFileInfo(m_document->path()).completeBaseName();
+        const QString base = datapaths::planFileStem(m_document->path());
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export report"),
             dialogStart("report", (base.isEmpty() ? QString("plan") : base) + ".pdf"),

@@ -19,7 +19,7 @@ void addExamplesMenu(QMenu* file, MainWindow* window)
     menu->setObjectName("examplesMenu");
     const QStringList paths = datapaths::examplePlans();
     for (const QString& path : paths)
-        menu->addAction(datapaths::exampleName(path), window,
+        menu->addAction(datapaths::planFileStem(path), window,
                         [window, path] { window->openExample(path); })
             ->setToolTip(path);
     if (paths.isEmpty()) {

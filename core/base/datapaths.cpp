@@ -39,7 +39,7 @@ QStringList examplePlansIn(const QString& folder)
     return paths;
 }
 
-QString exampleName(const QString& path)
+QString planFileStem(const QString& path)
 {
     QString name = QFileInfo(path).fileName();
     for (const QString& suffix : {QStringLiteral(".paraplan.json"), QStringLiteral(".json")}) {

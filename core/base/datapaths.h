@@ -21,7 +21,8 @@ QStringList examplePlans();
 /// The same listing of any folder.
 QStringList examplePlansIn(const QString& folder);
 
-/// The example's display name: its file name without .paraplan.json or .json.
-QString exampleName(const QString& path);
+/// A plan file's name without .paraplan.json or .json (an example's display name, the stem
+/// of files exported from a plan).
+QString planFileStem(const QString& path);
 
 } // namespace paraplan::datapaths

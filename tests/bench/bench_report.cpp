@@ -21,7 +21,7 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.json", &plan,
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &plan,
                          &errors, HardwareCatalog::bundled()));
         ClusterOptions options;
         options.nodes = 128;

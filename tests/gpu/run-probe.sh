@@ -8,7 +8,7 @@
 # GPU's name ("NVIDIA H200" -> h200).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-plan=resources/examples/llama3-70b-dgx-h100.json
+plan=resources/examples/llama3-70b-dgx-h100.paraplan.json
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
     tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//;s/-$//')
 out=${1:-tests/data/measurements/probe-compute-${gpu:-unknown}.jsonl}

@@ -31,7 +31,7 @@ int runExamples(const Args& args, std::ostream& out)
     if (args.flag("--json")) {
         QJsonArray list;
         for (int i = 0; i < paths.size(); ++i)
-            list.append(QJsonObject{{"name", datapaths::exampleName(paths[i])},
+            list.append(QJsonObject{{"name", datapaths::planFileStem(paths[i])},
                                     {"title", QString::fromStdString(titles[size_t(i)])},
                                     {"path", paths[i]}});
         printJson("paraplan-examples/1",
@@ -40,11 +40,11 @@ int runExamples(const Args& args, std::ostream& out)
     }
     int width = 0;
     for (const QString& path : paths)
-        width = std::max(width, int(datapaths::exampleName(path).size()));
+        width = std::max(width, int(datapaths::planFileStem(path).size()));
     out << "Example plans (open one with 'paraplan PATH' or try 'paraplan-cli evaluate PATH'):\n";
     for (int i = 0; i < paths.size(); ++i)
         out << "  " << std::left << std::setw(width + 2)
-            << datapaths::exampleName(paths[i]).toStdString() << titles[size_t(i)] << "\n    "
+            << datapaths::planFileStem(paths[i]).toStdString() << titles[size_t(i)] << "\n    "
             << paths[i].toStdString() << "\n";
     return kExitOk;
 }
