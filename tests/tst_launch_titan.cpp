@@ -348,7 +348,7 @@ void TstLaunchTitan::torchtitanLayout()
 
     // One node: torchtitan's run_train.sh; several: torchrun on every node.
     QVERIFY(exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.paraplan.json"), catalog())
-                .launcher.find("torchrun --nnodes=8 --nproc_per_node=8") == 0);
+                .launcher.find("torchrun --nnodes 8 --nproc-per-node 8") == 0);
     Plan small = plan;
     small.cluster.nodes = 1, small.parallel.tp = 8, small.parallel.dp = 1, small.parallel.zero = 0;
     small.parallel.dp_shard = 0, small.parallel.global_batch = 8;
@@ -620,15 +620,17 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     const LaunchConfig fp8 = exportDeepSpeed(plan, catalog());
     QVERIFY(anyContains(fp8.warnings, "dtype fp8"));
     QVERIFY(anyContains(fp8.warnings, "context parallel 2"));
-    // A pure data-parallel ZeRO-3 plan has nothing to warn about but the learning rate.
+    // A pure data-parallel ZeRO-3 plan has nothing to warn about but the learning rate and
+    // the plan's GPU-hour price (warned by every target).
     plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.parallel.tp = 1, plan.parallel.pp = 1, plan.parallel.dp = 128, plan.parallel.zero = 3;
     plan.parallel.interleave = 1, plan.parallel.recompute = Recompute::None;
     plan.parallel.sequence_parallel = false;
     QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
     const LaunchConfig dp = exportDeepSpeed(plan, catalog());
-    QCOMPARE(dp.warnings.size(), size_t(1));
+    QCOMPARE(dp.warnings.size(), size_t(2));
     QVERIFY(anyContains(dp.warnings, "learning rate"));
+    QVERIFY(anyContains(dp.warnings, "gpu_hour_usd"));
 }
 
 void TstLaunchTitan::invalidPlanIsAnError()

@@ -111,8 +111,11 @@ std::string headerComment(const Plan& plan, const std::string& release, const ch
     out +=
         c + "Plan \"" + oneLine(plan.name) + "\", written by Paraplan " + PARAPLAN_VERSION + ".\n";
     out += c + "Option names as in " + release + ".\n";
-    out += c + "Cluster: " + std::to_string(shape.nodes) + " node(s) x " +
-           std::to_string(shape.gpus_per_node) + " GPU(s) (" + oneLine(plan.cluster.gpu_id) +
+    auto count = [](int n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    out += c + "Cluster: " + count(shape.nodes, "node", "nodes") + " x " +
+           count(shape.gpus_per_node, "GPU", "GPUs") + " (" + oneLine(plan.cluster.gpu_id) +
            "); TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x CP " +
            std::to_string(p.cp) + " x DP " + std::to_string(p.dp) + " = " +
            std::to_string(p.gpus()) + " GPUs.\n";

@@ -2,6 +2,7 @@
 // deepspeed/runtime/constants.py and deepspeed/runtime/zero/config.py), pinned in
 // tests/data/launch/deepspeed-0.19.keys.
 
+#include "launchconfigdetail.h"
 #include "launchtitan.h"
 
 #include <cmath>
@@ -117,10 +118,10 @@ LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog)
     out.target = LaunchTarget::DeepSpeed;
     out.suffix = ".json";
     out.release = kDeepSpeedRelease;
-    for (const PlanIssue& issue : validatePlan(plan, catalog))
-        out.error += (out.error.empty() ? "" : "; ") + issue.message;
+    out.error = launch::planError(plan, catalog);
     if (!out.error.empty())
         return out;
+    out.warnings = launch::commonWarnings(plan);
 
     const ParallelLayout& p = plan.parallel;
     std::ostringstream json;
@@ -142,11 +143,10 @@ LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog)
                            "apply otherwise)");
     modelParallelWarnings(plan, &out.warnings);
 
-    const int gpn = std::max(1, plan.cluster.gpusPerNode());
-    const int gpus = p.gpus();
-    const int nodes = (gpus + gpn - 1) / gpn;
-    out.launcher = "deepspeed --num_nodes " + std::to_string(nodes) + " --num_gpus " +
-                   std::to_string(std::min(gpn, gpus)) + (nodes > 1 ? " --hostfile hostfile" : "") +
+    const launch::LaunchShape shape = launch::launchShape(plan);
+    out.launcher = "deepspeed --num_nodes " + std::to_string(shape.nodes) + " --num_gpus " +
+                   std::to_string(shape.gpus_per_node) +
+                   (shape.nodes > 1 ? " --hostfile hostfile" : "") +
                    " train.py --deepspeed --deepspeed_config ds_config.json";
     out.text = json.str();
     return out;

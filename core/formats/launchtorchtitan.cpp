@@ -1,6 +1,7 @@
 // torchtitan train_config TOML export. Key names and types: torchtitan v0.2.2,
 // torchtitan/config/job_config.py (pinned in tests/data/launch/torchtitan-0.2.2.keys).
 
+#include "launchconfigdetail.h"
 #include "launchtitan.h"
 #include "launchtitandetail.h"
 #include "modelio.h"
@@ -344,16 +345,10 @@ std::string commentLine(std::string text)
 
 std::string launcherLine(const Plan& plan, const std::string& file)
 {
-    const int gpn = std::max(1, plan.cluster.gpusPerNode());
-    const int gpus = plan.parallel.gpus();
-    const int nodes = (gpus + gpn - 1) / gpn;
-    if (nodes <= 1)
-        return "NGPU=" + std::to_string(gpus) + " CONFIG_FILE=./" + file + " ./run_train.sh";
-    return "torchrun --nnodes=" + std::to_string(nodes) +
-           " --nproc_per_node=" + std::to_string(gpn) +
-           " --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500 -m torchtitan.train "
-           "--job.config_file ./" +
-           file;
+    if (launch::launchShape(plan).nodes <= 1)
+        return "NGPU=" + std::to_string(plan.parallel.gpus()) + " CONFIG_FILE=./" + file +
+               " ./run_train.sh";
+    return launch::torchrunLine(plan, "-m torchtitan.train --job.config_file ./" + file);
 }
 
 } // namespace
@@ -364,10 +359,10 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     out.target = LaunchTarget::Torchtitan;
     out.suffix = ".toml";
     out.release = kTorchtitanRelease;
-    for (const PlanIssue& issue : validatePlan(plan, catalog))
-        out.error += (out.error.empty() ? "" : "; ") + issue.message;
+    out.error = launch::planError(plan, catalog);
     if (!out.error.empty())
         return out;
+    out.warnings = launch::commonWarnings(plan);
 
     const bool fp8 = plan.training.dtype == Dtype::FP8;
     std::ostringstream body;
@@ -382,12 +377,9 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     const std::string file = fileSlug(plan.name) + ".toml";
     out.launcher = launcherLine(plan, file);
     std::ostringstream head;
-    head << "# torchtitan train_config written by Paraplan from the plan \""
-         << commentLine(plan.name) << "\"\n"
-         << "# Option names: " << kTorchtitanRelease << "\n"
+    head << "# torchtitan train_config.\n"
+         << launch::headerComment(plan, kTorchtitanRelease, "# ")
          << "# (the last torchtitan release that reads TOML; 0.3 loads Python config recipes)\n"
-         << "# " << plan.parallel.gpus() << " GPUs: tp " << plan.parallel.tp << " x pp "
-         << plan.parallel.pp << " x dp " << plan.parallel.dp << " x cp " << plan.parallel.cp << "\n"
          << "# Launch (on every node):\n#   " << out.launcher << "\n";
     if (!out.warnings.empty()) {
         head << "# Not expressible here (Paraplan's warnings):\n";
