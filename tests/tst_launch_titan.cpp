@@ -160,8 +160,11 @@ private slots:
     void importerKnowsThePinnedKeys();
     void torchtitanLayout();
     void torchtitanWarnings();
+    void torchtitanAsyncTpNeedsCompile();
+    void torchtitanSeqLenDivisor();
     void torchtitanRoundTrip();
     void torchtitanImportNegative();
+    void torchtitanImportRefusals();
     void deepspeedKeysArePinned();
     void deepspeedBatchArithmetic();
     void deepspeedWarningsAndLauncher();
@@ -337,6 +340,13 @@ void TstLaunchTitan::torchtitanLayout()
     QCOMPARE(doc.find("model.converters")->value.items.at(0).text,
              std::string("quantize.linear.float8"));
     QVERIFY(doc.find("quantize.linear.float8.enable_fsdp_float8_all_gather")->value.boolean);
+    QVERIFY(
+        doc.find("quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp")->value.boolean);
+    // torchtitan's float8 converter asserts a recipe_name and the FSDP float8 all-gather are
+    // not both set: no recipe_name (tensorwise scaling, its default path).
+    QVERIFY(!doc.find("quantize.linear.float8.recipe_name"));
+    QVERIFY(
+        importTorchtitan(exportTorchtitan(plan, catalog()).text, plan, catalog()).errors.empty());
 
     for (const NamedPlan& np : allPlans())
         if (np.name == "moe-ep2") {
@@ -361,16 +371,27 @@ void TstLaunchTitan::torchtitanLayout()
 void TstLaunchTitan::torchtitanWarnings()
 {
     // ZeRO-1 (the bundled Llama examples): no such thing in torchtitan.
-    const LaunchConfig zero1 = exportTorchtitan(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
+    const LaunchConfig zero1 =
+        exportTorchtitan(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
     QVERIFY2(anyContains(zero1.warnings, "ZeRO-1", "fsdp_reshard_after_forward"),
              joined(zero1.warnings).c_str());
     QVERIFY(anyContains(zero1.warnings, "recompute selective"));
     QVERIFY(!anyContains(zero1.warnings, "model:"));
     // GPT-3 175B: no llama3 flavor, fp16, no async TP with eager kernels...
-    const LaunchConfig gpt3 = exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.paraplan.json"), catalog());
+    const LaunchConfig gpt3 =
+        exportTorchtitan(examplePlan("gpt3-175b-dgx-a100.paraplan.json"), catalog());
     QVERIFY2(anyContains(gpt3.warnings, "none of torchtitan's llama3 flavors", "nearest"),
              joined(gpt3.warnings).c_str());
-    QVERIFY(anyContains(gpt3.warnings, "dtype fp16", "bfloat16"));
+    // TP 8 x PP 8 x DP 1, ZeRO 0: no FSDP, so torchtitan's maybe_enable_amp turns mixed
+    // precision off: float32, not the bfloat16 an fp16 plan gets elsewhere.
+    QVERIFY(anyContains(gpt3.warnings, "dtype fp16 with tensor or pipeline parallelism",
+                        "the file trains in float32"));
+    QVERIFY(!anyContains(gpt3.warnings, "trains in bfloat16"));
+    Plan fp16 = examplePlan("llama3-70b-dgx-h100.paraplan.json"); // FSDP: bfloat16 applies
+    fp16.training.dtype = Dtype::FP16;
+    QVERIFY(anyContains(exportTorchtitan(fp16, catalog()).warnings, "dtype fp16",
+                        "the file trains in bfloat16"));
+    QVERIFY(!anyContains(exportTorchtitan(fp16, catalog()).warnings, "trains in float32"));
     QVERIFY(!anyContains(gpt3.warnings, "ZeRO 0")); // dp 1: nothing to replicate
     Plan ddp = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     ddp.parallel.zero = 0;
@@ -386,6 +407,38 @@ void TstLaunchTitan::torchtitanWarnings()
                              "optimizer sgd", "train_tokens is not set"})
         QVERIFY2(anyContains(edited.warnings, what), what);
     QVERIFY(edited.text.find("steps =") == std::string::npos);
+}
+
+void TstLaunchTitan::torchtitanAsyncTpNeedsCompile()
+{
+    // Async TP: torchtitan raises without torch.compile, so only with fused kernels.
+    auto asyncTp = [](const Plan& p) {
+        TomlDocument doc;
+        std::vector<std::string> errors;
+        parseToml(exportTorchtitan(p, catalog()).text, &doc, &errors);
+        return doc.find("parallelism.enable_async_tensor_parallel")->value.boolean;
+    };
+    Plan overlap = examplePlan("llama3-70b-dgx-h100.paraplan.json");
+    overlap.parallel.tp_overlap = TpOverlap::AgGemm;
+    overlap.training.kernels = KernelStyle::Eager;
+    QVERIFY(!asyncTp(overlap));
+    QVERIFY(anyContains(exportTorchtitan(overlap, catalog()).warnings, "tp_overlap ag-gemm",
+                        "enable_async_tensor_parallel = false"));
+    overlap.training.kernels = KernelStyle::Fused;
+    QVERIFY(asyncTp(overlap));
+    QVERIFY(!anyContains(exportTorchtitan(overlap, catalog()).warnings, "tp_overlap"));
+}
+
+void TstLaunchTitan::torchtitanSeqLenDivisor()
+{
+    // seq_len must divide by tp x 2 x cp (parallelize_llama asserts it).
+    Plan odd = examplePlan("llama3-70b-dgx-h100.paraplan.json"); // tp 8, cp 1
+    odd.training.seq_len = 8200;
+    QVERIFY2(validatePlan(odd, catalog()).empty(), firstIssue(odd).c_str());
+    QVERIFY(
+        anyContains(exportTorchtitan(odd, catalog()).warnings, "seq_len 8200", "tp x 2 x cp = 16"));
+    odd.training.seq_len = 8192;
+    QVERIFY(!anyContains(exportTorchtitan(odd, catalog()).warnings, "tp x 2 x cp"));
 }
 
 void TstLaunchTitan::torchtitanRoundTrip()
@@ -445,11 +498,19 @@ void TstLaunchTitan::torchtitanRoundTrip()
         }
         if (a.tp > 1)
             QCOMPARE(b.sequence_parallel, true);
-        QCOMPARE(tpOverlapActive(q), tpOverlapActive(p));
+        // async TP only under torch.compile (torchtitan raises otherwise)
+        QCOMPARE(tpOverlapActive(q),
+                 tpOverlapActive(p) && resolvedKernelStyle(p) == KernelStyle::Fused);
         QCOMPARE(resolvedKernelStyle(q), resolvedKernelStyle(p));
         QCOMPARE(q.training.seq_len, p.training.seq_len);
-        QCOMPARE(q.training.dtype,
-                 p.training.dtype == Dtype::FP16 ? Dtype::BF16 : p.training.dtype);
+        // TP or PP without FSDP: torchtitan turns mixed precision off, the file trains in fp32.
+        const bool ampOff = b.zero == 0 && (a.tp > 1 || a.pp > 1);
+        const Dtype half = p.training.dtype == Dtype::FP16 ? Dtype::BF16 : p.training.dtype;
+        QCOMPARE(q.training.dtype, ampOff && half == Dtype::BF16 ? Dtype::FP32 : half);
+        if (ampOff && half == Dtype::BF16) {
+            QVERIFY(anyContains(config.warnings, "the file trains in float32"));
+            QVERIFY(anyContains(back.warnings, "the plan trains in fp32"));
+        }
         QCOMPARE(q.training.optimizer, p.training.optimizer);
         QCOMPARE(gradReduceBytes(q), 4); // torchtitan reduces in float32 only
         if (gradReduceBytes(p) != 4)
@@ -462,7 +523,8 @@ void TstLaunchTitan::torchtitanRoundTrip()
         QCOMPARE(q.cluster.nodes, p.cluster.nodes);
         // Exporting the import again gives the same file.
         QCOMPARE(exportTorchtitan(q, catalog()).text.empty(), false);
-        if (flavored && a.zero != 1)
+        // (ZeRO-1 reads back as ZeRO-2; a plan torchtitan trains in fp32 writes "float32".)
+        if (flavored && a.zero != 1 && !(ampOff && half == Dtype::BF16))
             QCOMPARE(exportTorchtitan(q, catalog()).text, config.text);
     }
 }
@@ -543,6 +605,53 @@ void TstLaunchTitan::torchtitanImportNegative()
     QCOMPARE(r.plan.parallel.recompute, Recompute::Selective); // torchtitan's default mode
 }
 
+void TstLaunchTitan::torchtitanImportRefusals()
+{
+    const Plan base = examplePlan("llama3-70b-dgx-h100.paraplan.json");
+    const std::string good = exportTorchtitan(base, catalog()).text;
+    LaunchImport r;
+    // What torchtitan refuses at start-up: async TP without compile, a seq_len that does not
+    // divide by tp x 2 x cp, a float8 recipe with the FSDP float8 all-gather.
+    auto edited = [&](const std::string& from, const std::string& to) {
+        std::string text = good;
+        const size_t at = text.find(from);
+        if (at == std::string::npos)
+            return text + "\n# missing: " + from;
+        return text.replace(at, from.size(), to);
+    };
+    QVERIFY(good.find("enable_async_tensor_parallel = true") != std::string::npos);
+    r = importTorchtitan(edited("enable = true  # kernels: fused", "enable = false"), base,
+                         catalog());
+    QVERIFY2(anyContains(r.errors, "enable_async_tensor_parallel", "Async TP requires"),
+             joined(r.errors).c_str());
+    r = importTorchtitan(edited("seq_len = 8192", "seq_len = 8200"), base, catalog());
+    QVERIFY2(anyContains(r.errors, "training.seq_len", "= 16"), joined(r.errors).c_str());
+    Plan fp8 = base;
+    fp8.training.dtype = Dtype::FP8;
+    r = importTorchtitan(exportTorchtitan(fp8, catalog()).text +
+                             "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n",
+                         base, catalog());
+    QVERIFY(anyContains(r.errors, "appears twice")); // one table: edit it in place instead
+    std::string recipe = exportTorchtitan(fp8, catalog()).text;
+    recipe.insert(recipe.find("[quantize.linear.float8]\n") + 25, "recipe_name = \"rowwise\"\n");
+    r = importTorchtitan(recipe, base, catalog());
+    QVERIFY2(anyContains(r.errors, "enable_fsdp_float8_all_gather", "recipe_name"),
+             joined(r.errors).c_str());
+    // ZeRO-3 under PP: Paraplan models torchtitan's "default" (gathered across micro-batches);
+    // "always" gathers per micro-batch, which the plan does not count: warned.
+    r = importTorchtitan(edited("\nfsdp_reshard_after_forward = \"never\"\n",
+                                "\nfsdp_reshard_after_forward = \"always\"\n"),
+                         base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.parallel.zero, 3);
+    QVERIFY(anyContains(r.warnings, "fsdp_reshard_after_forward = \"always\"", "micro-batch"));
+    r = importTorchtitan(edited("\nfsdp_reshard_after_forward = \"never\"\n", "\n"), base,
+                         catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.parallel.zero, 3);
+    QVERIFY(!anyContains(r.warnings, "fsdp_reshard_after_forward"));
+}
+
 void TstLaunchTitan::deepspeedKeysArePinned()
 {
     const auto pinned = pinnedKeys("deepspeed-0.19.keys");
@@ -599,12 +708,27 @@ void TstLaunchTitan::deepspeedBatchArithmetic()
     QCOMPARE(zero["reduce_bucket_size"].toInteger(), 25LL * 1024 * 1024 / 4);
     const double layer = countParameters(plan.model).layer(false);
     QCOMPARE(zero["stage3_prefetch_bucket_size"].toInteger(), std::llround(layer / 8));
-    QCOMPARE(zero["mics_shard_size"].toInt(), 4);
+    // MiCS groups consecutive global ranks: with TP 8 innermost those are one TP group, so no
+    // mics_shard_size (warned); with TP 1 they are data-parallel ranks and it is written.
+    QVERIFY(!zero.contains("mics_shard_size"));
+    QVERIFY(anyContains(exportDeepSpeed(plan, catalog()).warnings, "dp_shard = 4",
+                        "leaves mics_shard_size out"));
+    plan.parallel.tp = 1, plan.parallel.dp = 128, plan.parallel.dp_shard = 8;
+    plan.parallel.sequence_parallel = false;
+    QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
+    const LaunchConfig mics = exportDeepSpeed(plan, catalog());
+    QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(mics.text))
+                 .object()["zero_optimization"]
+                 .toObject()["mics_shard_size"]
+                 .toInt(),
+             8);
+    QVERIFY(!anyContains(mics.warnings, "mics_shard_size"));
 }
 
 void TstLaunchTitan::deepspeedWarningsAndLauncher()
 {
-    const LaunchConfig ds = exportDeepSpeed(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
+    const LaunchConfig ds =
+        exportDeepSpeed(examplePlan("llama3-70b-dgx-h100.paraplan.json"), catalog());
     QCOMPARE(ds.launcher, std::string("deepspeed --num_nodes 16 --num_gpus 8 --hostfile hostfile "
                                       "train.py --deepspeed --deepspeed_config ds_config.json"));
     QVERIFY2(anyContains(ds.warnings, "tensor parallel 8", "pipeline parallel 4"),
@@ -613,6 +737,7 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     QVERIFY(anyContains(ds.warnings, "data parallel 4"));
     QVERIFY(anyContains(ds.warnings, "interleave 5"));
     QVERIFY(anyContains(ds.warnings, "recompute selective"));
+    QVERIFY(!anyContains(ds.warnings, "PipelineEngine")); // ZeRO-1 pipelines in DeepSpeed
     Plan plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");
     plan.training.dtype = Dtype::FP8;
     plan.parallel.cp = 2, plan.parallel.dp = 2, plan.parallel.global_batch = 256;
@@ -620,6 +745,15 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     const LaunchConfig fp8 = exportDeepSpeed(plan, catalog());
     QVERIFY(anyContains(fp8.warnings, "dtype fp8"));
     QVERIFY(anyContains(fp8.warnings, "context parallel 2"));
+    // ZeRO-2/3 with pipeline parallelism: DeepSpeed's PipelineEngine asserts stage < 2.
+    for (int stage : {2, 3}) {
+        Plan piped = examplePlan("llama3-70b-dgx-h100.paraplan.json"); // pp 4
+        piped.parallel.zero = stage;
+        QVERIFY(validatePlan(piped, catalog()).empty());
+        QVERIFY(anyContains(exportDeepSpeed(piped, catalog()).warnings,
+                            "ZeRO-" + std::to_string(stage) + " with pipeline parallel 4",
+                            "incompatible with pipeline parallelism"));
+    }
     // A pure data-parallel ZeRO-3 plan has nothing to warn about but the learning rate and
     // the plan's GPU-hour price (warned by every target).
     plan = examplePlan("llama3-70b-dgx-h100.paraplan.json");

@@ -21,6 +21,27 @@ const char* jsonBool(bool b)
     return b ? "true" : "false";
 }
 
+/// Whether the plan shards ZeRO-3 within groups of dp_shard ranks (MiCS).
+bool shardGroups(const ParallelLayout& p)
+{
+    return p.zero >= 3 && p.dp_shard > 0 && p.dp_shard < p.dp * p.cp;
+}
+
+/// DeepSpeed's MiCS takes consecutive global ranks as a shard group (_generate_mics_config in
+/// deepspeed/runtime/zero/mics_utils.py: np.arange(world_size).reshape(-1, shard_size)); that
+/// is a data-parallel group only when every dimension inside DP in the rank order is 1.
+bool consecutiveRanksAreDataParallel(const ParallelLayout& p)
+{
+    for (ParallelDim d : p.rank_order) {
+        if (d == ParallelDim::DP)
+            return true;
+        const int degree = d == ParallelDim::TP ? p.tp : d == ParallelDim::CP ? p.cp : p.pp;
+        if (degree > 1)
+            return false;
+    }
+    return true;
+}
+
 /// Warnings for the settings a plain DeepSpeed config has no key for.
 void modelParallelWarnings(const Plan& plan, std::vector<std::string>* warnings)
 {
@@ -65,6 +86,23 @@ void modelParallelWarnings(const Plan& plan, std::vector<std::string>* warnings)
     if (p.rank_order != ParallelLayout().rank_order)
         warnings->push_back("rank_order is set by the training script's process groups, not by "
                             "the DeepSpeed config");
+    if (shardGroups(p) && !consecutiveRanksAreDataParallel(p))
+        warnings->push_back(
+            "dp_shard = " + std::to_string(p.dp_shard) +
+            ": DeepSpeed's MiCS builds its shard groups from consecutive global ranks "
+            "(np.arange(world_size).reshape(-1, mics_shard_size)), and here consecutive ranks "
+            "belong to one tensor-, context- or pipeline-parallel group (the dimensions inside "
+            "DP in the rank order), not to one data-parallel group; the file leaves "
+            "mics_shard_size out, so ZeRO-3 shards over all data-parallel ranks");
+    if (p.pp > 1 && p.zero >= 2)
+        warnings->push_back(
+            "ZeRO-" + std::to_string(p.zero) + " with pipeline parallel " + std::to_string(p.pp) +
+            ": DeepSpeed's PipelineEngine refuses it (deepspeed/runtime/pipe/engine.py: "
+            "\"ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism\"); the file keeps "
+            "stage " +
+            std::to_string(p.zero) +
+            ", which a training script on DeepSpeed's PipelineModule (Megatron-DeepSpeed) "
+            "refuses at start-up; use ZeRO-1 there");
 }
 
 void writePrecision(const Plan& plan, std::ostringstream& out, std::vector<std::string>* warnings)
@@ -104,7 +142,7 @@ void writeZero(const Plan& plan, std::ostringstream& out)
         const long long prefetch =
             std::max(1LL, std::llround(std::max(1, p.zero3_prefetch) * layer));
         out << ",\n    \"stage3_prefetch_bucket_size\": " << prefetch;
-        if (p.dp_shard > 0 && p.dp_shard < p.dp * p.cp)
+        if (shardGroups(p) && consecutiveRanksAreDataParallel(p))
             out << ",\n    \"mics_shard_size\": " << p.dp_shard;
     }
     out << "\n  },\n";

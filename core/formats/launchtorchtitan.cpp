@@ -147,7 +147,16 @@ struct DpDegrees
     int replicate = 1;
     int shard = 1;
     std::string reshard; ///< fsdp_reshard_after_forward, empty: not written
+    /// torchtitan applies fully_shard (ParallelDims.fsdp_enabled: dp_shard > 1 or cp > 1).
+    bool fsdp(const ParallelLayout& p) const { return shard > 1 || p.cp > 1; }
 };
+
+/// torchtitan's maybe_enable_amp (torchtitan/distributed/utils.py, v0.2 series) turns mixed
+/// precision off when TP or PP runs without fully_shard: the file then trains in float32.
+bool mixedPrecisionOff(const ParallelLayout& p, const DpDegrees& d)
+{
+    return !d.fsdp(p) && (p.tp > 1 || p.pp > 1);
+}
 
 /// FSDP/HSDP/DDP degrees from the plan's ZeRO stage and shard group.
 DpDegrees dataParallel(const ParallelLayout& p, std::vector<std::string>* warnings)
@@ -184,6 +193,9 @@ DpDegrees dataParallel(const ParallelLayout& p, std::vector<std::string>* warnin
     }
     d.shard = shard;
     d.replicate = p.dp / shard;
+    // ZeRO-3: no fsdp_reshard_after_forward, torchtitan's "default": resharded after forward
+    // without pipelining, kept gathered across a stage's micro-batches with it (apply_fsdp:
+    // reshard_after_forward = not pp_enabled), which is how Paraplan models ZeRO-3 under PP.
     if (p.zero < 3) {
         d.reshard = "never";
         warnings->push_back(
@@ -196,19 +208,27 @@ DpDegrees dataParallel(const ParallelLayout& p, std::vector<std::string>* warnin
     return d;
 }
 
-void writeParallelism(const Plan& plan, std::ostringstream& out, std::vector<std::string>* warnings)
+/// The [compile] setting: the plan's fused kernels are torch.compile.
+bool compiled(const Plan& plan)
+{
+    return resolvedKernelStyle(plan) == KernelStyle::Fused;
+}
+
+void writeParallelism(const Plan& plan, const DpDegrees& d, std::ostringstream& out,
+                      std::vector<std::string>* warnings)
 {
     const ParallelLayout& p = plan.parallel;
-    const DpDegrees d = dataParallel(p, warnings);
     out << "[parallelism]\n"
         << "data_parallel_replicate_degree = " << d.replicate << "\n"
         << "data_parallel_shard_degree = " << d.shard << "\n";
     if (!d.reshard.empty())
         out << "fsdp_reshard_after_forward = " << tomlQuote(d.reshard) << "\n";
     out << "tensor_parallel_degree = " << p.tp << "\n";
+    // maybe_enable_async_tp (torchtitan/distributed/tensor_parallel.py) raises "Async TP
+    // requires 'model' in --compile.components and --compile.enable" without torch.compile.
     if (p.tp > 1)
-        out << "enable_async_tensor_parallel = " << (tpOverlapActive(plan) ? "true" : "false")
-            << "\n";
+        out << "enable_async_tensor_parallel = "
+            << (tpOverlapActive(plan) && compiled(plan) ? "true" : "false") << "\n";
     if (p.tp > 1 && !p.sequence_parallel)
         warnings->push_back("sequence_parallel = false: torchtitan always shards the norms and "
                             "dropout of a tensor-parallel layer over the sequence (its TP plan "
@@ -230,7 +250,8 @@ void writeParallelism(const Plan& plan, std::ostringstream& out, std::vector<std
     out << "\n";
 }
 
-void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::string>* warnings)
+void writeTraining(const Plan& plan, const DpDegrees& d, std::ostringstream& out,
+                   std::vector<std::string>* warnings)
 {
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
@@ -242,6 +263,15 @@ void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::s
         << "local_batch_size = " << local << "\n"
         << "global_batch_size = " << p.global_batch << "\n"
         << "seq_len = " << t.seq_len << "\n";
+    // parallelize_llama asserts seq_len % ParallelDims.seq_len_divisor == 0, tp x (cp x 2)
+    // (torchtitan/models/llama3/infra/parallelize.py, torchtitan/distributed/parallel_dims.py).
+    const long long divisor = 2LL * p.tp * p.cp;
+    if (t.seq_len % divisor != 0)
+        warnings->push_back("seq_len " + std::to_string(t.seq_len) +
+                            " is not a multiple of tp x 2 x cp = " + std::to_string(divisor) +
+                            ": the file keeps it, and torchtitan's parallelize_llama refuses it at "
+                            "start-up (\"Sequence length ... must be divisible by the product of "
+                            "TP degree and 2 * CP degree\"); choose a seq_len that divides");
     if (t.train_tokens > 0) {
         const double tokensPerStep = static_cast<double>(p.global_batch) * t.seq_len;
         const double steps = std::ceil(t.train_tokens / tokensPerStep);
@@ -255,6 +285,7 @@ void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::s
         warnings->push_back("train_tokens is not set: no [training] steps written (torchtitan's "
                             "default applies)");
     }
+    const bool fp32Only = mixedPrecisionOff(p, d);
     switch (t.dtype) {
     case Dtype::BF16:
     case Dtype::FP8:
@@ -262,14 +293,26 @@ void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::s
         break;
     case Dtype::FP16:
         out << "mixed_precision_param = \"bfloat16\"\n";
-        warnings->push_back("dtype fp16: torchtitan's mixed_precision_param takes bfloat16 or "
-                            "float32 only; the file trains in bfloat16");
+        if (!fp32Only)
+            warnings->push_back("dtype fp16: torchtitan's mixed_precision_param takes bfloat16 "
+                                "or float32 only; the file trains in bfloat16");
         break;
     case Dtype::FP32:
     case Dtype::TF32:
         out << "mixed_precision_param = \"float32\"\n";
         break;
     }
+    if (fp32Only && t.dtype != Dtype::FP32 && t.dtype != Dtype::TF32)
+        warnings->push_back(
+            std::string("dtype ") + dtypeName(t.dtype) +
+            " with tensor or pipeline parallelism and no FSDP (data_parallel_shard_degree = 1, "
+            "context_parallel_degree = 1): torchtitan's maybe_enable_amp turns mixed precision "
+            "off there (\"Mixed precision training with TP or PP is only supported when "
+            "FSDP/HSDP/CP is enabled\"), so the file trains in float32 although it writes "
+            "mixed_precision_param = \"bfloat16\"" +
+            (t.dtype == Dtype::FP8 ? " (the float8 linears still run in float8)" : "") +
+            "; for bfloat16 use ZeRO >= 1 with dp > 1 (FSDP), or set [training] dtype = "
+            "\"bfloat16\" (parameters, gradients and optimizer states all in bfloat16)");
     out << "mixed_precision_reduce = \"float32\"\n";
     if (gradReduceBytes(plan) == 2)
         warnings->push_back("grad_reduce_bytes = 2: torchtitan reduces gradients in float32 "
@@ -277,7 +320,7 @@ void writeTraining(const Plan& plan, std::ostringstream& out, std::vector<std::s
     out << "# dataset = \"c4\"  # set your dataset (and dataset_path)\n\n";
 }
 
-void writeRest(const Plan& plan, bool fp8, std::ostringstream& out,
+void writeRest(const Plan& plan, const DpDegrees& d, bool fp8, std::ostringstream& out,
                std::vector<std::string>* warnings)
 {
     const ParallelLayout& p = plan.parallel;
@@ -305,22 +348,28 @@ void writeRest(const Plan& plan, bool fp8, std::ostringstream& out,
         break;
     }
     out << "\n";
-    const bool compiled = resolvedKernelStyle(plan) == KernelStyle::Fused;
+    const bool compileOn = compiled(plan);
     out << "[compile]\n"
-        << "enable = " << (compiled ? "true" : "false")
+        << "enable = " << (compileOn ? "true" : "false")
         << "  # kernels: " << kernelStyleName(resolvedKernelStyle(plan)) << "\n"
         << "components = [\"model\", \"loss\"]\n\n";
-    if (tpOverlapActive(plan) && !compiled)
-        warnings->push_back("tp_overlap ag-gemm with eager kernels: torchtitan's async tensor "
-                            "parallel works only under torch.compile ([compile] enable = true)");
-    if (fp8 && !compiled)
+    if (tpOverlapActive(plan) && !compileOn)
+        warnings->push_back(
+            "tp_overlap ag-gemm with eager kernels: torchtitan's async tensor parallel needs "
+            "torch.compile (maybe_enable_async_tp raises \"Async TP requires 'model' in "
+            "--compile.components and --compile.enable\" without it); the file writes "
+            "enable_async_tensor_parallel = false (no overlap); with kernels fused it writes "
+            "both on");
+    if (fp8 && !compileOn)
         warnings->push_back("dtype fp8 with eager kernels: torchtitan's float8 linears are fast "
                             "only under torch.compile; [compile] enable = false follows the "
                             "plan's kernels setting");
     if (fp8) {
-        const bool fsdp = p.zero > 0 && p.dp > 1;
+        // No recipe_name: torchtitan's Float8 converter (torchtitan/components/quantization/
+        // float8.py) asserts that a recipe and enable_fsdp_float8_all_gather are not both set;
+        // without one it scales tensorwise and honours the FSDP float8 all-gather.
+        const bool fsdp = d.shard > 1;
         out << "[quantize.linear.float8]\n"
-            << "recipe_name = \"tensorwise\"\n"
             << "enable_fsdp_float8_all_gather = " << (fsdp ? "true" : "false") << "\n"
             << "precompute_float8_dynamic_scale_for_fsdp = " << (fsdp ? "true" : "false") << "\n"
             << "filter_fqns = [\"output\"]\n\n";
@@ -365,14 +414,15 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     out.warnings = launch::commonWarnings(plan);
 
     const bool fp8 = plan.training.dtype == Dtype::FP8;
+    const DpDegrees degrees = dataParallel(plan.parallel, &out.warnings);
     std::ostringstream body;
     body << "[job]\n"
          << "description = " << tomlQuote(plan.name.empty() ? "Paraplan plan" : plan.name) << "\n"
          << "dump_folder = \"./outputs\"\n\n";
     writeModel(plan, fp8, body, &out.warnings);
-    writeTraining(plan, body, &out.warnings);
-    writeParallelism(plan, body, &out.warnings);
-    writeRest(plan, fp8, body, &out.warnings);
+    writeTraining(plan, degrees, body, &out.warnings);
+    writeParallelism(plan, degrees, body, &out.warnings);
+    writeRest(plan, degrees, fp8, body, &out.warnings);
 
     const std::string file = fileSlug(plan.name) + ".toml";
     out.launcher = launcherLine(plan, file);

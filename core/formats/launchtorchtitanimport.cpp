@@ -161,6 +161,7 @@ public:
     void readDegrees();
     void readPipeline();
     void readTraining();
+    void checkRefusals();
 
 private:
     const TomlDocument& doc;
@@ -278,6 +279,13 @@ void TitanReader::readDegrees()
                                                : " (the file cannot tell ZeRO-1 from ZeRO-2)"));
         } else {
             p.zero = 3;
+            if (reshard == "always" && p.pp > 1)
+                warn("fsdp_reshard_after_forward = \"always\" with pipeline_parallel_degree = " +
+                     std::to_string(p.pp) +
+                     ": torchtitan gathers every stage's parameters again for each micro-batch; "
+                     "Paraplan models ZeRO-3 under pipelining as torchtitan's \"default\" "
+                     "(gathered once a step, kept across the micro-batches), so the plan counts "
+                     "fewer gathers and more parameter memory than this file uses");
         }
         if (replicate > 1)
             p.dp_shard = static_cast<int>(shard) * p.cp;
@@ -362,6 +370,37 @@ void TitanReader::readPipeline()
         p.interleave = 1;
 }
 
+/// Settings torchtitan v0.2 refuses at start-up: errors, as for the batch sizes.
+void TitanReader::checkRefusals()
+{
+    const ParallelLayout& p = out->plan.parallel;
+    const long long divisor = 2LL * p.tp * p.cp; // ParallelDims.seq_len_divisor
+    if (out->plan.training.seq_len % divisor != 0)
+        error("training.seq_len",
+              "= " + std::to_string(out->plan.training.seq_len) +
+                  " must be a multiple of tensor_parallel_degree x 2 x context_parallel_degree "
+                  "= " +
+                  std::to_string(divisor) + " (torchtitan's parallelize_llama asserts it)");
+    bool modelCompiled = flag("compile.enable", false);
+    if (const TomlValue* components = get("compile.components")) {
+        bool model = false;
+        for (const TomlValue& c : components->items)
+            model = model || c.text == "model";
+        modelCompiled = modelCompiled && model;
+    }
+    if (p.tp > 1 && flag("parallelism.enable_async_tensor_parallel", false) && !modelCompiled)
+        error("parallelism.enable_async_tensor_parallel",
+              "= true needs [compile] enable = true with \"model\" in components (torchtitan's "
+              "maybe_enable_async_tp raises \"Async TP requires 'model' in --compile.components "
+              "and --compile.enable\")");
+    if (out->plan.training.dtype == Dtype::FP8 &&
+        !text("quantize.linear.float8.recipe_name", "").empty() &&
+        flag("quantize.linear.float8.enable_fsdp_float8_all_gather", false))
+        error("quantize.linear.float8.enable_fsdp_float8_all_gather",
+              "= true together with recipe_name: torchtitan's float8 converter asserts they are "
+              "not both set (leave recipe_name out for tensorwise scaling)");
+}
+
 void TitanReader::readTraining()
 {
     Plan& plan = out->plan;
@@ -407,6 +446,15 @@ void TitanReader::readTraining()
         error("training.mixed_precision_param",
               "must be \"bfloat16\" or \"float32\", not \"" + param + "\"");
     t.dtype = param == "float32" ? Dtype::FP32 : Dtype::BF16;
+    // torchtitan's maybe_enable_amp (torchtitan/distributed/utils.py): without fully_shard
+    // (zero 0 here), TP or PP turn mixed precision off and the model trains in float32.
+    if (t.dtype == Dtype::BF16 && p.zero == 0 && (p.tp > 1 || p.pp > 1)) {
+        t.dtype = Dtype::FP32;
+        warn("mixed_precision_param = \"bfloat16\" with tensor or pipeline parallelism and no "
+             "FSDP: torchtitan turns mixed precision off there (\"Mixed precision training with "
+             "TP or PP is only supported when FSDP/HSDP/CP is enabled\"), so the plan trains "
+             "in fp32");
+    }
     for (const std::string& c : converters) {
         if (c == "quantize.linear.float8" || c == "float8")
             t.dtype = Dtype::FP8;
@@ -469,6 +517,7 @@ LaunchImport importTorchtitan(const std::string& text, const Plan& base,
     reader.readDegrees();
     reader.readPipeline();
     reader.readTraining();
+    reader.checkRefusals();
     if (const TomlValue* description = reader.get("job.description"))
         out.plan.name = description->text;
     if (!out.errors.empty())
