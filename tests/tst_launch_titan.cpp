@@ -723,6 +723,11 @@ void TstLaunchTitan::deepspeedBatchArithmetic()
                  .toInt(),
              8);
     QVERIFY(!anyContains(mics.warnings, "mics_shard_size"));
+    plan.parallel.cp = 2, plan.parallel.dp = 64; // context-parallel ranks innermost
+    QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
+    const LaunchConfig cp = exportDeepSpeed(plan, catalog());
+    QVERIFY(cp.text.find("mics_shard_size") == std::string::npos);
+    QVERIFY(anyContains(cp.warnings, "leaves mics_shard_size out"));
 }
 
 void TstLaunchTitan::deepspeedWarningsAndLauncher()

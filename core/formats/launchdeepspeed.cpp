@@ -28,18 +28,13 @@ bool shardGroups(const ParallelLayout& p)
 }
 
 /// DeepSpeed's MiCS takes consecutive global ranks as a shard group (_generate_mics_config in
-/// deepspeed/runtime/zero/mics_utils.py: np.arange(world_size).reshape(-1, shard_size)); that
-/// is a data-parallel group only when every dimension inside DP in the rank order is 1.
+/// deepspeed/runtime/zero/mics_utils.py: np.arange(world_size).reshape(-1, shard_size)). The
+/// training script's groups put model (tensor) parallelism innermost and pipeline stages
+/// outermost (DeepSpeed's PipeModelDataParallelTopology: axes pipe, data, model; Megatron's
+/// tp-cp-dp-pp order), so consecutive ranks are data-parallel only when tp = cp = 1.
 bool consecutiveRanksAreDataParallel(const ParallelLayout& p)
 {
-    for (ParallelDim d : p.rank_order) {
-        if (d == ParallelDim::DP)
-            return true;
-        const int degree = d == ParallelDim::TP ? p.tp : d == ParallelDim::CP ? p.cp : p.pp;
-        if (degree > 1)
-            return false;
-    }
-    return true;
+    return p.tp == 1 && p.cp == 1;
 }
 
 /// Warnings for the settings a plain DeepSpeed config has no key for.
@@ -90,10 +85,10 @@ void modelParallelWarnings(const Plan& plan, std::vector<std::string>* warnings)
         warnings->push_back(
             "dp_shard = " + std::to_string(p.dp_shard) +
             ": DeepSpeed's MiCS builds its shard groups from consecutive global ranks "
-            "(np.arange(world_size).reshape(-1, mics_shard_size)), and here consecutive ranks "
-            "belong to one tensor-, context- or pipeline-parallel group (the dimensions inside "
-            "DP in the rank order), not to one data-parallel group; the file leaves "
-            "mics_shard_size out, so ZeRO-3 shards over all data-parallel ranks");
+            "(np.arange(world_size).reshape(-1, mics_shard_size)), and with tensor or context "
+            "parallelism innermost consecutive ranks belong to one tensor- or context-parallel "
+            "group, not to one data-parallel group; the file leaves mics_shard_size out, so "
+            "ZeRO-3 shards over all data-parallel ranks");
     if (p.pp > 1 && p.zero >= 2)
         warnings->push_back(
             "ZeRO-" + std::to_string(p.zero) + " with pipeline parallel " + std::to_string(p.pp) +
