@@ -493,6 +493,17 @@ private slots:
         config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
         QVERIFY(config.text.find("    name: fused_adam\n") != std::string::npos);
         QVERIFY(config.text.find("  megatron_amp_O2:") == std::string::npos);
+        // Megatron Core under NeMo refuses 20 layers a rank in 3 virtual stages (finding 3).
+        plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        plan.parallel.interleave = 3;
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  virtual_pipeline_model_parallel_size: null\n") !=
+                std::string::npos);
+        QVERIFY(config.text.find("# warning: interleave 3 is not written") != std::string::npos);
+        plan.parallel.interleave = 5;
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  virtual_pipeline_model_parallel_size: 5\n") !=
+                std::string::npos);
         plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
         plan.model.max_positions = 4096;
         config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());

@@ -58,8 +58,22 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
     out += line("global_batch_size", p.global_batch);
     out += line("tensor_model_parallel_size", p.tp);
     out += line("pipeline_model_parallel_size", p.pp);
+    // NeMo builds the layers with Megatron Core, which splits them evenly over the pipeline
+    // ranks and each rank's evenly over the virtual stages, or refuses to start.
+    const bool evenRanks = p.pp <= 1 || m.layers % p.pp == 0;
+    const bool evenVirtual = evenRanks && p.interleave > 1 && (m.layers / p.pp) % p.interleave == 0;
     out += line("virtual_pipeline_model_parallel_size",
-                p.interleave > 1 ? std::to_string(p.interleave) : "null");
+                evenVirtual ? std::to_string(p.interleave) : "null");
+    if (p.interleave > 1 && !evenVirtual)
+        warnings->push_back("interleave " + std::to_string(p.interleave) +
+                            " is not written (virtual_pipeline_model_parallel_size null, no "
+                            "interleaving): Megatron Core needs each pipeline rank's layers to "
+                            "divide by it, and the pinned config has no key for a layout");
+    if (!evenRanks)
+        warnings->push_back(std::to_string(m.layers) + " layers do not divide over pp " +
+                            std::to_string(p.pp) +
+                            ": Megatron Core refuses the even split the file asks for, and the "
+                            "pinned config has no key for uneven stages");
     out += line("encoder_seq_length", plan.training.seq_len);
     // As the Megatron export: at least seq_len (the config's default is encoder_seq_length).
     out += line("max_position_embeddings", std::max(m.max_positions, plan.training.seq_len));
