@@ -112,8 +112,12 @@ QStringList yamlKeys(const std::string& text)
 QStringList megatronValidateArgs(const QList<QStringList>& arguments, const std::string& text)
 {
     std::map<QString, QString> f;
-    for (const QStringList& a : arguments)
-        f[a[0]] = a.size() > 1 ? a[1] : QString();
+    for (const QStringList& a : arguments) {
+        QString value = a.size() > 1 ? a[1] : QString();
+        if (value.size() > 1 && value.startsWith('\'') && value.endsWith('\''))
+            value = value.mid(1, value.size() - 2); // a shell-quoted word
+        f[a[0]] = value;
+    }
     const auto has = [&](const char* flag) { return f.count(flag) > 0; };
     const auto number = [&](const char* flag, int fallback) {
         return has(flag) ? f[flag].toInt() : fallback;
@@ -149,9 +153,53 @@ QStringList megatronValidateArgs(const QList<QStringList>& arguments, const std:
     const int pp = number("--pipeline-model-parallel-size", 1);
     if (has("--num-virtual-stages-per-pipeline-rank") && pp < 2)
         broken << "interleaving needs pp > 1";
-    if (!has("--decoder-first-pipeline-num-layers") && !has("--decoder-last-pipeline-num-layers") &&
-        number("--num-layers", 0) % pp != 0)
-        broken << "num_layers divisible by pp";
+    const int layers = number("--num-layers", 0);
+    if (has("--pipeline-model-parallel-layout")) {
+        // validate_args: one virtual pipeline option; PipelineParallelLayerLayout: a multiple
+        // of pp stages, E first, L last, every decoder layer once.
+        if (has("--num-virtual-stages-per-pipeline-rank") ||
+            has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers"))
+            broken << "the layout with other pipeline split options";
+        const QStringList stages = f["--pipeline-model-parallel-layout"].split('|');
+        int decoder = 0;
+        for (const QString& stage : stages) {
+            QString t = stage;
+            t.remove('E').remove('L');
+            decoder += t.isEmpty() ? 0 : t == "t" ? 1 : t.mid(2).toInt();
+        }
+        if (stages.size() % pp != 0 || !stages.front().startsWith('E') ||
+            !stages.back().endsWith('L') || decoder != layers)
+            broken << "layout stages, E first, L last, num_layers decoder layers";
+    } else {
+        // validate_args and TransformerConfig.__post_init__: first/last counts and every
+        // rank's layers divide by the virtual stages; the rest divides over the other ranks.
+        const int vp = number("--num-virtual-stages-per-pipeline-rank", 1);
+        const int first = number("--decoder-first-pipeline-num-layers", 0);
+        const int last = number("--decoder-last-pipeline-num-layers", 0);
+        const int others = pp - (first > 0) - (last > 0);
+        const int rest = layers - first - last;
+        if (first % vp != 0 || last % vp != 0)
+            broken << "first/last stage layers divisible by the virtual stages";
+        if (others > 0 && (rest % others != 0 || (rest / others) % vp != 0))
+            broken << "num_layers divisible by pp (and by the virtual stages per rank)";
+    }
+    // OptimizerParamScheduler takes float(args.lr): no default; validate_args: min_lr <= lr.
+    if (!has("--lr") || f["--min-lr"].toDouble() > f["--lr"].toDouble())
+        broken << "a learning rate (--lr) at least --min-lr";
+    // The Megatron FSDP user guide's required flags (docs/discussions/megatron-fsdp-user-guide).
+    if (has("--use-megatron-fsdp") &&
+        (!has("--no-gradient-accumulation-fusion") || !has("--use-distributed-optimizer")))
+        broken << "Megatron FSDP's required flags";
+    // The vocabulary: NullTokenizer's vocab_size is --vocab-size + 1 (its end-of-document token),
+    // which the padded size must hold; VocabParallelEmbedding splits the rows over TP.
+    const int tp = number("--tensor-model-parallel-size", 1);
+    if (has("--padded-vocab-size") &&
+        (number("--padded-vocab-size", 0) % tp != 0 ||
+         number("--padded-vocab-size", 0) < number("--vocab-size", 0) + 1))
+        broken << "padded vocabulary a multiple of TP holding vocab_size + 1";
+    if (has("--normalization") && f["--normalization"] != "LayerNorm" &&
+        f["--normalization"] != "RMSNorm")
+        broken << "normalization LayerNorm or RMSNorm";
     return broken;
 }
 
@@ -189,8 +237,31 @@ std::map<QString, Plan> plans()
     p.parallel.first_stage_layers = 18;
     p.parallel.last_stage_layers = 18;
     out["edit: first/last stages 18"] = p;
+    // Splits Megatron takes only as --pipeline-model-parallel-layout (fwreview finding 3).
+    p = llama;
+    p.parallel.interleave = 3; // 20 layers a rank do not divide into 3 virtual stages
+    out["edit: interleave 3"] = p;
+    p = llama;
+    p.parallel.first_stage_layers = 18; // interleave 5: 18 and 22 do not divide by 5
+    p.parallel.last_stage_layers = 18;
+    out["edit: first/last 18, interleave 5"] = p;
+    p = llama;
+    p.parallel.interleave = 1;
+    p.parallel.stage_layers = {16, 24, 20, 20};
+    out["edit: stage_layers 16 24 20 20"] = p;
+    p = llama;
+    p.parallel.dp_shard = 2; // HSDP: two distributed optimizer instances
+    out["edit: dp_shard 2"] = p;
     p = llama;
     std::string error;
+    if (!modelFromPreset("llama3-405b", &p.model, &error)) // 126 layers over pp 4
+        qFatal("%s", error.c_str());
+    p.parallel.interleave = 1;
+    p.parallel.pp = 8;
+    p.parallel.dp = 2;
+    p.parallel.global_batch = 256;
+    out["edit: llama3-405b pp 8"] = p;
+    p = llama;
     if (!modelFromPreset("mixtral-8x7b", &p.model, &error))
         qFatal("%s", error.c_str());
     p.model.dense_layers = 1; // written as --moe-layer-freq '([0]*1+[1]*31)'
@@ -286,18 +357,102 @@ private slots:
         std::string all;
         for (const std::string& w : config.warnings)
             all += w + "\n";
-        for (const char* expected : {"stage_layers [16, 24, 20, 20]", "dp_shard 2", "ZeRO-2",
-                                     "rank order", "kernels eager", "gpu_hour_usd"})
+        for (const char* expected : {"ZeRO-2", "rank order", "kernels eager", "gpu_hour_usd",
+                                     "--lr 3e-4 --min-lr 3e-5 --lr-decay-style cosine are "
+                                     "placeholders"})
             QVERIFY2(all.find(expected) != std::string::npos, expected);
-        // The uneven stages are not half-written as first/last counts.
+        // The uneven stages are a layout, not half-written as first/last counts, and HSDP is
+        // two distributed optimizer instances of 2 ranks each (dp 4).
+        QVERIFY(all.find("stage_layers") == std::string::npos);
+        QVERIFY(all.find("dp_shard") == std::string::npos);
         QVERIFY(config.text.find("--decoder-first-pipeline-num-layers") == std::string::npos);
-        // Nothing that fits Megatron warns.
-        const LaunchConfig clean = exportLaunchConfig(loadExample("llama3-70b-two-racks.paraplan.json"),
-                                                      LaunchTarget::Megatron, catalog());
+        QVERIFY(config.text.find("--pipeline-model-parallel-layout 'Et*16|t*24|t*20|t*20L'") !=
+                std::string::npos);
+        QVERIFY(config.text.find("--num-distributed-optimizer-instances 2") != std::string::npos);
+        // HSDP under Megatron FSDP is not written, and the warning names what the file does.
+        plan.parallel.zero = 3;
+        const LaunchConfig fsdp = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        std::string fsdpWarnings;
+        for (const std::string& w : fsdp.warnings)
+            fsdpWarnings += w + "\n";
+        QVERIFY2(fsdpWarnings.find("dp_shard 2 (HSDP: shard groups smaller than DP x CP) is not "
+                                   "written for ZeRO-3: Megatron FSDP shards parameters, "
+                                   "gradients and optimizer state over all 4 DP x CP ranks") !=
+                     std::string::npos,
+                 fsdpWarnings.c_str());
+        QVERIFY(fsdp.text.find("--num-distributed-optimizer-instances") == std::string::npos);
+        // Nothing that fits Megatron warns (but the placeholder learning rate).
+        const LaunchConfig clean = exportLaunchConfig(
+            loadExample("llama3-70b-two-racks.paraplan.json"), LaunchTarget::Megatron, catalog());
         for (const std::string& w : clean.warnings)
             QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
-                         w.find("train_tokens") != std::string::npos,
+                         w.find("train_tokens") != std::string::npos ||
+                         w.find("the learning rate is not a plan setting") != std::string::npos,
                      w.c_str());
+    }
+
+    // fwreview finding 3: splits Megatron-LM refuses as --num-virtual-stages-per-pipeline-rank
+    // or first/last counts are written as --pipeline-model-parallel-layout; 126 layers over
+    // pp 4 (31, 32, 32, 31) as first/last counts.
+    void megatronWritesSplitsItAccepts()
+    {
+        const auto flagsOf = [](const Plan& plan) {
+            const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+            std::map<QString, QString> f;
+            for (const QStringList& a : scriptArguments(config.text))
+                f[a[0]] = a.size() > 1 ? a[1] : QString();
+            return f;
+        };
+        std::map<QString, QString> f = flagsOf(plans().at("edit: interleave 3"));
+        QCOMPARE(f["--pipeline-model-parallel-layout"],
+                 QString("'Et*7|t*7|t*7|t*7|t*7|t*7|t*7|t*7|t*6|t*6|t*6|t*6L'"));
+        QVERIFY(!f.count("--num-virtual-stages-per-pipeline-rank"));
+        f = flagsOf(plans().at("edit: first/last 18, interleave 5"));
+        QCOMPARE(f["--pipeline-model-parallel-layout"],
+                 QString("'Et*4|t*5|t*5|t*4|t*4|t*5|t*5|t*4|t*4|t*4|t*4|t*4|t*3|t*4|t*4|t*3|"
+                         "t*3|t*4|t*4|t*3L'"));
+        QVERIFY(!f.count("--decoder-first-pipeline-num-layers"));
+        QVERIFY(!f.count("--num-virtual-stages-per-pipeline-rank"));
+        // What divides stays as the plain flags.
+        f = flagsOf(plans().at("llama3-70b-dgx-h100.paraplan.json"));
+        QCOMPARE(f["--num-virtual-stages-per-pipeline-rank"], QString("5"));
+        QVERIFY(!f.count("--pipeline-model-parallel-layout"));
+        Plan big = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        std::string error;
+        QVERIFY2(modelFromPreset("llama3-405b", &big.model, &error), error.c_str());
+        big.parallel.interleave = 1;
+        QVERIFY(validatePlan(big, catalog()).empty());
+        f = flagsOf(big);
+        QCOMPARE(f["--decoder-first-pipeline-num-layers"], QString("31"));
+        QCOMPARE(f["--decoder-last-pipeline-num-layers"], QString("31"));
+        QVERIFY(!f.count("--pipeline-model-parallel-layout"));
+    }
+
+    // fwreview findings 9 and 12: the norm follows the plan's bias-free (RMSNorm) or biased
+    // (LayerNorm) counting, and the embedding has the plan's rows (NullTokenizer's + 1 end-of-
+    // document token, not padded to 128 x TP), rounded up to a multiple of TP only.
+    void megatronWritesNormAndVocabulary()
+    {
+        const auto text = [](const Plan& plan) {
+            return exportLaunchConfig(plan, LaunchTarget::Megatron, catalog()).text;
+        };
+        Plan llama = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        QVERIFY(!llama.model.biases);
+        std::string t = text(llama);
+        QVERIFY(t.find("--normalization RMSNorm") != std::string::npos);
+        QVERIFY(t.find("--vocab-size 128255 \\") != std::string::npos);
+        QVERIFY(t.find("--padded-vocab-size 128256 \\") != std::string::npos);
+        const Plan gpt3 = loadExample("gpt3-175b-dgx-a100.paraplan.json");
+        QVERIFY(gpt3.model.biases);
+        QVERIFY(text(gpt3).find("--normalization LayerNorm") != std::string::npos);
+        llama.model.vocab = 50257; // not a multiple of tp 8
+        const LaunchConfig odd = exportLaunchConfig(llama, LaunchTarget::Megatron, catalog());
+        QVERIFY(odd.text.find("--padded-vocab-size 50264 \\") != std::string::npos);
+        bool warned = false;
+        for (const std::string& w : odd.warnings)
+            warned = warned || w.find("the vocabulary (50257 tokens) is written as "
+                                      "--padded-vocab-size 50264") != std::string::npos;
+        QVERIFY(warned);
     }
 
     void nemoWarnsForKeysItLacks()
@@ -310,6 +465,49 @@ private slots:
         for (const char* expected : {"expert parallelism (ep 8)", "mixture of experts", "ZeRO-1",
                                      "vocabulary (32000 tokens)"})
             QVERIFY2(all.find(expected) != std::string::npos, expected);
+    }
+
+    // fwreview findings 9, 10 and 13 (NeMo): the norm, ZeRO as NeMo's distributed optimizer
+    // (which needs megatron_amp_O2), and max_position_embeddings at least seq_len.
+    void nemoWritesNormZeroAndPositions()
+    {
+        Plan plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        QCOMPARE(plan.parallel.zero, 1);
+        LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  normalization: rmsnorm\n") != std::string::npos);
+        QVERIFY(config.text.find("  megatron_amp_O2: True\n") != std::string::npos);
+        QVERIFY(config.text.find("    name: distributed_fused_adam\n") != std::string::npos);
+        std::string all;
+        for (const std::string& w : config.warnings)
+            all += w + "\n";
+        QVERIFY2(all.find("ZeRO-1 is written as optim.name distributed_fused_adam, which is "
+                          "ZeRO-2") != std::string::npos,
+                 all.c_str());
+        QVERIFY(all.find("(the distributed optimizer)") == std::string::npos);
+        const Plan gpt3 = loadExample("gpt3-175b-dgx-a100.paraplan.json");
+        config = exportLaunchConfig(gpt3, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  normalization: layernorm\n") != std::string::npos);
+        QVERIFY(config.text.find("  megatron_amp_O2:") == std::string::npos); // ZeRO-0
+        QVERIFY(config.text.find("    name: fused_adam\n") != std::string::npos);
+        plan.training.dtype = Dtype::FP32; // distributed_fused_adam needs O2, a half precision
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("    name: fused_adam\n") != std::string::npos);
+        QVERIFY(config.text.find("  megatron_amp_O2:") == std::string::npos);
+        // Megatron Core under NeMo refuses 20 layers a rank in 3 virtual stages (finding 3).
+        plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        plan.parallel.interleave = 3;
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  virtual_pipeline_model_parallel_size: null\n") !=
+                std::string::npos);
+        QVERIFY(config.text.find("# warning: interleave 3 is not written") != std::string::npos);
+        plan.parallel.interleave = 5;
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  virtual_pipeline_model_parallel_size: 5\n") !=
+                std::string::npos);
+        plan = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        plan.model.max_positions = 4096;
+        config = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        QVERIFY(config.text.find("  max_position_embeddings: 8192\n") != std::string::npos);
     }
 
     void roundTrip_data() { megatronFlagsArePinned_data(); }
@@ -334,7 +532,9 @@ private slots:
             importLaunchConfig(config.text, LaunchTarget::Megatron, base, catalog());
         QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
         for (const std::string& w : back.warnings)
-            QVERIFY2(w.find("gpu_hour_usd") != std::string::npos, w.c_str());
+            QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
+                         w.find("(the learning-rate schedule): ignored") != std::string::npos,
+                     w.c_str());
         const ModelSpec& a = plan.model;
         const ModelSpec& b = back.plan.model;
         QCOMPARE(b.layers, a.layers);
@@ -367,8 +567,8 @@ private slots:
         QCOMPARE(q.interleave, p.interleave);
         QCOMPARE(q.micro_batch, p.micro_batch);
         QCOMPARE(q.global_batch, p.global_batch);
-        QCOMPARE(q.first_stage_layers, p.first_stage_layers);
-        QCOMPARE(q.last_stage_layers, p.last_stage_layers);
+        QCOMPARE(stageLayerCounts(back.plan.model, q), stageLayerCounts(plan.model, p));
+        QCOMPARE(q.shardRanks(), p.shardRanks());
         QCOMPARE(q.dp_overlap, p.dp_overlap);
         QCOMPARE(tpOverlapActive(back.plan), tpOverlapActive(plan));
         QCOMPARE(q.rank_order, p.rank_order);
@@ -419,6 +619,38 @@ private slots:
         QCOMPARE(bare.plan.parallel.dp, 4);
     }
 
+    // fwreview findings 8, 12 and 3 on import: validate_args' SwiGLU default FFN, NullTokenizer's
+    // padded vocabulary, and a layout with repeats.
+    void importReadsMegatronDefaultsAndLayouts()
+    {
+        const Plan base = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        const std::string model = "--num-layers 80 --hidden-size 8192 --num-attention-heads 64 "
+                                  "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+                                  "--global-batch-size 512 ";
+        LaunchImport back = importLaunchConfig(
+            model + "--swiglu --tokenizer-type NullTokenizer --vocab-size 128256",
+            LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.model.ffn_hidden, 21824); // int((4 x 8192 x 2/3) / 64) x 64
+        QCOMPARE(back.plan.model.vocab, 129024);     // 128257 padded to a multiple of 128 x 8
+        back = importLaunchConfig(model + "--pipeline-model-parallel-layout 'E,(t*10|)*7,t*10L'",
+                                  LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.parallel.interleave, 2);
+        QVERIFY(back.plan.parallel.stage_layers.empty());
+        back =
+            importLaunchConfig(model + "--pipeline-model-parallel-layout 'Et*16|t*24|t*20|t*20L'",
+                               LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.parallel.stage_layers, (std::vector<int>{16, 24, 20, 20}));
+        QCOMPARE(back.plan.parallel.interleave, 1);
+        back = importLaunchConfig(model + "--use-distributed-optimizer "
+                                          "--num-distributed-optimizer-instances 2",
+                                  LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.parallel.dp_shard, 2); // dp 4 in two instances
+    }
+
     void importRefusesWhatItCannotRead_data()
     {
         QTest::addColumn<QString>("flags");
@@ -441,6 +673,19 @@ private slots:
                                   << "no pretrain_gpt.py command";
         QTest::newRow("bad granularity") << "--recompute-granularity most"
                                          << "'most' is not full or selective";
+        QTest::newRow("layout layers")
+            << "--num-layers 80 --hidden-size 8192 "
+               "--num-attention-heads 64 --pipeline-model-parallel-size 2 "
+               "--pipeline-model-parallel-layout 'Et*10|t*10L'"
+            << "holds 20 decoder layers; --num-layers is 80";
+        QTest::newRow("layout mtp") << "--pipeline-model-parallel-size 2 "
+                                       "--pipeline-model-parallel-layout 'Et*40|t*40mL'"
+                                    << "'m' is not a layer Paraplan counts";
+        QTest::newRow("bad norm") << "--num-layers 80 --normalization BatchNorm"
+                                  << "'BatchNorm' is not LayerNorm or RMSNorm";
+        QTest::newRow("instances") << "--use-distributed-optimizer "
+                                      "--num-distributed-optimizer-instances 3"
+                                   << "does not divide the 128 DP x CP ranks";
     }
     void importRefusesWhatItCannotRead()
     {

@@ -63,13 +63,26 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
         f->add("--untie-embeddings-and-output-weights");
     if (!m.biases)
         f->add("--disable-bias-linear");
+    // The plan counts a norm with a bias (LayerNorm, 4h per layer) for models with biases and
+    // one without (RMSNorm, 2h) for bias-free ones; Megatron's default is LayerNorm.
+    f->add("--normalization", m.biases ? "LayerNorm" : "RMSNorm");
     if (!m.dropout) {
         f->add("--attention-dropout", "0");
         f->add("--hidden-dropout", "0");
     }
-    // The vocabulary: Megatron takes its size from the tokenizer; NullTokenizer takes it here.
+    // The vocabulary: NullTokenizer's is --vocab-size plus its end-of-document token, which
+    // Megatron pads to a multiple of 128 x TP unless --padded-vocab-size is given; the
+    // embedding's rows split evenly over TP, so that is rounded up to a multiple of TP.
+    const int tp = std::max(1, plan.parallel.tp);
+    const int padded = (m.vocab + tp - 1) / tp * tp;
     f->add("--tokenizer-type", "NullTokenizer");
-    f->add("--vocab-size", m.vocab);
+    f->add("--vocab-size", std::max(1, m.vocab - 1));
+    f->add("--padded-vocab-size", padded);
+    if (padded != m.vocab)
+        warnings->push_back("the vocabulary (" + std::to_string(m.vocab) +
+                            " tokens) is written as --padded-vocab-size " + std::to_string(padded) +
+                            ", the next multiple of tp: Megatron splits the embedding's rows "
+                            "evenly over TP ranks");
     if (m.isMoe()) {
         f->add("--num-experts", m.experts);
         f->add("--moe-router-topk", m.experts_per_token);
@@ -88,6 +101,62 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
                             "same heads; add Megatron's MLA flags by hand");
 }
 
+/// "t*N" for N decoder layers ("t" for one, "" for none).
+std::string layerRun(int n)
+{
+    return n <= 0 ? std::string() : n == 1 ? std::string("t") : "t*" + std::to_string(n);
+}
+
+/// The pipeline split as Megatron-LM takes it. Megatron Core (TransformerConfig and
+/// validate_args at the pinned commit) accepts --num-virtual-stages-per-pipeline-rank and
+/// --decoder-first/last-pipeline-num-layers only when every rank's layer count (first, last
+/// and the even middle) divides by the virtual stages and the layers divide over the ranks;
+/// any other split is written as --pipeline-model-parallel-layout, which names the layers of
+/// every virtual stage (stage v * pp + r is rank r's v-th; E the embedding, L the loss).
+void pipelineFlags(const Plan& plan, Flags* f)
+{
+    const ParallelLayout& p = plan.parallel;
+    if (p.pp <= 1)
+        return;
+    const std::vector<int> counts = stageLayerCounts(plan.model, p);
+    if (counts.size() != static_cast<size_t>(p.pp))
+        return; // validatePlan refuses such a plan before export
+    const int vp = std::max(1, p.interleave);
+    const size_t last = counts.size() - 1;
+    // The middle ranks (all but first and last; for pp 2, the last stands in for them).
+    const int middle = p.pp > 2 ? counts[1] : counts[last];
+    bool middleEven = true;
+    for (size_t i = 1; i < last; ++i)
+        middleEven = middleEven && counts[i] == middle;
+    const bool writeFirst = counts.front() != middle || p.first_stage_layers > 0;
+    const bool writeLast = p.pp > 2 && (counts[last] != middle || p.last_stage_layers > 0);
+    const bool divides = counts.front() % vp == 0 && counts[last] % vp == 0 && middle % vp == 0;
+    if (middleEven && divides) {
+        if (vp > 1)
+            f->add("--num-virtual-stages-per-pipeline-rank", vp);
+        if (writeFirst)
+            f->add("--decoder-first-pipeline-num-layers", counts.front());
+        if (writeLast)
+            f->add("--decoder-last-pipeline-num-layers", counts[last]);
+        return;
+    }
+    std::string layout;
+    for (int v = 0; v < vp; ++v) {
+        for (int r = 0; r < p.pp; ++r) {
+            const int n = counts[static_cast<size_t>(r)];
+            const int chunk = n / vp + (v < n % vp ? 1 : 0); // the larger chunks first
+            if (!layout.empty())
+                layout += "|";
+            if (v == 0 && r == 0)
+                layout += "E";
+            layout += layerRun(chunk);
+            if (v == vp - 1 && r == p.pp - 1)
+                layout += "L";
+        }
+    }
+    f->add("--pipeline-model-parallel-layout", layout);
+}
+
 void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
 {
     const ParallelLayout& p = plan.parallel;
@@ -100,44 +169,9 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     f->add("--context-parallel-size", p.cp);
     if (p.ep > 1)
         f->add("--expert-model-parallel-size", p.ep);
-    if (p.interleave > 1)
-        f->add("--num-virtual-stages-per-pipeline-rank", p.interleave);
     if (p.sequence_parallel)
         f->add("--sequence-parallel");
-    // Stages: an even split, or first/last counts with the rest even; anything else warns.
-    int first = p.first_stage_layers;
-    int last = p.last_stage_layers;
-    if (!p.stage_layers.empty() && p.pp > 1) {
-        const std::vector<int>& s = p.stage_layers;
-        bool middleEven = true;
-        for (size_t i = 2; i + 1 < s.size(); ++i)
-            middleEven = middleEven && s[i] == s[1];
-        if (middleEven && p.pp > 2) {
-            first = s.front();
-            last = s.back();
-        } else if (p.pp == 2) {
-            first = s.front();
-        } else {
-            std::string list;
-            for (int n : s)
-                list += (list.empty() ? "" : ", ") + std::to_string(n);
-            warnings->push_back("stage_layers [" + list +
-                                "] differ in the middle stages; Megatron-LM splits the middle "
-                                "stages evenly: written as an even split");
-            first = last = 0;
-        }
-        const int middle = p.pp - (first > 0) - (last > 0);
-        const int rest = plan.model.layers - first - last;
-        if ((first || last) && middle > 0 && rest % middle != 0) {
-            warnings->push_back("stage_layers cannot be written as first/last-stage counts "
-                                "with an even middle: written as an even split");
-            first = last = 0;
-        }
-    }
-    if (first > 0)
-        f->add("--decoder-first-pipeline-num-layers", first);
-    if (last > 0)
-        f->add("--decoder-last-pipeline-num-layers", last);
+    pipelineFlags(plan, f);
     if (p.recompute == Recompute::Selective) {
         f->add("--recompute-granularity", "selective");
     } else if (p.recompute == Recompute::Full) {
@@ -154,9 +188,14 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
                                 "ZeRO-1: optimizer state sharded, gradients reduce-scattered "
                                 "but their buffer kept whole on every rank");
     } else if (p.zero == 3) {
+        // The required flags of Megatron-LM's docs/discussions/megatron-fsdp-user-guide/
+        // megatron-fsdp-user-guide.md (at commit f6f94c7); validate_args refuses any
+        // checkpoint format but fsdp_dtensor.
         f->add("--use-megatron-fsdp");
         f->add("--data-parallel-sharding-strategy", "optim_grads_params");
-        f->add("--ckpt-format", "fsdp_dtensor"); // validate_args: Megatron FSDP's only format
+        f->add("--no-gradient-accumulation-fusion");
+        f->add("--use-distributed-optimizer");
+        f->add("--ckpt-format", "fsdp_dtensor");
         warnings->push_back("ZeRO-3 is written as Megatron FSDP (--use-megatron-fsdp "
                             "--data-parallel-sharding-strategy optim_grads_params); check that "
                             "your Megatron-LM runs it with this TP/PP layout");
@@ -174,11 +213,21 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     else if (tpOverlapActive(plan))
         warnings->push_back("TP communication overlap is not written: Megatron-LM's "
                             "--tp-comm-overlap needs --sequence-parallel, which the plan has off");
-    if (p.dp_shard > 0 && p.dp_shard != p.dp * p.cp)
-        warnings->push_back("dp_shard " + std::to_string(p.dp_shard) +
-                            " (HSDP: shard groups smaller than DP x CP) is not written; the "
-                            "distributed optimizer shards over all " +
-                            std::to_string(p.dp * p.cp) + " DP x CP ranks");
+    // HSDP: the distributed optimizer as dp x cp / dp_shard instances, each sharding over
+    // dp_shard ranks (--num-distributed-optimizer-instances).
+    if (p.dp_shard > 0 && p.dp_shard != p.dp * p.cp) {
+        if (p.zero == 1 || p.zero == 2)
+            f->add("--num-distributed-optimizer-instances", p.dp * p.cp / p.dp_shard);
+        else
+            warnings->push_back("dp_shard " + std::to_string(p.dp_shard) +
+                                " (HSDP: shard groups smaller than DP x CP) is not written "
+                                "for ZeRO-" +
+                                std::to_string(p.zero) + ": " +
+                                (p.zero == 3 ? "Megatron FSDP shards parameters, gradients and "
+                                               "optimizer state over all "
+                                             : "gradients are all-reduced over all ") +
+                                std::to_string(p.dp * p.cp) + " DP x CP ranks");
+    }
     using D = ParallelDim;
     const std::array<D, 4> megatron{D::TP, D::CP, D::DP, D::PP};
     const std::array<D, 4> tpPpDp{D::TP, D::CP, D::PP, D::DP};
@@ -216,6 +265,13 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         warnings->push_back("grad_reduce_bytes " + std::to_string(t.grad_reduce_bytes) +
                             " is not written: Megatron-LM reduces in the training dtype here");
     f->add("--optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd");
+    // arguments.py has no default --lr (None), which the learning-rate scheduler cannot take.
+    f->add("--lr", "3e-4");
+    f->add("--min-lr", "3e-5");
+    f->add("--lr-decay-style", "cosine");
+    warnings->push_back("the learning rate is not a plan setting: --lr 3e-4 --min-lr 3e-5 "
+                        "--lr-decay-style cosine are placeholders (Megatron-LM has no default "
+                        "--lr); set your own");
     switch (resolvedAttention(plan)) {
     case AttentionKernel::Flash2:
     case AttentionKernel::Flash3:

@@ -3,10 +3,13 @@
 // out: learned positions, biases, tied embeddings, GeLU, dropout 0.1.
 #include "launchconfigdetail.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace paraplan::launch {
 namespace {
@@ -76,7 +79,9 @@ void applyModel(const FlagReader& f, Plan* plan)
     f.set("--num-layers", 1, &m.layers);
     f.set("--hidden-size", 1, &m.hidden);
     f.set("--num-attention-heads", 1, &m.heads);
-    m.ffn_hidden = 4 * m.hidden; // Megatron's default
+    // validate_args' default: 4h, or with --swiglu int((4h x 2/3) / 64) x 64.
+    m.ffn_hidden =
+        f.has("--swiglu") ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
     f.set("--ffn-hidden-size", 1, &m.ffn_hidden);
     m.kv_heads = m.heads;
     if (f.has("--group-query-attention")) {
@@ -98,13 +103,28 @@ void applyModel(const FlagReader& f, Plan* plan)
     m.mlp = f.has("--swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
     m.tied_embeddings = !f.has("--untie-embeddings-and-output-weights");
     m.biases = !f.has("--disable-bias-linear");
+    const std::string norm = f.has("--normalization") ? f.text("--normalization") : "LayerNorm";
+    if (norm != "LayerNorm" && norm != "RMSNorm")
+        f.error("--normalization: '" + norm + "' is not LayerNorm or RMSNorm");
+    else if ((norm == "LayerNorm") != m.biases)
+        f.warn("--normalization " + norm + (m.biases ? " with" : " without") +
+               " linear biases is not modelled: the norms are counted " +
+               (m.biases ? "with biases (LayerNorm)" : "without biases (RMSNorm)"));
     const auto zero = [&](const char* flag) {
         return f.has(flag) && std::atof(f.text(flag).c_str()) == 0;
     };
     m.dropout = !(zero("--attention-dropout") && zero("--hidden-dropout"));
     f.set("--vocab-size", 1, &m.vocab);
-    if (f.has("--padded-vocab-size"))
+    if (f.has("--padded-vocab-size")) {
         f.set("--padded-vocab-size", 1, &m.vocab);
+    } else if (f.has("--vocab-size") && f.text("--tokenizer-type") == "NullTokenizer") {
+        // NullTokenizer adds its end-of-document token; Megatron pads the vocabulary to a
+        // multiple of --make-vocab-size-divisible-by (128) x TP (training/tokenizer).
+        const long long tp =
+            std::max(1LL, std::atoll(f.text("--tensor-model-parallel-size").c_str()));
+        const long long multiple = 128 * tp;
+        m.vocab = static_cast<int>((m.vocab + 1 + multiple - 1) / multiple * multiple);
+    }
     m.experts = 0;
     m.experts_per_token = 0;
     m.expert_ffn_hidden = 0;
@@ -141,6 +161,83 @@ void applyModel(const FlagReader& f, Plan* plan)
     plan->model = m;
 }
 
+/// Rank r's layers and the virtual stages per rank of a --pipeline-model-parallel-layout
+/// (Megatron Core's PipelineParallelLayerLayout: stages split by '|', "(...)*n" and "x*n"
+/// repeat, commas are cosmetic, E the embedding, L the loss, t a decoder layer; stage
+/// v * pp + r is rank r's v-th). False, with an error, when the layout is not one Paraplan
+/// can count.
+bool readLayout(const std::string& text, int pp, int layers, std::vector<int>* ranks, int* vp,
+                const FlagReader& f)
+{
+    std::string s;
+    for (char c : text) {
+        if (c != ',')
+            s += c;
+    }
+    // Unroll "(...)*n" groups, then "x*n", as parse_str_to_list does.
+    const auto repeat = [&](size_t begin, size_t unitBegin, size_t unitEnd, size_t star) {
+        size_t end = star + 1;
+        while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end])))
+            ++end;
+        if (end == star + 1 || end - star > 7 || unitEnd <= unitBegin)
+            return false;
+        const int n = std::atoi(s.substr(star + 1, end - star - 1).c_str());
+        const std::string unit = s.substr(unitBegin, unitEnd - unitBegin);
+        std::string repeated;
+        for (int i = 0; i < n && repeated.size() < 1000000; ++i)
+            repeated += unit;
+        s = s.substr(0, begin) + repeated + s.substr(end);
+        return true;
+    };
+    bool ok = true;
+    for (size_t close; ok && (close = s.find(")*")) != std::string::npos;) {
+        const size_t open = s.rfind('(', close);
+        ok = open != std::string::npos && repeat(open, open + 1, close, close + 1);
+    }
+    for (size_t star; ok && (star = s.find('*')) != std::string::npos;)
+        ok = star > 0 && repeat(star - 1, star - 1, star, star);
+    if (!ok || s.find_first_of("()") != std::string::npos) {
+        f.error("--pipeline-model-parallel-layout '" + text + "' cannot be read");
+        return false;
+    }
+    std::vector<int> stages(1, 0);
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '|') {
+            stages.push_back(0);
+        } else if (c == 't') {
+            ++stages.back();
+        } else if ((c == 'E' && i != 0) || (c == 'L' && i + 1 != s.size())) {
+            f.error("--pipeline-model-parallel-layout '" + text +
+                    "': E must come first and L last (Megatron asserts it)");
+            return false;
+        } else if (c != 'E' && c != 'L') {
+            f.error("--pipeline-model-parallel-layout '" + text + "': '" + std::string(1, c) +
+                    "' is not a layer Paraplan counts (E, t, L)");
+            return false;
+        }
+    }
+    if (s.empty() || s.front() != 'E' || s.back() != 'L' || stages.size() % pp != 0) {
+        f.error("--pipeline-model-parallel-layout '" + text + "' needs E first, L last and a " +
+                "multiple of pp = " + std::to_string(pp) + " stages (it has " +
+                std::to_string(stages.size()) + ")");
+        return false;
+    }
+    *vp = static_cast<int>(stages.size()) / pp;
+    ranks->assign(static_cast<size_t>(pp), 0);
+    long long total = 0;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        (*ranks)[i % static_cast<size_t>(pp)] += stages[i];
+        total += stages[i];
+    }
+    if (total != layers) {
+        f.error("--pipeline-model-parallel-layout '" + text + "' holds " + std::to_string(total) +
+                " decoder layers; --num-layers is " + std::to_string(layers));
+        return false;
+    }
+    return true;
+}
+
 void applyLayout(const FlagReader& f, long long world, Plan* plan)
 {
     ParallelLayout p = plan->parallel;
@@ -168,6 +265,17 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
     f.set("--decoder-last-pipeline-num-layers", 1, &p.last_stage_layers);
     p.interleave = 1;
     f.set("--num-virtual-stages-per-pipeline-rank", 1, &p.interleave);
+    if (f.has("--pipeline-model-parallel-layout")) {
+        std::vector<int> ranks;
+        if (readLayout(f.text("--pipeline-model-parallel-layout"), p.pp, plan->model.layers, &ranks,
+                       &p.interleave, f)) {
+            bool even = true;
+            for (int n : ranks)
+                even = even && n == ranks.front();
+            if (!even)
+                p.stage_layers = ranks;
+        }
+    }
     if (const std::optional<long long> per =
             f.integer("--num-layers-per-virtual-pipeline-stage", 1)) {
         const long long layers = plan->model.layers;
@@ -202,6 +310,15 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
         p.zero = s == "optim_grads_params" ? 3 : s == "optim_grads" ? 2 : s == "optim" ? 1 : 0;
     }
     p.dp_shard = 0;
+    if (const std::optional<long long> instances =
+            f.integer("--num-distributed-optimizer-instances", 1)) {
+        const long long ranks = static_cast<long long>(p.dp) * p.cp;
+        if (ranks % *instances != 0)
+            f.error("--num-distributed-optimizer-instances " + std::to_string(*instances) +
+                    " does not divide the " + std::to_string(ranks) + " DP x CP ranks");
+        else if (*instances > 1)
+            p.dp_shard = static_cast<int>(ranks / *instances);
+    }
     p.dp_overlap = f.has("--overlap-grad-reduce");
     p.tp_overlap = f.has("--tp-comm-overlap") ? TpOverlap::AgGemm : TpOverlap::None;
     using D = ParallelDim;
@@ -259,6 +376,12 @@ void applyMegatronFlags(const MegatronFlags& flags, long long world, LaunchImpor
         f.warn("--tokenizer-type " + tokenizer +
                ": the vocabulary comes from --vocab-size or "
                "the base plan, not from the tokenizer's files");
+    // Known flags (one value each), not applied: a plan has no learning rate.
+    for (const char* flag : {"--lr", "--min-lr", "--lr-decay-style"}) {
+        if (f.has(flag))
+            f.warn(std::string(flag) +
+                   " is not a plan setting Paraplan reads (the learning-rate schedule): ignored");
+    }
     applyModel(f, &result->plan);
     applyLayout(f, world, &result->plan);
     applyTraining(f, &result->plan);

@@ -1,7 +1,7 @@
 // A plan as a NeMo Megatron GPT YAML fragment: the trainer.* and model.* keys of NeMo 1.x's
 // megatron_llama_config.yaml at the commit launch::kNemoRelease names (the keys the test
 // tst_launch checks against tests/data/launch/nemo-fec8221.keys). Keys that config does not
-// carry (context and expert parallelism, the distributed optimizer) are warnings.
+// carry (context and expert parallelism, uneven stages) are warnings.
 #include "launchconfigdetail.h"
 
 #include <cmath>
@@ -58,11 +58,29 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
     out += line("global_batch_size", p.global_batch);
     out += line("tensor_model_parallel_size", p.tp);
     out += line("pipeline_model_parallel_size", p.pp);
+    // NeMo builds the layers with Megatron Core, which splits them evenly over the pipeline
+    // ranks and each rank's evenly over the virtual stages, or refuses to start.
+    const bool evenRanks = p.pp <= 1 || m.layers % p.pp == 0;
+    const bool evenVirtual = evenRanks && p.interleave > 1 && (m.layers / p.pp) % p.interleave == 0;
     out += line("virtual_pipeline_model_parallel_size",
-                p.interleave > 1 ? std::to_string(p.interleave) : "null");
+                evenVirtual ? std::to_string(p.interleave) : "null");
+    if (p.interleave > 1 && !evenVirtual)
+        warnings->push_back("interleave " + std::to_string(p.interleave) +
+                            " is not written (virtual_pipeline_model_parallel_size null, no "
+                            "interleaving): Megatron Core needs each pipeline rank's layers to "
+                            "divide by it, and the pinned config has no key for a layout");
+    if (!evenRanks)
+        warnings->push_back(std::to_string(m.layers) + " layers do not divide over pp " +
+                            std::to_string(p.pp) +
+                            ": Megatron Core refuses the even split the file asks for, and the "
+                            "pinned config has no key for uneven stages");
     out += line("encoder_seq_length", plan.training.seq_len);
-    out += line("max_position_embeddings",
-                m.max_positions > 0 ? m.max_positions : plan.training.seq_len);
+    // As the Megatron export: at least seq_len (the config's default is encoder_seq_length).
+    out += line("max_position_embeddings", std::max(m.max_positions, plan.training.seq_len));
+    if (m.max_positions > 0 && m.max_positions < plan.training.seq_len)
+        warnings->push_back("seq_len " + std::to_string(plan.training.seq_len) +
+                            " is longer than the model's " + std::to_string(m.max_positions) +
+                            " positions: max_position_embeddings is written as seq_len");
     out += line("num_layers", m.layers);
     out += line("hidden_size", m.hidden);
     out += line("ffn_hidden_size", m.ffn_hidden);
@@ -75,6 +93,9 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
     out += line("hidden_dropout", dropout);
     out += line("attention_dropout", dropout);
     out += line("ffn_dropout", "0.0");
+    // The plan counts norms with biases (LayerNorm) for models with biases, else without
+    // (RMSNorm); the pinned config's default is rmsnorm.
+    out += line("normalization", m.biases ? "layernorm" : "rmsnorm");
     out += line("bias", boolText(m.biases));
     out += line("activation", m.mlp == MlpKind::SwiGLU ? "fast-swiglu" : "gelu");
     out += line("position_embedding_type", m.learned_positions ? "learned_absolute" : "rope");
@@ -93,9 +114,18 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
     out += line("fp8", boolText(plan.training.dtype == Dtype::FP8));
     if (plan.training.dtype == Dtype::FP8)
         out += line("fp8_hybrid", boolText(true));
+    // ZeRO: NeMo's distributed optimizer is optim.name distributed_fused_adam (Apex's
+    // DistributedFusedAdam, ZeRO-2: optimizer state and gradients sharded), which
+    // MegatronBaseModel refuses ("Distributed optimizers require O2") without megatron_amp_O2.
+    const bool adam = plan.training.optimizer == Optimizer::Adam;
+    const bool distributed = p.zero >= 1 && adam && plan.training.dtype != Dtype::FP32 &&
+                             plan.training.dtype != Dtype::TF32;
+    if (distributed)
+        out += line("megatron_amp_O2", boolText(true));
     out += "  optim:\n";
-    out += "    name: " +
-           std::string(plan.training.optimizer == Optimizer::Adam ? "fused_adam\n" : "sgd\n");
+    out += "    name: " + std::string(distributed ? "distributed_fused_adam\n"
+                                      : adam      ? "fused_adam\n"
+                                                  : "sgd\n");
     warnings->push_back("the vocabulary (" + std::to_string(m.vocab) +
                         " tokens) comes from model.tokenizer, which the fragment leaves to you");
     return out;
@@ -115,7 +145,29 @@ void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
                                     " experts, top " +
                                     std::to_string(plan.model.experts_per_token) + ")");
     missing(plan.model.isMla(), "multi-head latent attention");
-    missing(p.zero > 0, "ZeRO-" + std::to_string(p.zero) + " (the distributed optimizer)");
+    if (p.zero >= 1) {
+        const bool adam = plan.training.optimizer == Optimizer::Adam;
+        const bool half = plan.training.dtype != Dtype::FP32 && plan.training.dtype != Dtype::TF32;
+        const std::string z = "ZeRO-" + std::to_string(p.zero);
+        if (!adam)
+            warnings->push_back(z + " is not written: NeMo's distributed optimizer "
+                                    "(distributed_fused_adam) is Adam, and the plan trains "
+                                    "with SGD; the file replicates the optimizer state");
+        else if (!half)
+            warnings->push_back(z + " is not written: distributed_fused_adam needs "
+                                    "megatron_amp_O2, a half-precision setting, and the plan "
+                                    "trains in full precision (fp32 or tf32); the file "
+                                    "replicates the optimizer state");
+        else if (p.zero != 2)
+            warnings->push_back(z +
+                                " is written as optim.name distributed_fused_adam, which is "
+                                "ZeRO-2: " +
+                                (p.zero == 3
+                                     ? std::string("optimizer state and gradients sharded, "
+                                                   "parameters kept whole on every rank")
+                                     : std::string("the gradients are sharded too, not only "
+                                                   "the optimizer state")));
+    }
     missing(p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.stage_layers.empty(),
             "uneven pipeline stages");
     missing(p.dp_overlap, "the overlapped gradient reduction");
