@@ -68,12 +68,47 @@ private slots:
         QVERIFY(!run.out.contains("nan") && !run.out.contains("inf "));
     }
 
+    // A plan that runs out of memory as planned: the file is still written, its warning says
+    // so, and the status is 1 (as evaluate and report give for it); -o names the launch file.
+    void exportOfAPlanThatDoesNotFitExitsOne()
+    {
+        QTemporaryDir dir;
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(loadPlan(examplePlan("llama3-70b-dgx-h100.paraplan.json").toStdString(), &plan,
+                         &errors, HardwareCatalog::bundled()));
+        plan.parallel.recompute = Recompute::None;
+        plan.parallel.micro_batch = 8;
+        plan.parallel.global_batch = 1024;
+        const QString oom = dir.filePath("oom.paraplan.json");
+        std::string error;
+        QVERIFY(savePlan(oom.toStdString(), plan, &error, HardwareCatalog::bundled()));
+        QCOMPARE(runCli({"evaluate", oom}).code, 1);
+        const QString toml = dir.filePath("oom-run.toml");
+        const CliRun run = runCli({"export", oom, "--to", "torchtitan", "-o", toml});
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.err.contains("warning: the plan does not fit in memory"), qPrintable(run.err));
+        QFile file(toml);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("the plan does not fit in memory"));
+        QVERIFY(text.contains("--job.config_file ./oom-run.toml"));
+        // A plan that fits exits 0 and its launch line names the -o file too.
+        const QString json = dir.filePath("ds.json");
+        const CliRun fits = runCli({"export", examplePlan("llama3-70b-dgx-h100.paraplan.json"),
+                                    "--to", "deepspeed", "-o", json});
+        QCOMPARE(fits.code, 0);
+        QVERIFY2(fits.err.contains("launch: deepspeed ") &&
+                     fits.err.contains("--deepspeed_config ds.json"),
+                 qPrintable(fits.err));
+    }
+
     void exportedScriptReadsBackAsAPlan()
     {
         QTemporaryDir dir;
         const QString script = dir.filePath("launch.sh");
-        const CliRun run = runCli(
-            {"export", examplePlan("llama3-70b-dgx-h100.paraplan.json"), "--to", "megatron", "-o", script});
+        const CliRun run = runCli({"export", examplePlan("llama3-70b-dgx-h100.paraplan.json"),
+                                   "--to", "megatron", "-o", script});
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.startsWith("wrote " + script));
         QVERIFY(QFileInfo(script).isExecutable());

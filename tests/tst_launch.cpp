@@ -4,7 +4,9 @@
 #include "launchconfig.h"
 #include "modelio.h"
 #include "planio.h"
+#include "stepmodel.h"
 #include "testdata.h"
+#include "units.h"
 
 #include <QDir>
 #include <QFile>
@@ -285,6 +287,14 @@ class TestLaunch : public QObject
 {
     Q_OBJECT
 
+    static bool anyWarning(const std::vector<std::string>& warnings, const std::string& part)
+    {
+        for (const std::string& w : warnings)
+            if (w.find(part) != std::string::npos)
+                return true;
+        return false;
+    }
+
 private slots:
     void plansAreValid()
     {
@@ -381,13 +391,15 @@ private slots:
                      std::string::npos,
                  fsdpWarnings.c_str());
         QVERIFY(fsdp.text.find("--num-distributed-optimizer-instances") == std::string::npos);
-        // Nothing that fits Megatron warns (but the placeholder learning rate).
+        // Nothing that fits Megatron warns (but the placeholder learning rate and the RoPE base,
+        // which no plan holds).
         const LaunchConfig clean = exportLaunchConfig(
             loadExample("llama3-70b-two-racks.paraplan.json"), LaunchTarget::Megatron, catalog());
         for (const std::string& w : clean.warnings)
             QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
                          w.find("train_tokens") != std::string::npos ||
-                         w.find("the learning rate is not a plan setting") != std::string::npos,
+                         w.find("the learning rate is not a plan setting") != std::string::npos ||
+                         w.find("the RoPE base is not part of a plan") != std::string::npos,
                      w.c_str());
     }
 
@@ -751,6 +763,53 @@ private slots:
         QVERIFY(config.error.find("the plan is invalid") != std::string::npos);
         QVERIFY(config.text.empty());
         QCOMPARE(std::string(launchTargetName(LaunchTarget::NeMo)), std::string("nemo"));
+    }
+
+    // What every target warns: a plan that runs out of memory as planned, and a plan costed on
+    // another software stack than the target's (with both step times); the warnings are in
+    // the file too wherever the format has comments.
+    void everyTargetWarnsAnOomAndAnotherStack()
+    {
+        Plan oom = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        oom.parallel.recompute = Recompute::None;
+        oom.parallel.micro_batch = 8;
+        oom.parallel.global_batch = 1024;
+        QVERIFY(validatePlan(oom, catalog()).empty());
+        QVERIFY(!StepEngine(oom.cluster, catalog()).evaluate(oom).fits);
+        const Plan fits = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        QVERIFY(StepEngine(fits.cluster, catalog()).evaluate(fits).fits);
+        QVERIFY(!fsdpStyleStack(fits)); // ZeRO-1: costed as Megatron runs it
+        for (const EnumName<LaunchTarget>& target : kLaunchTargetNames) {
+            const LaunchConfig bad = exportLaunchConfig(oom, target.value, catalog());
+            QVERIFY2(anyWarning(bad.warnings, "the plan does not fit in memory"), target.name);
+            if (target.value != LaunchTarget::DeepSpeed) // JSON has no comments
+                QVERIFY2(bad.text.find("the plan does not fit in memory") != std::string::npos,
+                         target.name);
+            const LaunchConfig good = exportLaunchConfig(fits, target.value, catalog());
+            QVERIFY2(!anyWarning(good.warnings, "does not fit"), target.name);
+            const bool pytorch =
+                target.value == LaunchTarget::Torchtitan || target.value == LaunchTarget::DeepSpeed;
+            QCOMPARE(anyWarning(good.warnings, "the plan is costed on a Megatron-style stack"),
+                     pytorch);
+        }
+        // The stack warning gives both step times: the plan's, and the target stack's.
+        const LaunchConfig titan = exportLaunchConfig(fits, LaunchTarget::Torchtitan, catalog());
+        Plan onPyTorch = fits;
+        onPyTorch.training.stack = TrainingStack::PyTorch;
+        const double here = StepEngine(fits.cluster, catalog()).evaluate(fits).step_time_s;
+        const double there = StepEngine(fits.cluster, catalog()).evaluate(onPyTorch).step_time_s;
+        QVERIFY(std::abs(there - here) > 0.01 * here);
+        QVERIFY(anyWarning(titan.warnings, units::formatSeconds(here) + " per step"));
+        QVERIFY(anyWarning(titan.warnings, "at " + units::formatSeconds(there) + " per step"));
+        // A ZeRO-3 plan on Megatron flags warns the other way round.
+        Plan fsdp = fits;
+        fsdp.parallel.zero = 3;
+        const LaunchConfig megatron = exportLaunchConfig(fsdp, LaunchTarget::Megatron, catalog());
+        QVERIFY(anyWarning(megatron.warnings, "the plan is costed on a PyTorch FSDP-style stack"));
+        // Mixture-of-experts: the dispatcher the plan costs (all-to-all), not Megatron's default.
+        const LaunchConfig moe =
+            exportLaunchConfig(plans().at("edit: mixtral ep 8"), LaunchTarget::Megatron, catalog());
+        QVERIFY(moe.text.find("--moe-token-dispatcher-type alltoall") != std::string::npos);
     }
 };
 

@@ -47,8 +47,12 @@ private slots:
         QCOMPARE(dialog.target(), LaunchTarget::Megatron);
         for (const EnumName<LaunchTarget>& entry : kLaunchTargetNames) {
             dialog.setTarget(entry.value);
+            // Named as the Save dialog will suggest: the plan file's stem and the target.
+            const std::string name =
+                std::string("gpt3-175b-dgx-a100-") + entry.name + launchSuffix(entry.value);
             const LaunchConfig expected =
-                exportLaunchConfig(plan, entry.value, HardwareCatalog::bundled());
+                exportLaunchConfig(plan, entry.value, HardwareCatalog::bundled(), name);
+            QCOMPARE(dialog.config().file_name, name);
             QVERIFY2(expected.error.empty(), expected.error.c_str());
             QCOMPARE(dialog.config().text, expected.text);
             auto* text = dialog.findChild<QPlainTextEdit*>();
@@ -95,6 +99,14 @@ private slots:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QCOMPARE(file.readAll().toStdString(), dialog.config().text);
+
+        // Saved under another name, the launch line names that file.
+        dialog.setTarget(LaunchTarget::Torchtitan);
+        const QString toml = dir.filePath("mine.toml");
+        QVERIFY2(dialog.saveTo(toml, &error), qPrintable(error));
+        QFile saved(toml);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QVERIFY(saved.readAll().contains("--job.config_file ./mine.toml"));
 
         QVERIFY(!dialog.saveTo(dir.filePath("no/such/folder/x.yaml"), &error));
         QVERIFY2(error.contains("no/such/folder/x.yaml"), qPrintable(error));

@@ -66,7 +66,7 @@ LaunchExportDialog::LaunchExportDialog(const Plan& plan, const QString& planPath
     layout->addWidget(buttons);
     resize(860, 640);
 
-    connect(m_target, &QComboBox::currentIndexChanged, this, &LaunchExportDialog::refresh);
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
     setTarget(defaultTarget(plan));
 }
 
@@ -89,9 +89,14 @@ LaunchTarget LaunchExportDialog::target() const
     return static_cast<LaunchTarget>(m_target->currentData().toInt());
 }
 
-void LaunchExportDialog::refresh()
+void LaunchExportDialog::refresh(const QString& fileName)
 {
-    m_config = exportLaunchConfig(m_plan, target(), HardwareCatalog::bundled());
+    // Unsaved, the file is named as it will be suggested: the plan file's stem and the target.
+    const QString stem = datapaths::planFileStem(m_planPath);
+    const QString name = !fileName.isEmpty() || stem.isEmpty()
+                             ? fileName
+                             : stem + "-" + launchTargetName(target()) + launchSuffix(target());
+    m_config = exportLaunchConfig(m_plan, target(), HardwareCatalog::bundled(), name.toStdString());
     const bool ok = m_config.error.empty();
     m_text->setPlainText(
         ok ? QString::fromStdString(m_config.text)
@@ -110,8 +115,10 @@ void LaunchExportDialog::refresh()
     m_copy->setEnabled(ok);
 }
 
-bool LaunchExportDialog::saveTo(const QString& path, QString* error) const
+bool LaunchExportDialog::saveTo(const QString& path, QString* error)
 {
+    // The launch line names the file as saved: exported again under its name.
+    refresh(QFileInfo(path).fileName());
     // The one atomic writer: a device or a FIFO is refused, never renamed over.
     std::string reason;
     if (json::writeFileAtomically(path.toStdString(), m_config.text, &reason))
@@ -123,13 +130,11 @@ bool LaunchExportDialog::saveTo(const QString& path, QString* error) const
 
 void LaunchExportDialog::saveInteractively()
 {
-    QString base = datapaths::planFileStem(m_planPath);
-    if (base.isEmpty())
-        base = QStringLiteral("plan");
+    // The suggested name is the one the shown launch line uses.
     const QString suffix = QString::fromStdString(m_config.suffix);
-    const QString name = base + "-" + launchTargetName(target()) + suffix;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save launch configuration"), dialogStart("launch", name),
+        this, tr("Save launch configuration"),
+        dialogStart("launch", QString::fromStdString(m_config.file_name)),
         tr("%1 (*%2);;All files (*)").arg(m_target->currentText(), suffix));
     rememberDialog("launch", path);
     if (path.isEmpty())

@@ -27,14 +27,17 @@ public:
     LaunchTarget target() const;
     const LaunchConfig& config() const { return m_config; }
     /// Writes the file atomically; false with `error` naming the file and the reason.
-    bool saveTo(const QString& path, QString* error) const;
+    /// The launch line then names the saved file (the file is exported again under its name).
+    bool saveTo(const QString& path, QString* error);
 
     /// The target a plan most likely launches with: torchtitan for FSDP-style stacks,
     /// Megatron-LM otherwise.
     static LaunchTarget defaultTarget(const Plan& plan);
 
 private:
-    void refresh();
+    /// Exports again; `fileName`: the name the launch line gives the file (empty: the plan
+    /// file's stem and the target, or the plan's name for an untitled plan).
+    void refresh(const QString& fileName = QString());
     void saveInteractively();
 
     Plan m_plan;

@@ -97,7 +97,7 @@ std::string exitStatusHelp()
     return "Exit status (every command):\n"
            "  0  done: the plan fits, a layout fits, the sets are within --tolerance\n"
            "  1  done, and the answer is no: the plan does not fit in memory (evaluate, report,\n"
-           "     walkthrough PLAN, cliffs), no layout fits (search), a calibration set is\n"
+           "     walkthrough PLAN, cliffs, export), no layout fits (search), a calibration set is\n"
            "     outside --tolerance (validate), an --answer that is not right (practice)\n"
            "  2  bad input: usage, an option's value, a file that cannot be read as what it\n"
            "     should be, an invalid plan (one 'error:' line on stderr)\n"

@@ -2,7 +2,10 @@
 
 #include "launchconfigdetail.h"
 #include "paraplan_version.h"
+#include "stepmodel.h"
+#include "units.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -13,21 +16,47 @@ const char* launchTargetName(LaunchTarget target)
     return enumName(kLaunchTargetNames, target);
 }
 
-LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
-                                const HardwareCatalog& catalog)
+const char* launchSuffix(LaunchTarget target)
 {
     switch (target) {
     case LaunchTarget::Megatron:
-        return exportMegatron(plan, catalog);
-    case LaunchTarget::NeMo:
-        return exportNemo(plan, catalog);
+        return ".sh";
     case LaunchTarget::Torchtitan:
-        return exportTorchtitan(plan, catalog);
+        return ".toml";
     case LaunchTarget::DeepSpeed:
-        return exportDeepSpeed(plan, catalog);
+        return ".json";
+    case LaunchTarget::NeMo:
+        return ".yaml";
     }
+    return "";
+}
+
+LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
+                                const HardwareCatalog& catalog, const std::string& fileName)
+{
+    const std::string name =
+        !fileName.empty()
+            ? fileName
+            : launch::fileSlug(plan.name.empty() ? "plan" : plan.name) + launchSuffix(target);
     LaunchConfig config;
-    config.error = "unknown launch target";
+    switch (target) {
+    case LaunchTarget::Megatron:
+        config = exportMegatron(plan, catalog, name);
+        break;
+    case LaunchTarget::NeMo:
+        config = exportNemo(plan, catalog, name);
+        break;
+    case LaunchTarget::Torchtitan:
+        config = exportTorchtitan(plan, catalog, name);
+        break;
+    case LaunchTarget::DeepSpeed:
+        config = exportDeepSpeed(plan, catalog, name);
+        break;
+    default:
+        config.error = "unknown launch target";
+        return config;
+    }
+    config.file_name = name;
     return config;
 }
 
@@ -122,7 +151,8 @@ std::string headerComment(const Plan& plan, const std::string& release, const ch
     return out;
 }
 
-std::vector<std::string> commonWarnings(const Plan& plan)
+std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
+                                        TrainingStack stack)
 {
     std::vector<std::string> warnings;
     if (plan.training.gpu_hour_usd > 0)
@@ -138,7 +168,50 @@ std::vector<std::string> commonWarnings(const Plan& plan)
                            " GPUs do not fill whole nodes of " +
                            std::to_string(plan.cluster.gpusPerNode()) + "; the launcher asks for " +
                            std::to_string(shape.nodes) + " full nodes");
+    const StepEngine engine(plan.cluster, catalog);
+    const StepCost cost = engine.evaluate(plan);
+    if (!cost.fits)
+        warnings.push_back(
+            "the plan does not fit in memory: " + units::formatGiB(cost.max_stage_total_bytes) +
+            " of " + units::formatGiB(cost.hbm_bytes) +
+            " per GPU on its fullest stage, so this job runs out of memory as "
+            "planned; change the layout first (the Memory tab or "
+            "'paraplan-cli search')");
+    const bool pytorch = stack == TrainingStack::PyTorch;
+    if (fsdpStyleStack(plan) != pytorch) {
+        Plan onTarget = plan;
+        onTarget.training.stack = stack;
+        const StepCost there = engine.evaluate(onTarget);
+        const char* planned = pytorch ? "a Megatron-style stack" : "a PyTorch FSDP-style stack";
+        const char* target = pytorch ? "PyTorch" : "Megatron-style";
+        if (std::abs(there.step_time_s - cost.step_time_s) > 0.01 * cost.step_time_s)
+            warnings.push_back(std::string("the plan is costed on ") + planned + " (" +
+                               units::formatSeconds(cost.step_time_s) +
+                               " per step); this framework is a " + target +
+                               " stack, on which Paraplan costs the same layout at " +
+                               units::formatSeconds(there.step_time_s) +
+                               " per step (its attention kernel, element-wise kernels and "
+                               "overlap); set the plan's stack to compare");
+    }
     return warnings;
+}
+
+std::string fileSlug(const std::string& name)
+{
+    std::string slug;
+    for (char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!slug.empty() && slug.back() != '_')
+            slug += '_';
+    }
+    while (!slug.empty() && slug.back() == '_')
+        slug.pop_back();
+    if (slug.size() > 40) { // whole words, at most 40 characters
+        const size_t cut = slug.rfind('_', 40);
+        slug = slug.substr(0, cut == std::string::npos || cut == 0 ? 40 : cut);
+    }
+    return slug.empty() ? "paraplan" : slug;
 }
 
 std::string planError(const Plan& plan, const HardwareCatalog& catalog)

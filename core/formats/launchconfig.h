@@ -27,26 +27,30 @@ inline constexpr EnumName<LaunchTarget> kLaunchTargetNames[] = {
     {LaunchTarget::NeMo, "nemo", "NeMo YAML"},
 };
 const char* launchTargetName(LaunchTarget target);
+/// The target's file suffix: ".sh", ".toml", ".json", ".yaml".
+const char* launchSuffix(LaunchTarget target);
 
 /// One exported launch configuration.
 struct LaunchConfig
 {
     LaunchTarget target = LaunchTarget::Megatron;
-    std::string text;     ///< the file's contents
-    std::string suffix;   ///< the file's usual suffix: ".sh", ".toml", ".json", ".yaml"
-    std::string launcher; ///< the command that starts the job (also inside `text` where the
-                          ///< format has comments)
-    std::string release;  ///< the framework release whose option names the file uses, cited
+    std::string text;      ///< the file's contents
+    std::string suffix;    ///< the file's usual suffix: ".sh", ".toml", ".json", ".yaml"
+    std::string file_name; ///< the file's name as the launch line refers to it
+    std::string launcher;  ///< the command that starts the job (also inside `text` where the
+                           ///< format has comments)
+    std::string release;   ///< the framework release whose option names the file uses, cited
     /// Settings of the plan the target cannot express (or expresses only approximately), one
     /// sentence each naming the setting and what the file does instead.
     std::vector<std::string> warnings;
     std::string error; ///< non-empty when nothing could be exported (the plan is invalid)
 };
 
-/// The plan as a launch configuration for `target`. The plan should be valid (validatePlan);
-/// an invalid one gives `error`.
+/// The plan as a launch configuration for `target`, to be saved as `fileName` (a file name
+/// without folder, which the launch line names; empty: the plan's name as a file name with the
+/// target's suffix). The plan should be valid (validatePlan); an invalid one gives `error`.
 LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
-                                const HardwareCatalog& catalog);
+                                const HardwareCatalog& catalog, const std::string& fileName = {});
 
 /// A launch configuration read back into a plan.
 struct LaunchImport

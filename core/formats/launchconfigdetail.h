@@ -12,8 +12,12 @@
 
 namespace paraplan {
 
-LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog);
-LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog);
+/// `fileName`: the name the launch line gives the file (never empty: exportLaunchConfig
+/// chooses one).
+LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog,
+                            const std::string& fileName);
+LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog,
+                        const std::string& fileName);
 
 LaunchImport importMegatron(const std::string& text, const Plan& base,
                             const HardwareCatalog& catalog);
@@ -41,8 +45,15 @@ LaunchShape launchShape(const Plan& plan);
 std::string torchrunLine(const Plan& plan, const std::string& script);
 
 /// Warnings every target gives: settings of the plan that are not launch settings at all
-/// (gpu_hour_usd), and clusters no GPU framework runs on (a TPU torus).
-std::vector<std::string> commonWarnings(const Plan& plan);
+/// (gpu_hour_usd), clusters no GPU framework runs on (a TPU torus), GPUs that do not fill
+/// nodes, a plan that does not fit in memory (the job would run out of memory as planned), and
+/// a plan costed on another software stack than `stack`, the one the target runs (with the
+/// step time on each).
+std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
+                                        TrainingStack stack);
+
+/// The plan's name as a file name: lower case words joined by '_', at most 40 characters.
+std::string fileSlug(const std::string& name);
 
 /// The plan's invalidity as one LaunchConfig error ("" when valid).
 std::string planError(const Plan& plan, const HardwareCatalog& catalog);

@@ -145,7 +145,8 @@ void writeZero(const Plan& plan, std::ostringstream& out)
 
 } // namespace
 
-LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog)
+LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog,
+                             const std::string& fileName)
 {
     LaunchConfig out;
     out.target = LaunchTarget::DeepSpeed;
@@ -154,7 +155,7 @@ LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog)
     out.error = launch::planError(plan, catalog);
     if (!out.error.empty())
         return out;
-    out.warnings = launch::commonWarnings(plan);
+    out.warnings = launch::commonWarnings(plan, catalog, TrainingStack::PyTorch);
 
     const ParallelLayout& p = plan.parallel;
     std::ostringstream json;
@@ -180,7 +181,7 @@ LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog)
     out.launcher = "deepspeed --num_nodes " + std::to_string(shape.nodes) + " --num_gpus " +
                    std::to_string(shape.gpus_per_node) +
                    (shape.nodes > 1 ? " --hostfile hostfile" : "") +
-                   " train.py --deepspeed --deepspeed_config ds_config.json";
+                   " train.py --deepspeed --deepspeed_config " + fileName;
     out.text = json.str();
     return out;
 }

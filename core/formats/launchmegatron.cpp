@@ -57,6 +57,10 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
                             " is longer than the model's " + std::to_string(m.max_positions) +
                             " positions: --max-position-embeddings is written as seq_len");
     f->add("--position-embedding-type", m.learned_positions ? "learned_absolute" : "rope");
+    if (!m.learned_positions)
+        warnings->push_back("the RoPE base is not part of a plan (it costs nothing): "
+                            "Megatron-LM's --rotary-base default of 10000 applies unless you add "
+                            "the model's own (Llama 3: 500000)");
     if (m.mlp == MlpKind::SwiGLU)
         f->add("--swiglu");
     if (!m.tied_embeddings)
@@ -86,6 +90,9 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
     if (m.isMoe()) {
         f->add("--num-experts", m.experts);
         f->add("--moe-router-topk", m.experts_per_token);
+        // The plan costs expert parallelism as all-to-all token exchange; Megatron's default
+        // dispatcher is allgather.
+        f->add("--moe-token-dispatcher-type", "alltoall");
         if (m.expert_ffn_hidden > 0)
             f->add("--moe-ffn-hidden-size", m.expert_ffn_hidden);
         if (m.shared_expert_ffn_hidden > 0)
@@ -302,14 +309,12 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         warnings->push_back("kernels eager (PyTorch eager element-wise work) has no Megatron-LM "
                             "flag: Megatron runs its fused kernels, so the plan's eager step time "
                             "overstates it");
-    if (t.stack == TrainingStack::PyTorch)
-        warnings->push_back("the plan's stack is pytorch (FSDP-style); these are Megatron-LM "
-                            "flags, whose step time the plan did not model");
 }
 
 } // namespace
 
-LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog)
+LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog,
+                            const std::string& fileName)
 {
     LaunchConfig config;
     config.target = LaunchTarget::Megatron;
@@ -319,7 +324,8 @@ LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog)
     if (!config.error.empty())
         return config;
     Flags flags;
-    std::vector<std::string> warnings = launch::commonWarnings(plan);
+    std::vector<std::string> warnings =
+        launch::commonWarnings(plan, catalog, TrainingStack::Megatron);
     modelFlags(plan, &flags, &warnings);
     parallelFlags(plan, &flags, &warnings);
     trainingFlags(plan, &flags, &warnings);

@@ -382,6 +382,13 @@ void applyMegatronFlags(const MegatronFlags& flags, long long world, LaunchImpor
             f.warn(std::string(flag) +
                    " is not a plan setting Paraplan reads (the learning-rate schedule): ignored");
     }
+    // The plan costs expert parallelism as an all-to-all token exchange (Megatron's alltoall
+    // dispatcher); Megatron's default, allgather, moves more bytes.
+    const std::string dispatcher =
+        f.has("--moe-token-dispatcher-type") ? f.text("--moe-token-dispatcher-type") : "allgather";
+    if (f.has("--num-experts") && dispatcher != "alltoall")
+        f.warn("--moe-token-dispatcher-type " + dispatcher +
+               ": the plan costs expert parallelism as the alltoall dispatcher's all-to-all");
     applyModel(f, &result->plan);
     applyLayout(f, world, &result->plan);
     applyTraining(f, &result->plan);

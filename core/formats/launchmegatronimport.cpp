@@ -129,6 +129,7 @@ const std::map<std::string, int>& handledFlags()
         {"--moe-ffn-hidden-size", 1},
         {"--moe-shared-expert-intermediate-size", 1},
         {"--moe-layer-freq", 1},
+        {"--moe-token-dispatcher-type", 1},
         {"--tensor-model-parallel-size", 1},
         {"--pipeline-model-parallel-size", 1},
         {"--context-parallel-size", 1},

@@ -181,7 +181,8 @@ void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
 
 } // namespace
 
-LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog)
+LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog,
+                        const std::string& fileName)
 {
     LaunchConfig config;
     config.target = LaunchTarget::NeMo;
@@ -190,7 +191,8 @@ LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog)
     config.error = launch::planError(plan, catalog);
     if (!config.error.empty())
         return config;
-    std::vector<std::string> warnings = launch::commonWarnings(plan);
+    std::vector<std::string> warnings =
+        launch::commonWarnings(plan, catalog, TrainingStack::Megatron);
     const std::string trainer = trainerSection(plan, &warnings);
     const std::string model = modelSection(plan, &warnings);
     nemoWarnings(plan, &warnings);
@@ -198,7 +200,9 @@ LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog)
                                                  "--config-name CONFIG");
     config.warnings = warnings;
     std::string text = launch::headerComment(plan, config.release, "# ");
-    text += "# Merge into a full NeMo config; data and tokenizer are yours to add.\n";
+    text += "# Merge " + fileName +
+            " into a full NeMo config (such as megatron_llama_config.yaml), named as CONFIG\n"
+            "# below; data and tokenizer are yours to add.\n";
     text += "# launch: " + config.launcher + "\n";
     for (const std::string& w : warnings)
         text += "# warning: " + w + "\n";

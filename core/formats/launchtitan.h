@@ -11,9 +11,11 @@
 namespace paraplan {
 
 /// torchtitan's train_config TOML (release kTorchtitanRelease), the launcher line as a comment.
-LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog);
+LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog,
+                              const std::string& fileName);
 /// A DeepSpeed config JSON (release kDeepSpeedRelease) and its `deepspeed` launcher line.
-LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog);
+LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog,
+                             const std::string& fileName);
 /// A torchtitan TOML read back over `base` (see importLaunchConfig).
 LaunchImport importTorchtitan(const std::string& text, const Plan& base,
                               const HardwareCatalog& catalog);

@@ -84,24 +84,6 @@ std::string quotedList(const std::vector<std::string>& items)
     return out + "]";
 }
 
-std::string fileSlug(const std::string& name)
-{
-    std::string slug;
-    for (char c : name) {
-        if (isalnum(static_cast<unsigned char>(c)))
-            slug += static_cast<char>(tolower(static_cast<unsigned char>(c)));
-        else if (!slug.empty() && slug.back() != '_')
-            slug += '_';
-    }
-    while (!slug.empty() && slug.back() == '_')
-        slug.pop_back();
-    if (slug.size() > 40) { // whole words, at most 40 characters
-        const size_t cut = slug.rfind('_', 40);
-        slug = slug.substr(0, cut == std::string::npos || cut == 0 ? 40 : cut);
-    }
-    return slug.empty() ? "paraplan" : slug;
-}
-
 /// The model section: a llama3 flavor of the plan's shape, or the nearest one with a warning.
 void writeModel(const Plan& plan, bool fp8, std::ostringstream& out,
                 std::vector<std::string>* warnings)
@@ -402,7 +384,8 @@ std::string launcherLine(const Plan& plan, const std::string& file)
 
 } // namespace
 
-LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
+LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog,
+                              const std::string& fileName)
 {
     LaunchConfig out;
     out.target = LaunchTarget::Torchtitan;
@@ -411,7 +394,7 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     out.error = launch::planError(plan, catalog);
     if (!out.error.empty())
         return out;
-    out.warnings = launch::commonWarnings(plan);
+    out.warnings = launch::commonWarnings(plan, catalog, TrainingStack::PyTorch);
 
     const bool fp8 = plan.training.dtype == Dtype::FP8;
     const DpDegrees degrees = dataParallel(plan.parallel, &out.warnings);
@@ -424,7 +407,7 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog)
     writeParallelism(plan, degrees, body, &out.warnings);
     writeRest(plan, degrees, fp8, body, &out.warnings);
 
-    const std::string file = fileSlug(plan.name) + ".toml";
+    const std::string& file = fileName;
     out.launcher = launcherLine(plan, file);
     std::ostringstream head;
     head << "# torchtitan train_config.\n"

@@ -4,6 +4,7 @@
 #include "launchconfig.h"
 
 #include <QFile>
+#include <QFileInfo>
 
 namespace paraplan::cli {
 
@@ -34,16 +35,25 @@ int runExport(const Args& args, std::ostream& out)
     const std::string path = args.positional().front();
     const LaunchTarget target = launchTargetFromArgs(args, "--to");
     const Plan plan = planFromFile(path);
-    const LaunchConfig config = exportLaunchConfig(plan, target, HardwareCatalog::bundled());
+    const bool toStdout = !args.has("-o") || args.text("-o") == "-";
+    // The launch line names the file as it is written (stdout: the name the plan suggests).
+    const std::string fileName =
+        toStdout ? std::string()
+                 : QFileInfo(QString::fromStdString(args.text("-o"))).fileName().toStdString();
+    const LaunchConfig config =
+        exportLaunchConfig(plan, target, HardwareCatalog::bundled(), fileName);
     if (!config.error.empty())
         throw UsageError(path + ": " + config.error);
     for (const std::string& warning : config.warnings)
         errorStream() << "warning: " << warning << "\n";
     if (!config.launcher.empty() && config.text.find(config.launcher) == std::string::npos)
         errorStream() << "launch: " << config.launcher << "\n";
-    if (!args.has("-o") || args.text("-o") == "-") {
+    // Like evaluate and report: the file is written, and a plan that runs out of memory as
+    // planned exits 1 (its warning says so).
+    const int answer = evaluatePlan(plan).fits ? kExitOk : kExitNo;
+    if (toStdout) {
         out << config.text; // run() checks that standard output took it
-        return kExitOk;
+        return answer;
     }
     const std::string output = args.text("-o");
     refuseOverwritingInput("-o", output, {path});
@@ -54,7 +64,7 @@ int runExport(const Args& args, std::ostream& out)
     }
     out << "wrote " << output << " (" << launchTargetName(target) << ", option names as in "
         << config.release << ")\n";
-    return kExitOk;
+    return answer;
 }
 
 } // namespace paraplan::cli
