@@ -79,6 +79,12 @@ void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
     m_reader.checkKeys(root, "",
                        {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
                         "source", "preset", "schema", "nodes_per_rack", "spine_oversubscription"});
+    // A cluster file of a later format (or a plan given as a cluster) is refused, not half-read.
+    std::string schema;
+    if (m_reader.string(root, "schema", "", &schema) && schema != "paraplan-cluster/1")
+        m_reader.error("schema", "'" + schema +
+                                     "' is not a cluster format this version reads "
+                                     "(paraplan-cluster/1)");
     std::string id;
     if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
         cluster->preset = id;
