@@ -601,6 +601,17 @@ private slots:
             problem = check("import-launch --from " + target + " (stdout)", toStdout.out);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
         }
+        // calibrate --apply: the fitted figures as measurements of the plan it writes.
+        const QString calibrated = dir.filePath("calibrated.paraplan.json");
+        const CliRun calibrate = runCli(
+            {"calibrate", "--run",
+             dataPath("logs/plan-70b-megatron.json") + ":" + dataPath("logs/megatron-70b.log"),
+             "--fit", "gemm_scale", "--apply", planPath("llama3-70b-dgx-h100.paraplan.json"),
+             "--plan-out", calibrated});
+        QVERIFY2(calibrate.code == 0, qPrintable(calibrate.err));
+        QVERIFY(parse(readText(calibrated)).contains("measured"));
+        QString calibratedProblem = check("calibrate --apply --plan-out", readText(calibrated));
+        QVERIFY2(calibratedProblem.isEmpty(), qPrintable(calibratedProblem));
         // savePlan after edits: stage layers, overrides, a measured figure, the other options,
         // a drawing with a node moved and one slowed.
         Plan plan;
@@ -641,7 +652,8 @@ private slots:
         problem = check("a plan on a torus",
                         QString::fromStdString(planToJsonText(torus, HardwareCatalog::bundled())));
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        QCOMPARE(validated, 6);
+        QCOMPARE(validated, 7);
+        qInfo("%d written plans validated", validated);
         m_used << "paraplan-plan";
         m_ran << QTest::currentTestFunction();
     }
