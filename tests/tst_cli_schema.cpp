@@ -107,18 +107,35 @@ QString clusterErrors(const QJsonObject& cluster)
     return QString::fromStdString(errors.empty() ? std::string("refused") : errors.front());
 }
 
-// `value` put at the dotted `path` of `object` ("parallel.tp"); an undefined value removes it.
-QJsonObject withValue(QJsonObject object, const QStringList& path, const QJsonValue& value)
+// `value` put at the dotted `path` in `json` ("parallel.tp", "drawing.racks.0.x": a number
+// indexes an array); an undefined value removes the object key.
+QJsonValue withValue(const QJsonValue& json, const QStringList& path, const QJsonValue& value)
 {
-    if (path.size() == 1) {
-        if (value.isUndefined())
-            object.remove(path.front());
-        else
-            object[path.front()] = value;
-        return object;
+    bool isIndex = false;
+    const int index = path.front().toInt(&isIndex);
+    if (isIndex && json.isArray()) {
+        QJsonArray array = json.toArray();
+        array[index] = path.size() == 1 ? value : withValue(array.at(index), path.mid(1), value);
+        return array;
     }
-    object[path.front()] = withValue(object.value(path.front()).toObject(), path.mid(1), value);
+    QJsonObject object = json.toObject();
+    if (path.size() == 1 && value.isUndefined())
+        object.remove(path.front());
+    else
+        object[path.front()] =
+            path.size() == 1 ? value : withValue(object.value(path.front()), path.mid(1), value);
     return object;
+}
+
+// A plan as File > Save writes it, with a drawing (the example's cluster, as laid out).
+QJsonObject savedPlanWithDrawing()
+{
+    Plan plan;
+    std::vector<std::string> errors;
+    loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json", &plan,
+             &errors, HardwareCatalog::bundled());
+    plan.drawing = std::make_shared<const TopologyGraph>(graphFromCluster(plan.cluster));
+    return parse(QString::fromStdString(planToJsonText(plan, HardwareCatalog::bundled())));
 }
 
 QStringList problemsOf(const char* schema, const char* instance)
@@ -701,7 +718,7 @@ private slots:
             << "plan"
             << "parallel.sequence_parallel" << QJsonValue(1) << "expected boolean";
         row("plan: model empty") << "plan"
-                                 << "model.preset" << none << "minProperties 1";
+                                 << "model" << QJsonValue(QJsonObject()) << "minProperties 1";
         row("plan: model key unknown") << "plan"
                                        << "model.params" << QJsonValue(7e10) << "$.model.params";
         row("plan: a cluster file with a cluster's field")
@@ -723,6 +740,44 @@ private slots:
             << "'assumed' missing";
         row("plan: drawing a list") << "plan"
                                     << "drawing" << QJsonValue(QJsonArray()) << "expected object";
+        row("plan: drawing rack x a string")
+            << "plan"
+            << "drawing.racks.0.x" << QJsonValue("left") << "$.drawing.racks[0].x";
+        row("plan: drawing node rack a fraction")
+            << "plan"
+            << "drawing.nodes.1.rack" << QJsonValue(0.5) << "$.drawing.nodes[1].rack";
+        row("plan: drawing chips out of strings")
+            << "plan"
+            << "drawing.nodes.0.nvswitch_chips_out" << QJsonValue(QJsonArray{"0"})
+            << "$.drawing.nodes[0].nvswitch_chips_out[0]: expected integer";
+        row("plan: drawing racks an object")
+            << "plan"
+            << "drawing.racks" << QJsonValue(QJsonObject()) << "expected array";
+        row("plan: drawing node not an object")
+            << "plan"
+            << "drawing.nodes.0" << QJsonValue(3) << "$.drawing.nodes[0]: expected object";
+        row("cluster: torus dims of strings")
+            << "cluster"
+            << "torus" << QJsonValue(QJsonObject{{"dims", QJsonArray{"a", "b", "c"}}})
+            << "$.torus.dims";
+        row("cluster: torus dims of two")
+            << "cluster"
+            << "torus" << QJsonValue(QJsonObject{{"dims", QJsonArray{4, 4}}}) << "$.torus.dims";
+        row("cluster: torus wrap of numbers")
+            << "cluster"
+            << "torus" << QJsonValue(QJsonObject{{"wrap", QJsonArray{1, 0, 1}}}) << "$.torus.wrap";
+        row("cluster: nvlink pairs an object")
+            << "cluster"
+            << "node.nvlink_pairs" << QJsonValue(QJsonObject()) << "expected array";
+        row("cluster: nvlink pair of strings")
+            << "cluster"
+            << "node.nvlink_pairs"
+            << QJsonValue(QJsonArray{QJsonObject{{"gpus", QJsonArray{"0", "1"}}, {"links", 2}}})
+            << "$.node.nvlink_pairs[0].gpus[0]: expected integer";
+        row("cluster: chips out a number")
+            << "cluster"
+            << "what_if" << QJsonValue(QJsonObject{{"nvswitch_chips_out", 1}})
+            << "$.what_if.nvswitch_chips_out: expected array";
         row("cluster: unknown key") << "cluster"
                                     << "colour" << QJsonValue("red") << "$.colour";
         row("cluster: later schema") << "cluster"
@@ -770,7 +825,9 @@ private slots:
         QFETCH(QString, problem);
         const bool plan = kind == "plan";
         const QJsonObject good =
-            plan ? parse(readText(planPath("llama3-70b-dgx-h100.paraplan.json")))
+            plan ? (path.startsWith("drawing")
+                        ? savedPlanWithDrawing()
+                        : parse(readText(planPath("llama3-70b-dgx-h100.paraplan.json"))))
                  : parse(QString::fromStdString(clusterToJsonText([] {
                        ClusterSpec cluster;
                        std::string error;
@@ -782,9 +839,11 @@ private slots:
             schemaValidator(plan ? "paraplan-plan" : "paraplan-cluster");
         QCOMPARE(plan ? planErrors(good) : clusterErrors(good), QString());
         QCOMPARE(validator.validate(good), QStringList());
-        const QJsonObject bad = withValue(good, path.split('.'), value);
+        const QJsonObject bad = withValue(good, path.split('.'), value).toObject();
         const QString refusal = plan ? planErrors(bad) : clusterErrors(bad);
         QVERIFY2(!refusal.isEmpty(), "the reader accepts it");
+        // ... for what was altered (its first key is named), not for something else.
+        QVERIFY2(refusal.contains(path.split('.').front()), qPrintable("reader: " + refusal));
         const QStringList problems = validator.validate(bad);
         QVERIFY2(problems.join(' ').contains(problem),
                  qPrintable("reader: " + refusal + "\nschema: " + problems.join("; ")));
