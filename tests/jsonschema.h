@@ -3,14 +3,19 @@
 // Test support: a JSON Schema (draft 2020-12) validator for the subset the CLI's output schemas
 // (resources/schema/) use: type (one name or an array of names; "integer" is a number with
 // no fraction), properties, required, additionalProperties (true, false or a schema), items,
-// prefixItems, enum, const, minimum, maximum, minItems, minLength, $ref to "#/$defs/NAME", anyOf,
-// oneOf. Annotations ($schema, $id, title, description, $defs) are read past. Any other keyword is
-// an error of the schema: a schema cannot rely on a rule this validator would not check.
+// prefixItems, enum, const, minimum, maximum, minItems, maxItems, minLength, minProperties, $ref,
+// anyOf, oneOf. A $ref is "#/$defs/NAME" in the same document, or another schema given to the
+// constructor, by its $id relative to this one's ("other.schema.json" or
+// "other.schema.json#/$defs/NAME"), whose own "#/$defs" refs then resolve in it. Annotations
+// ($schema, $id, title, description, $defs) are read past. Any other keyword is an error of the
+// schema: a schema cannot rely on a rule this validator would not check.
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
+#include <QList>
+#include <QMap>
 #include <QSet>
 #include <QString>
 #include <QStringList>
@@ -22,13 +27,19 @@ namespace paraplan::test {
 class JsonSchemaValidator
 {
 public:
-    explicit JsonSchemaValidator(QJsonObject root) : m_root(std::move(root)) {}
+    /// `others`: the schemas a $ref of `root` may name, each by its "$id".
+    explicit JsonSchemaValidator(QJsonObject root, const QList<QJsonObject>& others = {})
+        : m_root(std::move(root))
+    {
+        for (const QJsonObject& other : others)
+            m_documents.insert(other.value("$id").toString(), other);
+    }
 
     /// Problems of `instance` against the root schema, each "PATH: what"; empty when valid.
     QStringList validate(const QJsonValue& instance) const
     {
         QStringList problems;
-        check(m_root, instance, "$", &problems, 0);
+        check(m_root, instance, "$", &problems, 0, m_root);
         return problems;
     }
 
@@ -49,10 +60,11 @@ private:
     static const QSet<QString>& assertions()
     {
         static const QSet<QString> names{
-            "type",    "properties",  "required", "additionalProperties",
-            "items",   "prefixItems", "enum",     "const",
-            "minimum", "maximum",     "minItems", "minLength",
-            "$ref",    "anyOf",       "oneOf"};
+            "type",      "properties",    "required", "additionalProperties",
+            "items",     "prefixItems",   "enum",     "const",
+            "minimum",   "maximum",       "minItems", "maxItems",
+            "minLength", "minProperties", "$ref",     "anyOf",
+            "oneOf"};
         return names;
     }
 
@@ -96,26 +108,47 @@ private:
         return false;
     }
 
-    QJsonObject resolve(const QString& ref, const QString& path, QStringList* problems) const
+    // The schema `ref` names, seen from `document`; *target becomes the document it lies in.
+    QJsonObject resolve(const QString& ref, const QJsonObject& document, QJsonObject* target,
+                        const QString& path, QStringList* problems) const
     {
-        const QString prefix = "#/$defs/";
-        if (!ref.startsWith(prefix) || !m_root.value("$defs").toObject().contains(ref.mid(8))) {
+        const int hash = ref.indexOf('#');
+        const QString uri = hash < 0 ? ref : ref.left(hash);
+        const QString fragment = hash < 0 ? QString() : ref.mid(hash + 1);
+        *target = document;
+        if (!uri.isEmpty()) {
+            const QString id = document.value("$id").toString();
+            const QString full = uri.contains(':') ? uri : id.left(id.lastIndexOf('/') + 1) + uri;
+            if (!m_documents.contains(full)) {
+                problems->append(path + ": unresolvable $ref '" + ref + "'");
+                return {};
+            }
+            *target = m_documents.value(full);
+            if (fragment.isEmpty())
+                return *target;
+        }
+        const QString prefix = "/$defs/";
+        const QString name = fragment.mid(prefix.size());
+        if (!fragment.startsWith(prefix) || !target->value("$defs").toObject().contains(name)) {
             problems->append(path + ": unresolvable $ref '" + ref + "'");
             return {};
         }
-        return m_root.value("$defs").toObject().value(ref.mid(prefix.size())).toObject();
+        return target->value("$defs").toObject().value(name).toObject();
     }
 
     void check(const QJsonObject& schema, const QJsonValue& value, const QString& path,
-               QStringList* problems, int depth) const
+               QStringList* problems, int depth, const QJsonObject& document) const
     {
         if (depth > 64) {
             problems->append(path + ": schema nesting deeper than 64 ($ref loop?)");
             return;
         }
-        if (schema.contains("$ref"))
-            check(resolve(schema.value("$ref").toString(), path, problems), value, path, problems,
-                  depth + 1);
+        if (schema.contains("$ref")) {
+            QJsonObject target;
+            const QJsonObject resolved =
+                resolve(schema.value("$ref").toString(), document, &target, path, problems);
+            check(resolved, value, path, problems, depth + 1, target);
+        }
         if (schema.contains("type")) {
             const QJsonValue type = schema.value("type");
             QStringList types;
@@ -149,19 +182,24 @@ private:
                                  describe(schema.value("maximum")));
         }
         if (value.isObject())
-            checkObject(schema, value.toObject(), path, problems, depth);
+            checkObject(schema, value.toObject(), path, problems, depth, document);
         if (value.isArray())
-            checkArray(schema, value.toArray(), path, problems, depth);
+            checkArray(schema, value.toArray(), path, problems, depth, document);
         if (value.isString() && schema.contains("minLength") &&
             value.toString().size() < schema.value("minLength").toInt())
             problems->append(path + ": a string shorter than minLength " +
                              QString::number(schema.value("minLength").toInt()));
-        checkCombinations(schema, value, path, problems, depth);
+        checkCombinations(schema, value, path, problems, depth, document);
     }
 
     void checkObject(const QJsonObject& schema, const QJsonObject& object, const QString& path,
-                     QStringList* problems, int depth) const
+                     QStringList* problems, int depth, const QJsonObject& document) const
     {
+        if (schema.contains("minProperties") &&
+            object.size() < schema.value("minProperties").toInt())
+            problems->append(path + ": " + QString::number(object.size()) +
+                             " properties, fewer than minProperties " +
+                             QString::number(schema.value("minProperties").toInt()));
         for (const QJsonValue& name : schema.value("required").toArray()) {
             if (!object.contains(name.toString()))
                 problems->append(path + ": required property '" + name.toString() + "' missing");
@@ -171,17 +209,22 @@ private:
         for (auto it = object.begin(); it != object.end(); ++it) {
             const QString at = path + "." + it.key();
             if (properties.contains(it.key()))
-                check(properties.value(it.key()).toObject(), it.value(), at, problems, depth + 1);
+                check(properties.value(it.key()).toObject(), it.value(), at, problems, depth + 1,
+                      document);
             else if (additional.isBool() && !additional.toBool())
                 problems->append(at + ": property not in the schema");
             else if (additional.isObject())
-                check(additional.toObject(), it.value(), at, problems, depth + 1);
+                check(additional.toObject(), it.value(), at, problems, depth + 1, document);
         }
     }
 
     void checkArray(const QJsonObject& schema, const QJsonArray& array, const QString& path,
-                    QStringList* problems, int depth) const
+                    QStringList* problems, int depth, const QJsonObject& document) const
     {
+        if (schema.contains("maxItems") && array.size() > schema.value("maxItems").toInt())
+            problems->append(path + ": " + QString::number(array.size()) +
+                             " items, more than maxItems " +
+                             QString::number(schema.value("maxItems").toInt()));
         if (schema.contains("minItems") && array.size() < schema.value("minItems").toInt())
             problems->append(path + ": " + QString::number(array.size()) +
                              " items, fewer than minItems " +
@@ -190,14 +233,15 @@ private:
         for (int i = 0; i < array.size(); ++i) {
             const QString at = path + "[" + QString::number(i) + "]";
             if (i < prefix.size())
-                check(prefix[i].toObject(), array[i], at, problems, depth + 1);
+                check(prefix[i].toObject(), array[i], at, problems, depth + 1, document);
             else if (schema.contains("items"))
-                check(schema.value("items").toObject(), array[i], at, problems, depth + 1);
+                check(schema.value("items").toObject(), array[i], at, problems, depth + 1,
+                      document);
         }
     }
 
     void checkCombinations(const QJsonObject& schema, const QJsonValue& value, const QString& path,
-                           QStringList* problems, int depth) const
+                           QStringList* problems, int depth, const QJsonObject& document) const
     {
         for (const char* keyword : {"anyOf", "oneOf"}) {
             if (!schema.contains(keyword))
@@ -205,7 +249,7 @@ private:
             int matches = 0;
             for (const QJsonValue& branch : schema.value(keyword).toArray()) {
                 QStringList branchProblems;
-                check(branch.toObject(), value, path, &branchProblems, depth + 1);
+                check(branch.toObject(), value, path, &branchProblems, depth + 1, document);
                 matches += branchProblems.isEmpty() ? 1 : 0;
             }
             const bool one = QString(keyword) == "oneOf";
@@ -243,6 +287,7 @@ private:
     }
 
     QJsonObject m_root;
+    QMap<QString, QJsonObject> m_documents;
 };
 
 } // namespace paraplan::test

@@ -14,6 +14,24 @@
 namespace paraplan {
 namespace {
 
+bool isWholeNumber(const QJsonValue& value)
+{
+    return value.isDouble() && value.toDouble() == std::floor(value.toDouble()) &&
+           std::fabs(value.toDouble()) <= 2e9;
+}
+
+// An array of `size` entries (any size when 0), each accepted by `entry`.
+template <typename Test> bool isArrayOf(const QJsonValue& value, int size, Test entry)
+{
+    if (!value.isArray() || (size > 0 && value.toArray().size() != size))
+        return false;
+    for (const QJsonValue& item : value.toArray()) {
+        if (!entry(item))
+            return false;
+    }
+    return true;
+}
+
 QJsonObject bundledClusters()
 {
     QFile file(QStringLiteral(":/paraplan/hardware/clusters.json"));
@@ -79,6 +97,12 @@ void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
     m_reader.checkKeys(root, "",
                        {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
                         "source", "preset", "schema", "nodes_per_rack", "spine_oversubscription"});
+    // A cluster file of a later format (or a plan given as a cluster) is refused, not half-read.
+    std::string schema;
+    if (m_reader.string(root, "schema", "", &schema) && schema != "paraplan-cluster/1")
+        m_reader.error("schema", "'" + schema +
+                                     "' is not a cluster format this version reads "
+                                     "(paraplan-cluster/1)");
     std::string id;
     if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
         cluster->preset = id;
@@ -239,10 +263,13 @@ void ClusterParser::applyNode(const QJsonObject& node, NodeSpec* spec)
     }
     if (node.contains("nvlink_pairs")) {
         spec->nvlink_pairs.clear();
+        if (!node.value("nvlink_pairs").isArray())
+            m_reader.error("node.nvlink_pairs", "must be an array of pairs");
         for (const QJsonValue& value : node.value("nvlink_pairs").toArray()) {
             const QJsonObject pair = value.toObject();
             const QJsonArray gpus = pair.value("gpus").toArray();
-            if (gpus.size() != 2 || !pair.value("links").isDouble()) {
+            if (!isArrayOf(pair.value("gpus"), 2, isWholeNumber) ||
+                !isWholeNumber(pair.value("links"))) {
                 m_reader.error("node.nvlink_pairs",
                                "each pair is {\"gpus\": [a, b], \"links\": n}");
                 continue;
@@ -303,7 +330,7 @@ void ClusterParser::applyTorus(const QJsonObject& torus, TorusSpec* spec)
     const QJsonValue dims = torus.value("dims");
     if (dims.isString() && dims.toString() == "auto") {
         spec->dims_auto = true;
-    } else if (dims.isArray() && dims.toArray().size() == 3) {
+    } else if (isArrayOf(dims, 3, isWholeNumber)) {
         spec->dims_auto = false;
         for (int axis = 0; axis < 3; ++axis)
             spec->dims[axis] = dims.toArray().at(axis).toInt(0);
@@ -313,7 +340,7 @@ void ClusterParser::applyTorus(const QJsonObject& torus, TorusSpec* spec)
     const QJsonValue wrap = torus.value("wrap");
     if (wrap.isString() && wrap.toString() == "auto") {
         spec->wrap_auto = true;
-    } else if (wrap.isArray() && wrap.toArray().size() == 3) {
+    } else if (isArrayOf(wrap, 3, [](const QJsonValue& v) { return v.isBool(); })) {
         spec->wrap_auto = false;
         for (int axis = 0; axis < 3; ++axis)
             spec->wrap[axis] = wrap.toArray().at(axis).toBool();
@@ -332,6 +359,8 @@ void ClusterParser::applyWhatIf(const QJsonObject& whatIf, FailureWhatIf* spec)
                         "spine_factor", "ici_factor"});
     if (whatIf.contains("nvswitch_chips_out")) {
         spec->nvswitch_chips_out.clear();
+        if (!isArrayOf(whatIf.value("nvswitch_chips_out"), 0, isWholeNumber))
+            m_reader.error("what_if.nvswitch_chips_out", "must be an array of chip indices");
         for (const QJsonValue& chip : whatIf.value("nvswitch_chips_out").toArray())
             spec->nvswitch_chips_out.push_back(chip.toInt(-1));
     }

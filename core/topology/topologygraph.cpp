@@ -416,6 +416,71 @@ QJsonObject drawingToJson(const TopologyGraph& g)
     return QJsonObject{{"racks", racks}, {"nodes", nodes}};
 }
 
+namespace {
+
+// Every field of the drawing has its type or is absent: a wrong type is an error, not a default.
+bool drawingTypesAreRight(const QJsonObject& json, std::string* error)
+{
+    const auto typed = [&](const QJsonValue& item, const std::string& where,
+                           std::initializer_list<std::pair<const char*, QJsonValue::Type>> fields) {
+        if (!item.isObject()) {
+            *error = where + " must be an object";
+            return false;
+        }
+        for (const auto& [key, type] : fields) {
+            const QJsonValue value = item.toObject().value(QLatin1String(key));
+            const bool whole = key == std::string("rack");
+            if (!value.isUndefined() &&
+                (value.type() != type ||
+                 (whole && value.toDouble() != std::floor(value.toDouble())))) {
+                *error = where + "." + key + " must be " +
+                         (type == QJsonValue::String  ? "a string"
+                          : type == QJsonValue::Array ? "an array of chip indices"
+                          : whole                     ? "a whole number"
+                                                      : "a number");
+                return false;
+            }
+        }
+        return true;
+    };
+    if (!json.value("racks").isArray() || !json.value("nodes").isArray()) {
+        *error = "the drawing's racks and nodes must be arrays";
+        return false;
+    }
+    const QJsonArray racks = json.value("racks").toArray();
+    const QJsonArray nodes = json.value("nodes").toArray();
+    for (int i = 0; i < racks.size(); ++i) {
+        if (!typed(racks.at(i), "drawing rack " + std::to_string(i),
+                   {{"name", QJsonValue::String},
+                    {"x", QJsonValue::Double},
+                    {"y", QJsonValue::Double},
+                    {"uplink_factor", QJsonValue::Double}}))
+            return false;
+    }
+    for (int i = 0; i < nodes.size(); ++i) {
+        if (!typed(nodes.at(i), "drawing node " + std::to_string(i),
+                   {{"name", QJsonValue::String},
+                    {"rack", QJsonValue::Double},
+                    {"x", QJsonValue::Double},
+                    {"y", QJsonValue::Double},
+                    {"nvswitch_chips_out", QJsonValue::Array},
+                    {"nvlink_factor", QJsonValue::Double},
+                    {"nic_factor", QJsonValue::Double}}))
+            return false;
+        for (const QJsonValue& chip :
+             nodes.at(i).toObject().value("nvswitch_chips_out").toArray()) {
+            if (!chip.isDouble() || chip.toDouble() != std::floor(chip.toDouble())) {
+                *error = "drawing node " + std::to_string(i) +
+                         ".nvswitch_chips_out must be an array of chip indices";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, TopologyGraph* graph,
                      std::string* error, const HardwareCatalog& catalog)
 {
@@ -424,8 +489,11 @@ bool drawingFromJson(const QJsonObject& json, const ClusterSpec& cluster, Topolo
         *error = "a torus is drawn from its dimensions; it has no drawing";
         return false;
     }
+    if (!drawingTypesAreRight(json, error))
+        return false;
     const QJsonArray racks = json.value("racks").toArray();
     const QJsonArray nodes = json.value("nodes").toArray();
+
     if (nodes.size() != static_cast<int>(g.nodes.size()) || racks.isEmpty() ||
         racks.size() > nodes.size()) {
         *error = "the drawing has " + std::to_string(nodes.size()) + " nodes in " +
