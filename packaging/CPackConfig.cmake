@@ -7,6 +7,10 @@
 # from NVIDIA's packages (or a toolkit under /usr/local/cuda) that dpkg-shlibdeps cannot
 # resolve, so they are declared by NVIDIA's package names below.
 set(CPACK_GENERATOR "DEB")
+# The .debs and CPack's scratch folder (_CPack_Packages) go into the build folder wherever
+# cpack is run from (without this, `cpack --config build/CPackConfig.cmake` run from the
+# source root writes them there); `cpack -B DIR` still chooses another folder.
+set(CPACK_PACKAGE_DIRECTORY "${CMAKE_BINARY_DIR}")
 set(CPACK_PACKAGE_NAME "paraplan")
 set(CPACK_PACKAGE_VENDOR "Paraplan developers")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -1,5 +1,6 @@
 // The planner binary's command line, run as a user's script would (the real `paraplan` on the
-// offscreen platform): each bad option or unopenable plan ends with exit status 2 and one
+// offscreen platform): each bad option or unopenable plan ends with paraplan-cli's exit status
+// (2 bad input; 3 a plan missing or unreadable, a screenshot that cannot be written) and one
 // "error: ..." line naming it, in seconds, and leaves no image (an old one untouched); a good
 // one writes an image of the requested size. And in the window: a plan that fails to open
 // says so in the status bar without taking the title, an invalid one is shown and marked.
@@ -23,7 +24,8 @@ using namespace paraplan::ui;
 
 namespace {
 
-const QString kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+const QString kExample =
+    PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
 
 struct Run
 {
@@ -111,57 +113,64 @@ private slots:
     {
         QTest::addColumn<QStringList>("args"); // "SHOT" is the screenshot path
         QTest::addColumn<QString>("expected"); // in the one error line
+        QTest::addColumn<int>("status");       // paraplan-cli's: 2 bad input, 3 I/O error
 
         const QStringList shot{kExample, "--screenshot", "SHOT"};
-        QTest::newRow("tab 9") << (shot + QStringList{"--tab", "9"}) << "--tab '9'";
-        QTest::newRow("tab -1") << (shot + QStringList{"--tab", "-1"}) << "--tab '-1'";
-        QTest::newRow("tab nan") << (shot + QStringList{"--tab", "nan"}) << "0 to 8";
-        QTest::newRow("tab empty") << (shot + QStringList{"--tab", ""}) << "--tab ''";
-        QTest::newRow("size 0x0") << (shot + QStringList{"--size", "0x0"}) << "from 200 to 8192";
-        QTest::newRow("size -5x-5") << (shot + QStringList{"--size", "-5x-5"}) << "--size '-5x-5'";
-        QTest::newRow("size abc") << (shot + QStringList{"--size", "abc"}) << "--size 'abc'";
+        QTest::newRow("tab 9") << (shot + QStringList{"--tab", "9"}) << "--tab '9'" << 2;
+        QTest::newRow("tab -1") << (shot + QStringList{"--tab", "-1"}) << "--tab '-1'" << 2;
+        QTest::newRow("tab nan") << (shot + QStringList{"--tab", "nan"}) << "0 to 8" << 2;
+        QTest::newRow("tab empty") << (shot + QStringList{"--tab", ""}) << "--tab ''" << 2;
+        QTest::newRow("size 0x0") << (shot + QStringList{"--size", "0x0"}) << "from 200 to 8192"
+                                  << 2;
+        QTest::newRow("size -5x-5")
+            << (shot + QStringList{"--size", "-5x-5"}) << "--size '-5x-5'" << 2;
+        QTest::newRow("size abc") << (shot + QStringList{"--size", "abc"}) << "--size 'abc'" << 2;
         QTest::newRow("size 100000x100000")
-            << (shot + QStringList{"--size", "100000x100000"}) << "--size 100000x100000";
+            << (shot + QStringList{"--size", "100000x100000"}) << "--size 100000x100000" << 2;
         QTest::newRow("size 20000x20000")
-            << (shot + QStringList{"--size", "20000x20000"}) << "from 200 to 8192";
-        QTest::newRow("size 199x800") << (shot + QStringList{"--size", "199x800"}) << "199x800";
-        QTest::newRow("size 8193x800") << (shot + QStringList{"--size", "8193x800"}) << "8193x800";
+            << (shot + QStringList{"--size", "20000x20000"}) << "from 200 to 8192" << 2;
+        QTest::newRow("size 199x800")
+            << (shot + QStringList{"--size", "199x800"}) << "199x800" << 2;
+        QTest::newRow("size 8193x800")
+            << (shot + QStringList{"--size", "8193x800"}) << "8193x800" << 2;
         QTest::newRow("size overflow")
-            << (shot + QStringList{"--size", "99999999999x800"}) << "--size";
+            << (shot + QStringList{"--size", "99999999999x800"}) << "--size" << 2;
         QTest::newRow("screenshot in a missing folder")
             << QStringList{kExample, "--screenshot", "/nonexistent/dir/x.png"}
-            << "the folder /nonexistent/dir does not exist";
+            << "the folder /nonexistent/dir does not exist" << 3;
         QTest::newRow("screenshot is a folder")
-            << QStringList{kExample, "--screenshot", QDir::tempPath()} << "is a folder";
+            << QStringList{kExample, "--screenshot", QDir::tempPath()} << "is a folder" << 3;
         QTest::newRow("screenshot is a device")
-            << QStringList{kExample, "--screenshot", "/dev/null"} << "not a regular file";
-        QTest::newRow("screenshot format")
-            << QStringList{kExample, "--screenshot", "SHOT.xyz"} << "cannot write 'xyz' images";
-        QTest::newRow("unknown option") << (shot + QStringList{"--frobnicate"}) << "frobnicate";
-        QTest::newRow("two plans") << (shot + QStringList{kExample}) << "one plan at most";
+            << QStringList{kExample, "--screenshot", "/dev/null"} << "not a regular file" << 3;
+        QTest::newRow("screenshot format") << QStringList{kExample, "--screenshot", "SHOT.xyz"}
+                                           << "cannot write 'xyz' images" << 2;
+        QTest::newRow("unknown option")
+            << (shot + QStringList{"--frobnicate"}) << "frobnicate" << 2;
+        QTest::newRow("two plans") << (shot + QStringList{kExample}) << "one plan at most" << 2;
         QTest::newRow("missing plan")
             << QStringList{"/nonexistent/plan.json", "--screenshot", "SHOT"}
-            << "cannot open '/nonexistent/plan.json': No such file";
+            << "cannot open '/nonexistent/plan.json': No such file" << 3;
         QTest::newRow("/dev/zero") << QStringList{"/dev/zero", "--screenshot", "SHOT"}
-                                   << "'/dev/zero' is not a regular file";
+                                   << "'/dev/zero' is not a regular file" << 2;
         QTest::newRow("folder as plan") << QStringList{QDir::tempPath(), "--screenshot", "SHOT"}
-                                        << "'" + QDir::tempPath() + "' is a directory";
+                                        << "'" + QDir::tempPath() + "' is a directory" << 3;
         QTest::newRow("measurements missing")
             << (shot + QStringList{"--import-measurements", "/nonexistent/run.jsonl"})
-            << "--import-measurements /nonexistent/run.jsonl: ";
+            << "--import-measurements /nonexistent/run.jsonl: " << 3;
     }
 
     void badInputEndsWithOneError()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
+        QFETCH(int, status);
         QTemporaryDir dir;
         // An image already there stays as it was.
         const QString shot = writeFile(dir, "shot.png", "the old image");
         for (QString& arg : args)
             arg.replace("SHOT", shot);
         const Run run = runGui(args, m_home.path());
-        QCOMPARE(run.status, 2);
+        QCOMPARE(run.status, status);
         QVERIFY2(run.errorLines.size() == 1, qPrintable(run.err));
         QVERIFY2(run.errorLines.front().startsWith("error: "), qPrintable(run.err));
         QVERIFY2(run.errorLines.front().contains(expected), qPrintable(run.err));
@@ -268,6 +277,11 @@ private slots:
         QCOMPARE(run.status, 0);
         for (const char* text : {"--screenshot", "--size", "200 to 8192", "--tab", "index from 0"})
             QVERIFY2(run.out.contains(text), text);
+        // The exit statuses, last (the man page's EXIT STATUS), as the rows above use them.
+        const QString statuses = run.out.mid(run.out.indexOf("\nExit status"));
+        QVERIFY2(statuses.size() > 1 && statuses.size() < run.out.size() / 2, qPrintable(run.out));
+        for (const char* text : {"\n  0  done", "\n  2  bad input", "\n  3  I/O error"})
+            QVERIFY2(statuses.contains(text), text);
         // The tabs named in the help are the window's.
         MainWindow window(false);
         const auto* tabs = window.findChild<QTabWidget*>();

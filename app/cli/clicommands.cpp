@@ -94,7 +94,7 @@ int FdOutputBuffer::sync()
 
 std::string exitStatusHelp()
 {
-    return "Exit status (every command):\n"
+    return "Exit status (the same for every command):\n"
            "  0  done: the plan fits, a layout fits, the sets are within --tolerance\n"
            "  1  done, and the answer is no: the plan does not fit in memory (evaluate, report,\n"
            "     walkthrough PLAN, cliffs, export), no layout fits (search), a calibration set is\n"

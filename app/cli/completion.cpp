@@ -4,9 +4,11 @@
 
 #include "clusterio.h"
 #include "collectivemodel.h"
+#include "commands/commands.h"
 #include "commandtable.h"
 #include "hardware.h"
 #include "launchconfig.h"
+#include "logfit.h"
 #include "modelio.h"
 #include "search.h"
 
@@ -75,6 +77,15 @@ std::string enumValues(const std::string& option)
         words = "a4 letter";
     } else if (option == "--to") {
         words = names(kLaunchTargetNames);
+    } else if (option == "--from") { // import-launch: only the targets that read back
+        for (const std::string& name : importableLaunchTargets())
+            add(name);
+    } else if (option == "--table") { // report --csv --table (report.cpp)
+        words = "collectives memory";
+    } else if (option == "--fit") { // calibrate: one figure (the list is comma-separated)
+        for (FreeFigure figure :
+             {FreeFigure::GemmScale, FreeFigure::AttentionScale, FreeFigure::Overlap})
+            add(freeFigureName(figure));
     } else if (option == "--objective") {
         words = names(kSearchObjectiveNames);
     }

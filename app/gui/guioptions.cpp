@@ -10,6 +10,26 @@
 
 namespace paraplan::gui {
 
+QString exitStatusHelp()
+{
+    return "Exit status (as paraplan-cli's; 1 is not used):\n"
+           "  0  done: the window was closed, or --screenshot wrote its image\n"
+           "  2  bad input: an option or its value; with --screenshot, a plan (or\n"
+           "     --import-measurements file) that cannot be read as one (one 'error:' line\n"
+           "     on stderr)\n"
+           "  3  I/O error: with --screenshot, a plan (or --import-measurements file) missing\n"
+           "     or unreadable, or an image that cannot be written (one 'error:' line\n"
+           "     naming the file)\n";
+}
+
+int inputFailureStatus(const QString& path)
+{
+    const QFileInfo info(path);
+    if (!path.isEmpty() && (!info.exists() || info.isDir() || !info.isReadable()))
+        return kExitIo;
+    return kExitUsage;
+}
+
 bool parseWindowSize(const QString& text, QSize* size, QString* error)
 {
     const QString range = QString("each side a whole number of pixels from %1 to %2, e.g. 1280x800")
@@ -66,13 +86,31 @@ QByteArray screenshotFormat(const QString& path)
     return suffix.isEmpty() ? QByteArray("png") : suffix.toLatin1();
 }
 
-bool checkScreenshotPath(const QString& path, QString* error)
+namespace {
+
+bool unknownFormat(const QString& path, QString* error)
 {
+    QStringList names;
+    for (const QByteArray& format : QImageWriter::supportedImageFormats())
+        names << QString::fromLatin1(format);
+    *error = QString("--screenshot %1: cannot write '%2' images (the suffix names the format: %3)")
+                 .arg(path, QString::fromLatin1(screenshotFormat(path)), names.join(", "));
+    return false;
+}
+
+} // namespace
+
+bool checkScreenshotPath(const QString& path, QString* error, int* status)
+{
+    int unused = 0;
+    int& code = status ? *status : unused;
+    code = kExitUsage;
     if (path.isEmpty()) {
         *error = "--screenshot needs a file name, e.g. window.png";
         return false;
     }
     const QFileInfo info(path);
+    code = kExitIo; // a place that cannot take the file
     if (info.isDir()) {
         *error = QString("--screenshot %1: is a folder; name an image file in it, e.g. %2")
                      .arg(path, QFileInfo(QDir(path), "window.png").filePath());
@@ -83,15 +121,9 @@ bool checkScreenshotPath(const QString& path, QString* error)
         *error = QString("--screenshot %1: is not a regular file").arg(path);
         return false;
     }
-    const QList<QByteArray> formats = QImageWriter::supportedImageFormats();
-    if (!formats.contains(screenshotFormat(path))) {
-        QStringList names;
-        for (const QByteArray& format : formats)
-            names << QString::fromLatin1(format);
-        *error = QString("--screenshot %1: cannot write '%2' images (the suffix names the "
-                         "format: %3)")
-                     .arg(path, QString::fromLatin1(screenshotFormat(path)), names.join(", "));
-        return false;
+    if (!QImageWriter::supportedImageFormats().contains(screenshotFormat(path))) {
+        code = kExitUsage;
+        return unknownFormat(path, error);
     }
     const QFileInfo folder(info.absolutePath());
     if (!folder.exists()) {

@@ -1,6 +1,7 @@
 // paraplan: the planner window. Usage: paraplan [PLAN.json] [--screenshot FILE.png --size WxH
 // --tab N]. Bad options, and with --screenshot a plan that cannot be opened, end with one
-// "error: ..." line on stderr and exit status 2, before anything is written.
+// "error: ..." line on stderr before anything is written; the exit status is paraplan-cli's
+// (2 bad input, 3 a file missing, unreadable or unwritable; guioptions.h).
 #include "guioptions.h"
 #include "mainwindow.h"
 #include "measurepanel.h"
@@ -18,13 +19,14 @@
 
 namespace {
 
-constexpr int kBadInput = 2;
+using paraplan::gui::kExitIo;
+using paraplan::gui::kExitUsage;
 
-int fail(const QString& message)
+int fail(const QString& message, int status = kExitUsage)
 {
     std::fprintf(stderr, "error: %s\n", qPrintable(paraplan::gui::oneLine(message)));
     std::fflush(stderr);
-    return kBadInput;
+    return status;
 }
 
 struct Options
@@ -70,7 +72,7 @@ void startSearch(paraplan::ui::MainWindow& window)
 }
 
 // Grabs the window once its first results are drawn and writes the image; the exit status
-// says whether it was written (2 with the reason when not).
+// says whether it was written (3 with the reason when not).
 void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, QSize size)
 {
     QTimer::singleShot(800, &window, [&window, path, size] {
@@ -88,7 +90,7 @@ void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, Q
         }
         QString error;
         if (!paraplan::gui::writeScreenshot(image, path, &error)) {
-            QApplication::exit(fail(error));
+            QApplication::exit(fail(error, kExitIo));
             return;
         }
         QApplication::exit(0);
@@ -125,6 +127,14 @@ void describe(QCommandLineParser& parser, const Options& options)
         {options.screenshot, options.size, options.tab, options.measurements, options.search});
 }
 
+// QCommandLineParser's help and the exit statuses after it (its help has no epilogue).
+[[noreturn]] void showHelp(const QCommandLineParser& parser)
+{
+    std::fputs(qPrintable(parser.helpText() + "\n" + paraplan::gui::exitStatusHelp()), stdout);
+    std::fflush(stdout);
+    std::exit(0);
+}
+
 // The options parsed on `app` (a QCoreApplication for --help/--version, else the
 // QApplication); --help, --help-all and --version are answered here and exit. False with the
 // message when the command line does not parse.
@@ -142,7 +152,7 @@ bool parseCommandLine(QCommandLineParser& parser, QCoreApplication& app, const O
     if (parser.optionNames().contains("help-all"))
         parser.process(app); // the help with Qt's own options; exits
     if (parser.isSet(help))
-        parser.showHelp(0); // exits
+        showHelp(parser); // exits
     if (parser.isSet(version))
         parser.showVersion(); // exits
     return true;
@@ -173,7 +183,7 @@ int main(int argc, char** argv)
         QCommandLineParser parser;
         if (!parseCommandLine(parser, core, options, &error))
             return fail(error);
-        parser.showHelp(0); // exits
+        showHelp(parser); // exits
     }
     QApplication app(argc, argv);
     setNames();
@@ -192,8 +202,9 @@ int main(int argc, char** argv)
         !paraplan::gui::parseWindowSize(parser.value(options.size), &size, &error))
         return fail(error);
     const QString shot = parser.value(options.screenshot);
-    if (headless && !paraplan::gui::checkScreenshotPath(shot, &error))
-        return fail(error);
+    int status = kExitUsage;
+    if (headless && !paraplan::gui::checkScreenshotPath(shot, &error, &status))
+        return fail(error, status);
 
     paraplan::ui::MainWindow window(!headless);
     int tab = -1;
@@ -205,7 +216,8 @@ int main(int argc, char** argv)
         // example plan under its name.
         if (!file.isEmpty() && !window.openFile(file, &error))
             return fail(error.contains("'" + file + "'") ? error
-                                                         : QString("%1: %2").arg(file, error));
+                                                         : QString("%1: %2").arg(file, error),
+                        paraplan::gui::inputFailureStatus(file));
     } else {
         // Offers what a window that did not close cleanly left (never a running window's),
         // and asks before the named file would take the recovered plan's place.
@@ -215,7 +227,8 @@ int main(int argc, char** argv)
         !window.measurePanel()->importFile(parser.value(options.measurements), &error)) {
         if (headless)
             return fail(QString("--import-measurements %1: %2")
-                            .arg(parser.value(options.measurements), error));
+                            .arg(parser.value(options.measurements), error),
+                        paraplan::gui::inputFailureStatus(parser.value(options.measurements)));
         std::fprintf(stderr, "warning: --import-measurements %s: %s\n",
                      qPrintable(parser.value(options.measurements)),
                      qPrintable(paraplan::gui::oneLine(error)));

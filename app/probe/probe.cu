@@ -72,10 +72,18 @@ Output: JSON Lines on stdout, one object per line with "type": hello, device, pe
 gemm, attention, hbm, clock, progress, result, warning, error, done. See
 docs/probe-protocol.md.
 
-Exit codes: 0 success; 2 bad arguments; 3 no GPU visible; 4 CUDA failure; 5 NCCL failure;
-6 interrupted (SIGINT/SIGTERM); 7 timed out; 8 started by mpirun or srun as one of many
-processes that this one cannot join: built without MPI, or MPI sees a world of one (srun
-without the right --mpi plugin); each would measure alone.
+Exit status (3 to 8 come after an "error" line on stdout):
+  0  success: everything asked for was measured (or listed, or --help, --version)
+  2  bad arguments: an unknown option, a bad value, a --plan file that cannot be read
+     or is not a plan (one 'error:' line on stderr)
+  3  no GPU visible, or a driver too old for the CUDA runtime
+  4  a CUDA or cuBLASLt call failed
+  5  an NCCL call failed
+  6  interrupted (SIGINT or SIGTERM); the results so far were printed
+  7  timed out: no progress within --timeout-s
+  8  started by mpirun or srun as one of many processes that this one cannot join:
+     built without MPI, or MPI sees a world of one (srun without the right --mpi
+     plugin); each would measure alone
 )";
 
 void onSignal(int)

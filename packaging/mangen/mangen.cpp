@@ -6,9 +6,12 @@
 //
 // It runs `PATH --help` and `PATH --version`; with --subcommands it also runs `PATH help CMD`
 // for every command the help lists under "Commands:" and writes each as a subsection of
-// COMMANDS. The help layout it reads is QCommandLineParser's (and the probe's, which follows
-// it): "Usage:" lines, headings ending in ':' at the left margin, items indented two spaces
-// with their description after a gap of two or more spaces, continuation lines indented more.
+// COMMANDS. The help's "Exit status" part (a heading "Exit status:" or "Exit status (NOTE):"
+// and its items) becomes the page's EXIT STATUS section; a help without one is an error, and
+// so is a SEE ALSO that names the page itself. The help layout it reads is QCommandLineParser's
+// (and the probe's, which follows it): "Usage:" lines, headings ending in ':' at the left margin,
+// items indented two spaces with their description after a gap of two or more spaces, continuation
+// lines indented more.
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -140,6 +143,42 @@ QStringList commandNames(const QString& help)
     return names;
 }
 
+struct ExitStatus
+{
+    QString help;  ///< the help without its "Exit status" part
+    QString note;  ///< the heading's parenthesis, "every command"; may be empty
+    QString items; ///< the part's items, as help text (the heading removed)
+};
+
+// Splits the "Exit status" part (its heading at the left margin, up to the next line at the
+// left margin) off the help text. Fails when the help has none.
+ExitStatus splitExitStatus(const QString& help, const QString& program)
+{
+    static const QRegularExpression heading("^Exit status(?: \\((.*)\\))?:$");
+    ExitStatus e;
+    QStringList rest;
+    QStringList items;
+    bool inside = false;
+    bool found = false;
+    for (const QString& line : help.split('\n')) {
+        const bool margin = !line.isEmpty() && !line.startsWith(' ');
+        const QRegularExpressionMatch m = heading.match(line);
+        if (margin && m.hasMatch() && !found) {
+            e.note = m.captured(1);
+            inside = found = true;
+            continue;
+        }
+        if (margin)
+            inside = false;
+        (inside ? items : rest) << line;
+    }
+    if (!found || items.join("").trimmed().isEmpty())
+        fail("no 'Exit status:' part in '" + program + " --help' (the man page's EXIT STATUS)");
+    e.help = rest.join('\n');
+    e.items = items.join('\n');
+    return e;
+}
+
 QString synopsis(const QStringList& usage)
 {
     QStringList lines;
@@ -174,7 +213,11 @@ int main(int argc, char** argv)
     const QString help = runProgram(program, {"--help"});
     const QString version = runProgram(program, {"--version"}).trimmed();
     const QString release = version.section(' ', 1, 1);
-    const Rendered top = render(help, program, name, false);
+    const ExitStatus exitStatus = splitExitStatus(help, program);
+    const Rendered top = render(exitStatus.help, program, name, false);
+    // SEE ALSO lists the other pages, never this one.
+    if (parser.value("see-also").contains(name + "(1)"))
+        fail("--see-also names the page itself, " + name + "(1)");
 
     QStringList page;
     // SOURCE_DATE_EPOCH (reproducible builds) fixes the date when it is set.
@@ -201,10 +244,16 @@ int main(int argc, char** argv)
             page << sub.body;
         }
     }
+    page << ".SH EXIT STATUS";
+    if (!exitStatus.note.isEmpty())
+        page << ".PP" << roff(exitStatus.note.left(1).toUpper() + exitStatus.note.mid(1) + ".");
+    page << render(exitStatus.items, program, name, false).body;
     if (parser.isSet("files"))
         page << ".SH FILES" << roff(parser.value("files"));
     if (parser.isSet("see-also"))
-        page << ".SH SEE ALSO" << roff(parser.value("see-also"));
+        // Not hyphenated: the path copies as it is written.
+        page << ".SH SEE ALSO"
+             << ".nh" << roff(parser.value("see-also")) << ".hy";
     page << ".SH VERSION" << roff(version);
 
     QSaveFile file(parser.value("output"));

@@ -49,6 +49,17 @@ expect paraplan-cli collective --op "" -- all_reduce all_gather send_recv
 expect paraplan-cli collective --cluster dgx- -- dgx-h100
 expect paraplan-cli help "" -- evaluate collective
 expect paraplan-cli dp-traffic --zero "" -- 0 3
+# Every closed list of values: the launch targets (import-launch reads back only two of the
+# four export writes), the report's tables and paper, calibrate's figures.
+expect paraplan-cli export --to "" -- megatron torchtitan deepspeed nemo
+expect paraplan-cli import-launch --from "" -- megatron torchtitan
+refuse paraplan-cli import-launch --from "" -- deepspeed nemo
+expect paraplan-cli import-launch --from t -- torchtitan
+expect paraplan-cli report --table "" -- collectives memory
+expect paraplan-cli report --paper "" -- a4 letter
+expect paraplan-cli calibrate --fit "" -- gemm_scale attention_scale overlap
+expect paraplan-cli model --preset "" -- gpt3-175b
+expect paraplan-cli import-topology --gpu "" -- h100-sxm5-80gb
 # A PLAN argument completes file names.
 dir=$(mktemp -d)
 touch "$dir/a.paraplan.json" "$dir/b.json"
@@ -58,6 +69,18 @@ rm -r "$dir"
 if command -v zsh >/dev/null 2>&1; then
     zsh -n "$zsh_script" || fail "zsh -n $zsh_script"
     grep -q '^#compdef paraplan-cli' "$zsh_script" || fail "no #compdef line"
+    # The same closed lists in the zsh specs (one _arguments block per command).
+    zsh_spec() { # zsh_spec COMMAND: that command's _arguments block
+        awk -v c="    $1)" '$0 == c {on=1; next} on && /;;$/ {print; exit} on {print}' "$zsh_script"
+    }
+    zsh_expect() { # zsh_expect COMMAND TEXT
+        grep -qF -- "$2" <<<"$(zsh_spec "$1")" || fail "zsh: '$1' has no '$2'"
+    }
+    zsh_expect import-launch "'--from=:TARGET:(megatron torchtitan)'"
+    zsh_expect export "'--to=:TARGET:(megatron torchtitan deepspeed nemo)'"
+    zsh_expect report "'--table=:NAME:(collectives memory)'"
+    zsh_expect report "'--paper=:SIZE:(a4 letter)'"
+    zsh_expect calibrate "'--fit=:LIST:(gemm_scale attention_scale overlap)'"
 else
     fail "zsh is not installed (scripts/setup.sh installs it)"
 fi

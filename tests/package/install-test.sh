@@ -69,8 +69,26 @@ done
 names=(paraplan paraplan-cli)
 [ "$with_probe" = probe ] && names+=(paraplan-probe)
 for name in "${names[@]}"; do
-    [ -f "$share/man/man1/$name.1.gz" ] || fail "no man page for $name"
+    page=$share/man/man1/$name.1.gz
+    [ -f "$page" ] || { fail "no man page for $name"; continue; }
+    # man-pages(7)'s sections: EXIT STATUS (from the program's --help) with an item for each
+    # status, SEE ALSO naming the other pages and never the page itself.
+    roff=$(zcat "$page")
+    grep -qx '\.SH EXIT STATUS' <<<"$roff" || fail "$name(1) has no EXIT STATUS section"
+    status=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' <<<"$roff")
+    for code in 0 2; do
+        grep -qxF "\\fB$code\\fR" <<<"$status" || fail "$name(1): EXIT STATUS has no status $code"
+    done
+    see_also=$(sed -n '/^\.SH SEE ALSO/,/^\.SH /p' <<<"$roff")
+    [ -n "$see_also" ] || fail "$name(1) has no SEE ALSO section"
+    grep -qF "$name(1)" <<<"$see_also" && fail "$name(1) lists itself under SEE ALSO"
+    for other in "${names[@]}"; do
+        [ "$other" = "$name" ] || grep -qF "$other(1)" <<<"$see_also" ||
+            fail "$name(1): SEE ALSO does not name $other(1)"
+    done
 done
+grep -qxF '\fB3\fR' <<<"$(zcat "$share/man/man1/paraplan.1.gz" | sed -n '/^\.SH EXIT STATUS/,/^\.SH /p')" ||
+    fail "paraplan(1): EXIT STATUS has no status 3 (an I/O error, as paraplan-cli's)"
 cli_page=$(MANWIDTH=200 man -l "$share/man/man1/paraplan-cli.1.gz" 2>/dev/null)
 for command in $("$bin/paraplan-cli" help | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1}'); do
     grep -q "^   $command\$" <<<"$cli_page" || fail "paraplan-cli(1) has no section for '$command'"
@@ -127,6 +145,17 @@ depends=$(dpkg-deb -f "$scratch"/debs/paraplan-probe_*.deb Depends)
 for package in cuda-cudart- libcublas- libnccl2 libopenmpi; do
     grep -q "$package" <<<"$depends" || fail "paraplan-probe does not depend on $package*"
 done
+# The RUNPATH names the toolkit version the package depends on (cuda-cudart-X-Y:
+# /usr/local/cuda-X.Y/...), never /usr/local/cuda, an alternatives link that may point at
+# another version.
+cuda_version=$(sed -n 's/.*cuda-cudart-\([0-9]*\)-\([0-9]*\).*/\1.\2/p' <<<"$depends")
+IFS=: read -ra entries <<<"$runpath"
+for entry in "${entries[@]}"; do
+    [[ $entry != /usr/local/cuda/* && $entry != /usr/local/cuda ]] ||
+        fail "RUNPATH entry $entry goes through the /usr/local/cuda link"
+done
+[[ ":$runpath:" == *":/usr/local/cuda-$cuda_version/"* ]] ||
+    fail "RUNPATH '$runpath' names no /usr/local/cuda-$cuda_version folder (Depends: cuda-cudart-${cuda_version/./-})"
 fi
 
 if [ "$failures" -gt 0 ]; then

@@ -9,6 +9,7 @@
 #include <QCommandLineOption>
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace paraplan::cli {
@@ -65,6 +66,8 @@ int runExport(const Args& args, std::ostream& out);
 
 Options importLaunchOptions();
 int runImportLaunch(const Args& args, std::ostream& out);
+/// The --to names importLaunchConfig reads back (--from's values): megatron, torchtitan.
+std::vector<std::string> importableLaunchTargets();
 
 Options practiceOptions();
 int runPractice(const Args& args, std::ostream& out);

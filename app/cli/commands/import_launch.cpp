@@ -5,6 +5,25 @@
 #include "launchconfig.h"
 
 namespace paraplan::cli {
+namespace {
+
+// importLaunchConfig reads back Megatron-LM flags and torchtitan TOML (launchconfig.h).
+bool importable(LaunchTarget target)
+{
+    return target == LaunchTarget::Megatron || target == LaunchTarget::Torchtitan;
+}
+
+} // namespace
+
+std::vector<std::string> importableLaunchTargets()
+{
+    std::vector<std::string> names;
+    for (const EnumName<LaunchTarget>& entry : kLaunchTargetNames) {
+        if (importable(entry.value))
+            names.push_back(entry.name);
+    }
+    return names;
+}
 
 Options importLaunchOptions()
 {
@@ -21,7 +40,7 @@ int runImportLaunch(const Args& args, std::ostream& out)
 {
     const std::string path = args.positional().front();
     const LaunchTarget target = launchTargetFromArgs(args, "--from");
-    if (target != LaunchTarget::Megatron && target != LaunchTarget::Torchtitan)
+    if (!importable(target))
         throw UsageError("--from: a " + std::string(launchTargetName(target)) +
                          " file cannot be read back (megatron, torchtitan)");
     const std::string basePath = args.text("--base");
