@@ -34,29 +34,33 @@ const char* launchSuffix(LaunchTarget target)
 LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
                                 const HardwareCatalog& catalog, const std::string& fileName)
 {
-    const std::string name =
+    LaunchConfig config;
+    config.target = target;
+    config.suffix = launchSuffix(target);
+    config.file_name =
         !fileName.empty()
             ? fileName
-            : launch::fileSlug(plan.name.empty() ? "plan" : plan.name) + launchSuffix(target);
-    LaunchConfig config;
+            : launch::fileSlug(plan.name.empty() ? "plan" : plan.name) + config.suffix;
+    config.error = launch::planError(plan, catalog);
+    if (!config.error.empty())
+        return config;
+    const bool pytorch = target == LaunchTarget::Torchtitan || target == LaunchTarget::DeepSpeed;
+    config.warnings = launch::commonWarnings(
+        plan, catalog, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron);
     switch (target) {
     case LaunchTarget::Megatron:
-        config = exportMegatron(plan, catalog, name);
+        exportMegatron(plan, &config);
         break;
     case LaunchTarget::NeMo:
-        config = exportNemo(plan, catalog, name);
+        exportNemo(plan, &config);
         break;
     case LaunchTarget::Torchtitan:
-        config = exportTorchtitan(plan, catalog, name);
+        exportTorchtitan(plan, &config);
         break;
     case LaunchTarget::DeepSpeed:
-        config = exportDeepSpeed(plan, catalog, name);
+        exportDeepSpeed(plan, &config);
         break;
-    default:
-        config.error = "unknown launch target";
-        return config;
     }
-    config.file_name = name;
     return config;
 }
 

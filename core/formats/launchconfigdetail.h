@@ -12,12 +12,12 @@
 
 namespace paraplan {
 
-/// `fileName`: the name the launch line gives the file (never empty: exportLaunchConfig
-/// chooses one).
-LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog,
-                            const std::string& fileName);
-LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog,
-                        const std::string& fileName);
+/// The per-format exporters: exportLaunchConfig has checked the plan (valid) and filled
+/// `config` with the target, suffix, file_name (the name the launch line gives the file) and
+/// the warnings every target gives; each sets release, text and launcher and adds its own
+/// warnings.
+void exportMegatron(const Plan& plan, LaunchConfig* config);
+void exportNemo(const Plan& plan, LaunchConfig* config);
 
 LaunchImport importMegatron(const std::string& text, const Plan& base,
                             const HardwareCatalog& catalog);

@@ -145,17 +145,11 @@ void writeZero(const Plan& plan, std::ostringstream& out)
 
 } // namespace
 
-LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog,
-                             const std::string& fileName)
+void exportDeepSpeed(const Plan& plan, LaunchConfig* config)
 {
-    LaunchConfig out;
-    out.target = LaunchTarget::DeepSpeed;
-    out.suffix = ".json";
+    LaunchConfig& out = *config;
     out.release = kDeepSpeedRelease;
-    out.error = launch::planError(plan, catalog);
-    if (!out.error.empty())
-        return out;
-    out.warnings = launch::commonWarnings(plan, catalog, TrainingStack::PyTorch);
+    const std::string& fileName = out.file_name;
 
     const ParallelLayout& p = plan.parallel;
     std::ostringstream json;
@@ -183,7 +177,6 @@ LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog,
                    (shape.nodes > 1 ? " --hostfile hostfile" : "") +
                    " train.py --deepspeed --deepspeed_config " + fileName;
     out.text = json.str();
-    return out;
 }
 
 } // namespace paraplan

@@ -313,19 +313,12 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
 
 } // namespace
 
-LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog,
-                            const std::string& fileName)
+void exportMegatron(const Plan& plan, LaunchConfig* out)
 {
-    LaunchConfig config;
-    config.target = LaunchTarget::Megatron;
-    config.suffix = ".sh";
+    LaunchConfig& config = *out;
     config.release = launch::kMegatronRelease;
-    config.error = launch::planError(plan, catalog);
-    if (!config.error.empty())
-        return config;
     Flags flags;
-    std::vector<std::string> warnings =
-        launch::commonWarnings(plan, catalog, TrainingStack::Megatron);
+    std::vector<std::string> warnings = config.warnings;
     modelFlags(plan, &flags, &warnings);
     parallelFlags(plan, &flags, &warnings);
     trainingFlags(plan, &flags, &warnings);
@@ -353,7 +346,6 @@ LaunchConfig exportMegatron(const Plan& plan, const HardwareCatalog& catalog,
         text += " \\\n    " + flag + (value.empty() ? "" : " " + shellWord(value));
     text += "\n";
     config.text = text;
-    return config;
 }
 
 } // namespace paraplan

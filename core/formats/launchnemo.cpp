@@ -181,18 +181,12 @@ void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
 
 } // namespace
 
-LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog,
-                        const std::string& fileName)
+void exportNemo(const Plan& plan, LaunchConfig* out)
 {
-    LaunchConfig config;
-    config.target = LaunchTarget::NeMo;
-    config.suffix = ".yaml";
+    LaunchConfig& config = *out;
     config.release = launch::kNemoRelease;
-    config.error = launch::planError(plan, catalog);
-    if (!config.error.empty())
-        return config;
-    std::vector<std::string> warnings =
-        launch::commonWarnings(plan, catalog, TrainingStack::Megatron);
+    const std::string& fileName = config.file_name;
+    std::vector<std::string> warnings = config.warnings;
     const std::string trainer = trainerSection(plan, &warnings);
     const std::string model = modelSection(plan, &warnings);
     nemoWarnings(plan, &warnings);
@@ -207,7 +201,6 @@ LaunchConfig exportNemo(const Plan& plan, const HardwareCatalog& catalog,
     for (const std::string& w : warnings)
         text += "# warning: " + w + "\n";
     config.text = text + trainer + model;
-    return config;
 }
 
 } // namespace paraplan

@@ -11,11 +11,9 @@
 namespace paraplan {
 
 /// torchtitan's train_config TOML (release kTorchtitanRelease), the launcher line as a comment.
-LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog,
-                              const std::string& fileName);
+void exportTorchtitan(const Plan& plan, LaunchConfig* config);
 /// A DeepSpeed config JSON (release kDeepSpeedRelease) and its `deepspeed` launcher line.
-LaunchConfig exportDeepSpeed(const Plan& plan, const HardwareCatalog& catalog,
-                             const std::string& fileName);
+void exportDeepSpeed(const Plan& plan, LaunchConfig* config);
 /// A torchtitan TOML read back over `base` (see importLaunchConfig).
 LaunchImport importTorchtitan(const std::string& text, const Plan& base,
                               const HardwareCatalog& catalog);

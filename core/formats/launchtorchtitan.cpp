@@ -384,17 +384,11 @@ std::string launcherLine(const Plan& plan, const std::string& file)
 
 } // namespace
 
-LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog,
-                              const std::string& fileName)
+void exportTorchtitan(const Plan& plan, LaunchConfig* config)
 {
-    LaunchConfig out;
-    out.target = LaunchTarget::Torchtitan;
-    out.suffix = ".toml";
+    LaunchConfig& out = *config;
     out.release = kTorchtitanRelease;
-    out.error = launch::planError(plan, catalog);
-    if (!out.error.empty())
-        return out;
-    out.warnings = launch::commonWarnings(plan, catalog, TrainingStack::PyTorch);
+    const std::string& fileName = out.file_name;
 
     const bool fp8 = plan.training.dtype == Dtype::FP8;
     const DpDegrees degrees = dataParallel(plan.parallel, &out.warnings);
@@ -422,7 +416,6 @@ LaunchConfig exportTorchtitan(const Plan& plan, const HardwareCatalog& catalog,
     out.text = head.str() + "\n" + body.str();
     while (out.text.size() > 1 && out.text[out.text.size() - 2] == '\n')
         out.text.pop_back();
-    return out;
 }
 
 } // namespace paraplan
