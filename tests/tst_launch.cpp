@@ -796,6 +796,7 @@ private slots:
         const LaunchConfig titan = exportLaunchConfig(fits, LaunchTarget::Torchtitan, catalog());
         Plan onPyTorch = fits;
         onPyTorch.training.stack = TrainingStack::PyTorch;
+        onPyTorch.training.kernels = resolvedKernelStyle(fits); // the file keeps its kernels
         const double here = StepEngine(fits.cluster, catalog()).evaluate(fits).step_time_s;
         const double there = StepEngine(fits.cluster, catalog()).evaluate(onPyTorch).step_time_s;
         QVERIFY(std::abs(there - here) > 0.01 * here);

@@ -183,8 +183,11 @@ std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog&
             "'paraplan-cli search')");
     const bool pytorch = stack == TrainingStack::PyTorch;
     if (fsdpStyleStack(plan) != pytorch) {
+        // The file keeps the plan's element-wise kernels (torchtitan writes them as
+        // [compile]); the stack changes the attention kernel and what overlaps.
         Plan onTarget = plan;
         onTarget.training.stack = stack;
+        onTarget.training.kernels = resolvedKernelStyle(plan);
         const StepCost there = engine.evaluate(onTarget);
         const char* planned = pytorch ? "a Megatron-style stack" : "a PyTorch FSDP-style stack";
         const char* target = pytorch ? "PyTorch" : "Megatron-style";
@@ -194,8 +197,8 @@ std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog&
                                " per step); this framework is a " + target +
                                " stack, on which Paraplan costs the same layout at " +
                                units::formatSeconds(there.step_time_s) +
-                               " per step (its attention kernel, element-wise kernels and "
-                               "overlap); set the plan's stack to compare");
+                               " per step (its attention kernel and overlap); set the plan's "
+                               "stack to compare");
     }
     return warnings;
 }
