@@ -186,6 +186,7 @@ private slots:
     void torchtitanWarnings();
     void torchtitanAsyncTpNeedsCompile();
     void torchtitanSeqLenDivisor();
+    void nearestFlavorKeepsTheBaseModel();
     void torchtitanRoundTrip();
     void torchtitanImportNegative();
     void torchtitanImportRefusals();
@@ -463,6 +464,29 @@ void TstLaunchTitan::torchtitanSeqLenDivisor()
         anyContains(exportTorchtitan(odd, catalog()).warnings, "seq_len 8200", "tp x 2 x cp = 16"));
     odd.training.seq_len = 8192;
     QVERIFY(!anyContains(exportTorchtitan(odd, catalog()).warnings, "tp x 2 x cp"));
+}
+
+void TstLaunchTitan::nearestFlavorKeepsTheBaseModel()
+{
+    // GPT-3 has no torchtitan flavor: the file names the nearest (405B) and the split names
+    // GPT-3's 96 layers. Read back over the plan it came from, the model stays GPT-3.
+    const Plan gpt3 = examplePlan("gpt3-175b-dgx-a100.paraplan.json");
+    const LaunchConfig config = exportTorchtitan(gpt3, catalog());
+    QVERIFY(config.text.find("flavor = \"405B\"") != std::string::npos);
+    const LaunchImport back = importTorchtitan(config.text, gpt3, catalog());
+    QVERIFY2(back.errors.empty(), joined(back.errors).c_str());
+    QCOMPARE(back.plan.model.preset, gpt3.model.preset);
+    QCOMPARE(back.plan.model.layers, 96);
+    QVERIFY(anyContains(back.warnings, "the base plan's model (GPT-3 175B"));
+    QCOMPARE(stageLayerCounts(back.plan.model, back.plan.parallel),
+             stageLayerCounts(gpt3.model, gpt3.parallel));
+    // Over a base of a torchtitan flavor, the file's flavor is the model, and that is said.
+    Plan llama = gpt3;
+    std::string error;
+    QVERIFY(modelFromPreset("llama3-8b", &llama.model, &error));
+    const LaunchImport other = importTorchtitan(config.text, llama, catalog());
+    QCOMPARE(other.plan.model.preset, std::string("llama3-405b"));
+    QVERIFY(anyContains(other.warnings, "the model becomes"));
 }
 
 void TstLaunchTitan::torchtitanRoundTrip()

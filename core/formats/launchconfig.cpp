@@ -67,10 +67,20 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
 LaunchImport importLaunchConfig(const std::string& text, LaunchTarget target, const Plan& base,
                                 const HardwareCatalog& catalog)
 {
-    if (target == LaunchTarget::Megatron)
-        return importMegatron(text, base, catalog);
-    if (target == LaunchTarget::Torchtitan)
-        return importTorchtitan(text, base, catalog);
+    if (target == LaunchTarget::Megatron || target == LaunchTarget::Torchtitan) {
+        LaunchImport result = target == LaunchTarget::Megatron
+                                  ? importMegatron(text, base, catalog)
+                                  : importTorchtitan(text, base, catalog);
+        if (result.errors.empty()) {
+            const StepCost cost = StepEngine(result.plan.cluster, catalog).evaluate(result.plan);
+            if (!cost.fits)
+                result.warnings.push_back("the imported plan does not fit in memory: " +
+                                          units::formatGiB(cost.max_stage_total_bytes) + " of " +
+                                          units::formatGiB(cost.hbm_bytes) +
+                                          " per GPU on its fullest stage");
+        }
+        return result;
+    }
     LaunchImport result;
     result.plan = base;
     result.errors.push_back(std::string("a ") + launchTargetName(target) +
@@ -188,6 +198,11 @@ std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog&
         Plan onTarget = plan;
         onTarget.training.stack = stack;
         onTarget.training.kernels = resolvedKernelStyle(plan);
+        // TP overlap as the files write it: Megatron's --tp-comm-overlap, torchtitan's async
+        // TP (compiled kernels only).
+        const bool overlap =
+            tpOverlapActive(plan) && (!pytorch || resolvedKernelStyle(plan) == KernelStyle::Fused);
+        onTarget.parallel.tp_overlap = overlap ? TpOverlap::AgGemm : TpOverlap::None;
         const StepCost there = engine.evaluate(onTarget);
         const char* planned = pytorch ? "a Megatron-style stack" : "a PyTorch FSDP-style stack";
         const char* target = pytorch ? "PyTorch" : "Megatron-style";

@@ -319,6 +319,10 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
         else if (*instances > 1)
             p.dp_shard = static_cast<int>(ranks / *instances);
     }
+    if (plan->parallel.dp_shard > 0 && p.dp_shard == 0)
+        f.warn("the base plan's dp_shard " + std::to_string(plan->parallel.dp_shard) +
+               " (HSDP) is not in the file: the plan shards over all " +
+               std::to_string(p.dp * p.cp) + " DP x CP ranks, as the file's flags do");
     p.dp_overlap = f.has("--overlap-grad-reduce");
     p.tp_overlap = f.has("--tp-comm-overlap") ? TpOverlap::AgGemm : TpOverlap::None;
     using D = ParallelDim;
@@ -359,10 +363,12 @@ void applyTraining(const FlagReader& f, Plan* plan)
         t.train_tokens = static_cast<double>(*samples) * t.seq_len;
     else if (const std::optional<long long> iters = f.integer("--train-iters", 1))
         t.train_tokens = static_cast<double>(*iters) * plan->parallel.global_batch * t.seq_len;
-    if (t.stack == TrainingStack::PyTorch) {
-        f.warn("the base plan's stack was pytorch; a Megatron-LM file runs on megatron");
-        t.stack = TrainingStack::Megatron;
-    }
+    // The same rule as the torchtitan import: the file's framework is the plan's stack.
+    if (fsdpStyleStack(*plan))
+        f.warn("the plan would be costed on a PyTorch FSDP-style stack; a Megatron-LM file "
+               "runs on Megatron, so the imported plan is costed as Megatron runs it (its "
+               "attention kernel, fused kernels and overlap)");
+    t.stack = TrainingStack::Megatron;
 }
 
 } // namespace

@@ -219,6 +219,9 @@ void TitanReader::readModel()
         out->errors.push_back("model.flavor " + flavor + ": " + error);
         return;
     }
+    if (model.name != base.model.name)
+        warn("model " + name + " flavor " + flavor + ": the model becomes " + model.name +
+             " (it was " + base.model.name + " in the base plan)");
     plan.model = model;
 }
 
@@ -319,7 +322,7 @@ void setStageLayers(const std::vector<int>& perRank, const ModelSpec& model, Par
 void TitanReader::readPipeline()
 {
     ParallelLayout& p = out->plan.parallel;
-    const ModelSpec& model = out->plan.model;
+    ModelSpec& model = out->plan.model;
     p.interleave = 1;
     p.stage_layers.clear();
     p.first_stage_layers = p.last_stage_layers = 0;
@@ -353,6 +356,16 @@ void TitanReader::readPipeline()
                     ++next;
                     ++perRank[static_cast<size_t>(k % p.pp)];
                 }
+        // Paraplan writes the nearest flavor for a model torchtitan has no flavor of, and names
+        // the plan's own layers in the split: a base plan of such a model with that many
+        // layers is the model the file describes.
+        if (inOrder && next != model.layers && next == base.model.layers &&
+            model.name != base.model.name && !titan::matchingFlavor(base.model)) {
+            warn("the split names " + std::to_string(next) + " layers, the flavor's model " +
+                 std::to_string(model.layers) + ": the base plan's model (" + base.model.name +
+                 ", " + std::to_string(next) + " layers) is kept, as the file was written for it");
+            model = base.model;
+        }
         if (!inOrder || next != model.layers)
             warn("module_fqns_per_model_part names " + std::to_string(next) +
                  " layers (in order: " + (inOrder ? "yes" : "no") + "); the model has " +
