@@ -487,6 +487,12 @@ void TstLaunchTitan::nearestFlavorKeepsTheBaseModel()
     const LaunchImport other = importTorchtitan(config.text, llama, catalog());
     QCOMPARE(other.plan.model.preset, std::string("llama3-405b"));
     QVERIFY(anyContains(other.warnings, "the model becomes"));
+    // A mixture of experts has no llama3 flavor: the file is a dense model, and says so.
+    const Plan moe = allPlans().back().plan; // Mixtral 8x7B, EP 2
+    QVERIFY(moe.model.isMoe());
+    const LaunchConfig moeConfig = exportTorchtitan(moe, catalog());
+    QVERIFY2(moeConfig.error.empty(), moeConfig.error.c_str());
+    QVERIFY(anyContains(moeConfig.warnings, "llama3 has no expert layers"));
 }
 
 void TstLaunchTitan::torchtitanRoundTrip()

@@ -112,8 +112,14 @@ void writeModel(const Plan& plan, bool fp8, std::ostringstream& out,
             std::to_string(plan.model.hidden) + ", " + std::to_string(plan.model.heads) +
             " heads) is none of torchtitan's llama3 flavors (8B, 70B, 405B); the file names " +
             flavor->flavor +
-            ", the nearest by parameter count: add a flavor of this shape to "
-            "torchtitan/models/llama3/__init__.py and name it in [model] flavor");
+            (plan.model.isMoe()
+                 ? ", the nearest by parameter count, a dense model: llama3 has no expert "
+                   "layers, so this file trains no mixture of experts and its "
+                   "expert_parallel_degree has nothing to shard; torchtitan's MoE model "
+                   "families (e.g. torchtitan/models/deepseek_v3) take their shapes from their "
+                   "own flavors: write [model] for one of those by hand"
+                 : ", the nearest by parameter count: add a flavor of this shape to "
+                   "torchtitan/models/llama3/__init__.py and name it in [model] flavor"));
     }
     out << "[model]\n"
         << "name = \"llama3\"\n"
