@@ -112,6 +112,10 @@ private slots:
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.startsWith("wrote " + script));
         QVERIFY(QFileInfo(script).isExecutable());
+        // chmod +x: executable for whoever may read it (the umask's read bits).
+        const QFileDevice::Permissions mode = QFile(script).permissions();
+        QCOMPARE(bool(mode & QFileDevice::ExeGroup), bool(mode & QFileDevice::ReadGroup));
+        QCOMPARE(bool(mode & QFileDevice::ExeOther), bool(mode & QFileDevice::ReadOther));
         // Read over a base plan with another layout: the file's layout comes back.
         const QString plan = dir.filePath("back.json");
         const CliRun back = runCli({"import-launch", script, "--from", "megatron", "--base",

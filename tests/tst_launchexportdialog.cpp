@@ -109,6 +109,8 @@ private slots:
         QVERIFY(saved.readAll().contains("--job.config_file ./mine.toml"));
 
         QVERIFY(!dialog.saveTo(dir.filePath("no/such/folder/x.yaml"), &error));
+        // Not written: the dialog shows the file it did write, not the one it could not.
+        QCOMPARE(dialog.config().file_name, std::string("mine.toml"));
         QVERIFY2(error.contains("no/such/folder/x.yaml"), qPrintable(error));
         if (QFile::exists("/dev/full")) {
             QVERIFY(!dialog.saveTo("/dev/full", &error));

@@ -4,7 +4,6 @@
 #include "dialogfolders.h"
 
 #include "hardware.h"
-#include "jsonutil.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -117,12 +116,14 @@ void LaunchExportDialog::refresh(const QString& fileName)
 
 bool LaunchExportDialog::saveTo(const QString& path, QString* error)
 {
-    // The launch line names the file as saved: exported again under its name.
+    // The launch line names the file as saved: exported again under its name (and back to the
+    // shown name when the file cannot be written).
+    const QString shown = QString::fromStdString(m_config.file_name);
     refresh(QFileInfo(path).fileName());
-    // The one atomic writer: a device or a FIFO is refused, never renamed over.
     std::string reason;
-    if (json::writeFileAtomically(path.toStdString(), m_config.text, &reason))
+    if (saveLaunchConfig(m_config, path.toStdString(), &reason))
         return true;
+    refresh(shown);
     if (error)
         *error = QString::fromStdString(reason);
     return false;

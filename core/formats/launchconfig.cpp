@@ -1,9 +1,12 @@
 #include "launchconfig.h"
 
+#include "jsonutil.h"
 #include "launchconfigdetail.h"
 #include "paraplan_version.h"
 #include "stepmodel.h"
 #include "units.h"
+
+#include <QFile>
 
 #include <cctype>
 #include <cmath>
@@ -62,6 +65,28 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
         break;
     }
     return config;
+}
+
+bool saveLaunchConfig(const LaunchConfig& config, const std::string& path, std::string* error)
+{
+    if (!json::writeFileAtomically(path, config.text, error))
+        return false;
+    if (config.suffix == ".sh") {
+        // chmod +x as the umask left it: execute wherever read is allowed.
+        QFile file(QString::fromStdString(path));
+        QFileDevice::Permissions permissions = file.permissions();
+        if (permissions & QFileDevice::ReadOwner)
+            permissions |= QFileDevice::ExeOwner | QFileDevice::ExeUser;
+        if (permissions & QFileDevice::ReadGroup)
+            permissions |= QFileDevice::ExeGroup;
+        if (permissions & QFileDevice::ReadOther)
+            permissions |= QFileDevice::ExeOther;
+        if (!file.setPermissions(permissions)) {
+            *error = "cannot make '" + path + "' executable: " + file.errorString().toStdString();
+            return false;
+        }
+    }
+    return true;
 }
 
 LaunchImport importLaunchConfig(const std::string& text, LaunchTarget target, const Plan& base,

@@ -52,6 +52,10 @@ struct LaunchConfig
 LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
                                 const HardwareCatalog& catalog, const std::string& fileName = {});
 
+/// Writes `config.text` to `path` atomically (a device or FIFO is refused); a shell script is
+/// made executable for whoever may read it. False with `error` naming the file and the reason.
+bool saveLaunchConfig(const LaunchConfig& config, const std::string& path, std::string* error);
+
 /// A launch configuration read back into a plan.
 struct LaunchImport
 {

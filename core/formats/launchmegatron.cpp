@@ -323,14 +323,17 @@ void exportMegatron(const Plan& plan, LaunchConfig* out)
     parallelFlags(plan, &flags, &warnings);
     trainingFlags(plan, &flags, &warnings);
     flags.add("--mock-data");
-    config.launcher = launch::torchrunLine(plan, "pretrain_gpt.py");
+    // The script is what starts the job (its torchrun line carries the flags).
+    const int nodes = launch::launchShape(plan).nodes;
+    config.launcher = nodes > 1 ? "NODE_RANK=<0.." + std::to_string(nodes - 1) +
+                                      "> MASTER_ADDR=<node 0> bash " + config.file_name +
+                                      ", on each of the " + std::to_string(nodes) + " nodes"
+                                : "bash " + config.file_name;
     config.warnings = warnings;
 
     std::string text = "#!/bin/bash\n";
     text += launch::headerComment(plan, config.release, "# ");
-    text += "# Run from a Megatron-LM checkout on every node";
-    text +=
-        launch::launchShape(plan).nodes > 1 ? " (NODE_RANK, MASTER_ADDR set per node).\n" : ".\n";
+    text += "# Run from a Megatron-LM checkout: " + config.launcher + ".\n";
     text += "# --mock-data trains on generated tokens: replace it with --data-path and your "
             "tokenizer.\n";
     for (const std::string& w : warnings)
@@ -341,7 +344,7 @@ void exportMegatron(const Plan& plan, LaunchConfig* out)
     const ParallelLayout& p = plan.parallel;
     if (p.zero != 3 && (p.tp > 1 || p.cp > 1))
         text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
-    text += config.launcher;
+    text += launch::torchrunLine(plan, "pretrain_gpt.py");
     for (const auto& [flag, value] : flags.list)
         text += " \\\n    " + flag + (value.empty() ? "" : " " + shellWord(value));
     text += "\n";

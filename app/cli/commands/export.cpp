@@ -1,9 +1,9 @@
 // paraplan-cli export: a plan as the launch configuration of the framework that runs it.
 #include "common.h"
 
+#include "datapaths.h"
 #include "launchconfig.h"
 
-#include <QFile>
 #include <QFileInfo>
 
 namespace paraplan::cli {
@@ -37,8 +37,10 @@ int runExport(const Args& args, std::ostream& out)
     const Plan plan = planFromFile(path);
     const bool toStdout = !args.has("-o") || args.text("-o") == "-";
     // The launch line names the file as it is written (stdout: the name the plan suggests).
+    // Named as the window's Save suggests: the plan file's stem and the target.
     const std::string fileName =
-        toStdout ? std::string()
+        toStdout ? datapaths::planFileStem(QString::fromStdString(path)).toStdString() + "-" +
+                       launchTargetName(target) + launchSuffix(target)
                  : QFileInfo(QString::fromStdString(args.text("-o"))).fileName().toStdString();
     const LaunchConfig config =
         exportLaunchConfig(plan, target, HardwareCatalog::bundled(), fileName);
@@ -57,11 +59,9 @@ int runExport(const Args& args, std::ostream& out)
     }
     const std::string output = args.text("-o");
     refuseOverwritingInput("-o", output, {path});
-    writeOutputFile(output, config.text);
-    if (config.suffix == ".sh") {
-        QFile file(QString::fromStdString(output));
-        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
-    }
+    std::string error;
+    if (!saveLaunchConfig(config, output, &error))
+        throw IoError(error);
     out << "wrote " << output << " (" << launchTargetName(target) << ", option names as in "
         << config.release << ")\n";
     return answer;

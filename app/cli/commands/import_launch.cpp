@@ -59,15 +59,17 @@ int runImportLaunch(const Args& args, std::ostream& out)
             message += " (and " + std::to_string(result.errors.size() - 1) + " more)";
         throw UsageError(message);
     }
+    // As export and evaluate: the plan is written, and one that does not fit exits 1.
+    const int answer = evaluatePlan(result.plan).fits ? kExitOk : kExitNo;
     if (!args.has("-o") || args.text("-o") == "-") {
         out << planToJsonText(result.plan, HardwareCatalog::bundled());
-        return kExitOk;
+        return answer;
     }
     const std::string output = args.text("-o");
     refuseOverwritingInput("-o", output, {path, basePath});
     savePlanFile(output, result.plan);
     out << "wrote " << output << "\n";
-    return kExitOk;
+    return answer;
 }
 
 } // namespace paraplan::cli
