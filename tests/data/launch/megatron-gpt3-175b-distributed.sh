@@ -2,8 +2,10 @@
 # The structure and flags of Megatron-LM's example launch script, for the import test
 # (tests/tst_launch.cpp importReadsUpstreamArrayScripts): NVIDIA/Megatron-LM,
 # examples/gpt3/train_gpt3_175b_distributed.sh at commit
-# 4b36c6c4c22072273369457bacae1a7778a5da85 (Apache License 2.0; shortened: echo lines and
-# blank lines left out, the flags and their layout as upstream writes them).
+# 4b36c6c4c22072273369457bacae1a7778a5da85, as upstream writes it (only its leading blank
+# line left out). Copyright (c) 2020, NVIDIA CORPORATION. All rights reserved; BSD 3-clause
+# terms, see the LICENSE file of NVIDIA/Megatron-LM. Note: at this commit the "175B" script
+# sets a small model (8 layers, hidden 256), which the test reads as written.
 # Runs the "175B" parameter model
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 GPUS_PER_NODE=8
