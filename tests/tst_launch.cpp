@@ -672,6 +672,123 @@ private slots:
         QCOMPARE(back.plan.parallel.dp_shard, 2); // dp 4 in two instances
     }
 
+    // Megatron-LM's own examples keep their flags in bash arrays expanded on the torchrun line
+    // (tests/data/launch/megatron-gpt3-175b-distributed.sh cites the upstream file and commit).
+    void importReadsUpstreamArrayScripts()
+    {
+        QFile file(test::dataPath("launch/megatron-gpt3-175b-distributed.sh"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const Plan gpt = loadExample("gpt3-175b-dgx-a100.paraplan.json");
+        const LaunchImport back = importLaunchConfig(file.readAll().toStdString(),
+                                                     LaunchTarget::Megatron, gpt, catalog());
+        QVERIFY2(back.errors.empty(), back.errors.empty() ? "" : back.errors[0].c_str());
+        QCOMPARE(back.plan.parallel.tp, 2);
+        QCOMPARE(back.plan.parallel.pp, 2);
+        QCOMPARE(back.plan.parallel.dp, gpt.cluster.totalGpus() / 4);
+        QCOMPARE(back.plan.model.layers, 8);
+        QCOMPARE(back.plan.model.hidden, 256);
+        QCOMPARE(back.plan.model.heads, 8);
+        QCOMPARE(back.plan.model.max_positions, 512);
+        QCOMPARE(back.plan.training.seq_len, 512);
+        QCOMPARE(back.plan.parallel.micro_batch, 1);
+        QCOMPARE(back.plan.parallel.global_batch, 64);
+        QCOMPARE(back.plan.training.dtype, Dtype::FP16);
+        // Warnings name only the flags Paraplan does not model (and the launcher's 8 processes
+        // against the base cluster), never an array line as a stray command.
+        const std::set<std::string> ignored = {"--train-iters",
+                                               "--weight-decay",
+                                               "--adam-beta1",
+                                               "--adam-beta2",
+                                               "--init-method-std",
+                                               "--clip-grad",
+                                               "--lr-warmup-fraction",
+                                               "--lr-decay-iters",
+                                               "--use-mcore-models",
+                                               "--data-path",
+                                               "--vocab-file",
+                                               "--merge-file",
+                                               "--split",
+                                               "--log-interval",
+                                               "--save-interval",
+                                               "--eval-interval",
+                                               "--save",
+                                               "--load",
+                                               "--eval-iters",
+                                               "--tensorboard-dir",
+                                               "--lr",
+                                               "--min-lr",
+                                               "--lr-decay-style"};
+        std::set<std::string> warned;
+        for (const std::string& w : back.warnings) {
+            QVERIFY2(w.find("starts a line of its own") == std::string::npos, w.c_str());
+            const std::string flag = w.substr(0, w.find(' '));
+            if (w.find("is not a plan setting Paraplan reads") != std::string::npos)
+                warned.insert(flag);
+            else
+                QVERIFY2(w.find("the launcher starts 8 processes") != std::string::npos ||
+                             w.find("kept from the base plan") != std::string::npos,
+                         w.c_str());
+        }
+        for (const std::string& flag : warned)
+            QVERIFY2(ignored.count(flag), flag.c_str());
+        QVERIFY(warned.count("--data-path") && warned.count("--save") && warned.count("--lr"));
+
+        // Quoted and unquoted expansions, comments and quotes inside arrays, +=, scalars and a
+        // default: each flag lands where the shell would put it.
+        const Plan base = loadExample("llama3-70b-dgx-h100.paraplan.json");
+        const std::string script = "TP=4\nPP=\"8\"\nLAYERS=80\n"
+                                   "MODEL_ARGS=(\n"
+                                   "    # the shape\n"
+                                   "    --num-layers $LAYERS   # 80 decoder layers\n"
+                                   "    --hidden-size 8192 --num-attention-heads 64\n"
+                                   "    \"--seq-length\" '4096'\n"
+                                   ")\n"
+                                   "PAR=( --tensor-model-parallel-size ${TP} "
+                                   "--pipeline-model-parallel-size \"$PP\" )\n"
+                                   "PAR+=( --sequence-parallel )\n"
+                                   "BATCH=\"--micro-batch-size 2 --global-batch-size 1024\"\n"
+                                   "torchrun --nnodes ${NNODES:-16} --nproc_per_node 8 "
+                                   "pretrain_gpt.py \"${MODEL_ARGS[@]}\" \"${PAR[@]}\" $BATCH "
+                                   "--bf16 --data-path \"$DATA_PATH\"\n";
+        const LaunchImport arrays =
+            importLaunchConfig(script, LaunchTarget::Megatron, base, catalog());
+        QVERIFY2(arrays.errors.empty(), arrays.errors.empty() ? "" : arrays.errors[0].c_str());
+        QCOMPARE(arrays.plan.parallel.tp, 4);
+        QCOMPARE(arrays.plan.parallel.pp, 8);
+        QCOMPARE(arrays.plan.parallel.dp, base.cluster.totalGpus() / 32);
+        QVERIFY(arrays.plan.parallel.sequence_parallel);
+        QCOMPARE(arrays.plan.model.layers, 80);
+        QCOMPARE(arrays.plan.training.seq_len, 4096);
+        QCOMPARE(arrays.plan.parallel.micro_batch, 2);
+        QCOMPARE(arrays.plan.parallel.global_batch, 1024);
+        QCOMPARE(arrays.plan.training.dtype, Dtype::BF16);
+
+        // What cannot be read is an error naming it.
+        const std::vector<std::pair<std::string, std::string>> bad = {
+            {"torchrun pretrain_gpt.py ${GPT_MODEL_ARGS[@]} --bf16\n",
+             "the array GPT_MODEL_ARGS is never defined in the script"},
+            {"# the model\nGPT_MODEL_ARGS=(\n  --num-layers 8\n\n"
+             "torchrun pretrain_gpt.py ${GPT_MODEL_ARGS[@]}\n",
+             "line 2: the array GPT_MODEL_ARGS=( is never closed"},
+            {"A=( --num-layers $LAYERS )\npython pretrain_gpt.py ${A[@]}\n",
+             "--num-layers '$LAYERS': LAYERS is not set in the script"},
+            {"LAYERS=$1\npython pretrain_gpt.py --num-layers=$LAYERS\n",
+             "LAYERS is set to '$1' ($1 is an argument of the script)"},
+            {"if true; then TP=4; fi\npython pretrain_gpt.py --tensor-model-parallel-size $TP\n",
+             "TP is set inside an if, for, while or case block"},
+            {"python pretrain_gpt.py $EXTRA_ARGS\n", "'$EXTRA_ARGS': EXTRA_ARGS is not set"},
+            {"python pretrain_gpt.py --tensor-model-parallel-size $(nproc)\n",
+             "'$(nproc)': command substitution cannot be read"},
+            {"python pretrain_gpt.py --bf16 > log.txt\n", "a redirection cannot be read"},
+        };
+        for (const auto& [text, error] : bad) {
+            const LaunchImport refused =
+                importLaunchConfig(text, LaunchTarget::Megatron, base, catalog());
+            QVERIFY2(!refused.errors.empty(), text.c_str());
+            QVERIFY2(refused.errors[0].find(error) != std::string::npos, refused.errors[0].c_str());
+        }
+    }
+
     void importRefusesWhatItCannotRead_data()
     {
         QTest::addColumn<QString>("flags");

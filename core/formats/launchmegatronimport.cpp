@@ -1,8 +1,16 @@
 // Megatron-LM flags read back into a plan: a torchrun (or python) script running
 // pretrain_gpt.py, or the bare flags. Shell comments, line continuations and quoting are
-// understood; variables, command substitution and redirections in the flags are refused.
+// understood, and so are the scripts Megatron-LM's examples are (examples/gpt3,
+// examples/llama): scalar assignments NAME=value and arrays NAME=( ... ) / NAME+=( ... ) set
+// before the command, expanded where it uses them ($NAME, ${NAME}, ${NAME:-default},
+// ${NAME[@]}, quoted or not). A value the script does not set (the environment, an argument) is
+// an error only where the plan needs it; command substitution, arithmetic and redirections in
+// the command are refused, and nothing in the script is run.
 #include "launchconfigdetail.h"
+#include "launchshell.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -13,90 +21,7 @@
 namespace paraplan {
 namespace {
 
-struct Word
-{
-    std::string text;
-    bool expands = false; ///< holds $, ` or a redirection: the shell would change it
-};
-using Command = std::vector<Word>;
-
-/// Splits shell text into commands of words. False with *error on an unterminated quote.
-bool shellCommands(const std::string& s, std::vector<Command>* commands, std::string* error)
-{
-    Command command;
-    Word word;
-    bool inWord = false;
-    auto endWord = [&] {
-        if (inWord)
-            command.push_back(word);
-        word = Word();
-        inWord = false;
-    };
-    auto endCommand = [&] {
-        endWord();
-        if (!command.empty())
-            commands->push_back(command);
-        command.clear();
-    };
-    int line = 1;
-    for (size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (c == '\\' && i + 1 < s.size()) {
-            if (s[i + 1] == '\n') {
-                ++i;
-                ++line;
-                continue;
-            }
-            word.text += s[++i];
-            inWord = true;
-        } else if (c == '#' && !inWord) {
-            while (i + 1 < s.size() && s[i + 1] != '\n')
-                ++i;
-        } else if (c == '\'') {
-            const size_t end = s.find('\'', i + 1);
-            if (end == std::string::npos) {
-                *error = "line " + std::to_string(line) + ": a single quote is never closed";
-                return false;
-            }
-            word.text += s.substr(i + 1, end - i - 1);
-            inWord = true;
-            i = end;
-        } else if (c == '"') {
-            size_t j = i + 1;
-            for (; j < s.size() && s[j] != '"'; ++j) {
-                if (s[j] == '\\' && j + 1 < s.size() &&
-                    std::string("\"\\$`").find(s[j + 1]) != std::string::npos) {
-                    word.text += s[++j];
-                    continue;
-                }
-                if (s[j] == '$' || s[j] == '`')
-                    word.expands = true;
-                if (s[j] == '\n')
-                    ++line;
-                word.text += s[j];
-            }
-            if (j >= s.size()) {
-                *error = "line " + std::to_string(line) + ": a double quote is never closed";
-                return false;
-            }
-            inWord = true;
-            i = j;
-        } else if (c == '\n' || c == ';' || c == '|' || c == '&') {
-            if (c == '\n')
-                ++line;
-            endCommand();
-        } else if (c == ' ' || c == '\t' || c == '\r') {
-            endWord();
-        } else {
-            if (c == '$' || c == '`' || c == '<' || c == '>' || c == '(' || c == ')')
-                word.expands = true;
-            word.text += c;
-            inWord = true;
-        }
-    }
-    endCommand();
-    return true;
-}
+using shell::Field;
 
 using FlagValues = launch::MegatronFlags;
 
@@ -171,43 +96,62 @@ const std::map<std::string, int>& handledFlags()
     return flags;
 }
 
-bool readFlags(const std::vector<Word>& words, FlagValues* flags, LaunchImport* result)
+/// Why a field that is not Known cannot be read, and what to write instead.
+std::string unreadable(const Field& f, const std::string& instead)
+{
+    if (f.state == Field::Refused)
+        return f.why + ": " + instead;
+    return f.why +
+           " (of shell variables, command substitution and redirections, Paraplan reads "
+           "only values the script itself writes): " +
+           instead;
+}
+
+bool readFlags(const std::vector<Field>& words, FlagValues* flags, LaunchImport* result)
 {
     const std::map<std::string, int>& handled = handledFlags();
     for (size_t i = 0; i < words.size(); ++i) {
-        const Word& w = words[i];
-        if (w.expands) {
-            result->errors.push_back("'" + w.text +
-                                     "': shell variables, command substitution and "
-                                     "redirections cannot be read; write the value itself");
-            return false;
-        }
-        if (w.text.rfind("--", 0) != 0) {
+        const Field& w = words[i];
+        const size_t eq = w.text.find('=');
+        const bool named =
+            w.text.rfind("--", 0) == 0 &&
+            (w.state == Field::Known || (eq != std::string::npos && w.text.find('$') > eq));
+        if (w.state == Field::Refused || !named) {
+            if (w.state != Field::Known) {
+                result->errors.push_back("'" + w.text +
+                                         "': " + unreadable(w, "write the flags themselves"));
+                return false;
+            }
             result->errors.push_back("'" + w.text + "' is not a --flag (nor the value of one)");
             return false;
         }
         std::string name = w.text;
-        std::vector<std::string> values;
-        const size_t eq = name.find('=');
+        std::vector<Field> values;
         if (eq != std::string::npos) {
-            values.push_back(name.substr(eq + 1));
+            Field v = w;
+            v.text = name.substr(eq + 1);
+            values.push_back(v);
             name = name.substr(0, eq);
         }
+        const auto known = handled.find(name);
+        const bool isSwitch = known != handled.end() && known->second == 0;
+        // A word that is not known after a switch is read as the next flags, not its value.
         while (eq == std::string::npos && i + 1 < words.size() &&
-               words[i + 1].text.rfind("--", 0) != 0) {
-            if (words[i + 1].expands) {
-                result->errors.push_back(name + " '" + words[i + 1].text +
-                                         "': shell variables, command substitution and "
-                                         "redirections cannot be read; write the value itself");
+               (words[i + 1].state == Field::Known ? words[i + 1].text.rfind("--", 0) != 0
+                                                   : !isSwitch))
+            values.push_back(words[++i]);
+        for (const Field& v : values) {
+            if (v.state == Field::Refused ||
+                (v.state == Field::Unknown && known != handled.end())) {
+                result->errors.push_back(name + " '" + v.text +
+                                         "': " + unreadable(v, "write the value itself"));
                 return false;
             }
-            values.push_back(words[++i].text);
         }
-        const auto known = handled.find(name);
         if (known != handled.end()) {
             if (known->second == 0 && !values.empty()) {
                 result->errors.push_back(name + " is a switch and takes no value (got '" +
-                                         values.front() + "')");
+                                         values.front().text + "')");
                 return false;
             }
             if (known->second == 1 && values.size() != 1) {
@@ -220,26 +164,40 @@ bool readFlags(const std::vector<Word>& words, FlagValues* flags, LaunchImport* 
         }
         if (flags->count(name))
             result->warnings.push_back(name + " is given twice: the last one counts");
-        (*flags)[name] = values;
+        std::vector<std::string>& texts = (*flags)[name];
+        texts.clear();
+        for (const Field& v : values)
+            texts.push_back(v.text);
     }
     return true;
 }
 
-/// The pretrain_gpt.py command's flags and the launcher's world size (0: not given).
-bool findFlags(const std::vector<Command>& commands, std::vector<Word>* flags, long long* world,
-               LaunchImport* result)
+/// A command that tests or prints the script's name rather than running it.
+bool notARun(const std::vector<Field>& command)
 {
-    for (const Command& command : commands) {
+    static const std::set<std::string> heads = {"if",   "while", "until",  "[",  "[[",
+                                                "test", "echo",  "printf", "ls", "cat"};
+    return heads.count(command.front().text) > 0;
+}
+
+/// The pretrain_gpt.py command's flags and the launcher's world size (0: not given).
+bool findFlags(const std::vector<std::vector<Field>>& commands, std::vector<Field>* flags,
+               long long* world, LaunchImport* result)
+{
+    for (const std::vector<Field>& command : commands) {
+        if (notARun(command))
+            continue;
         for (size_t i = 0; i < command.size(); ++i) {
             const std::string& t = command[i].text;
-            if (t.size() < 15 || t.compare(t.size() - 15, 15, "pretrain_gpt.py") != 0)
+            if (command[i].state != Field::Known || t.size() < 15 ||
+                t.compare(t.size() - 15, 15, "pretrain_gpt.py") != 0)
                 continue;
             long long nodes = 0;
             long long perNode = 0;
             for (size_t j = 0; j + 1 < i; ++j) {
                 const std::string& a = command[j].text;
-                const Word& v = command[j + 1];
-                if (v.expands)
+                const Field& v = command[j + 1];
+                if (v.state != Field::Known)
                     continue;
                 if (a == "--nnodes")
                     nodes = std::atoll(v.text.c_str());
@@ -248,7 +206,7 @@ bool findFlags(const std::vector<Command>& commands, std::vector<Word>* flags, l
             }
             *world = nodes > 0 && perNode > 0 ? nodes * perNode : 0;
             flags->assign(command.begin() + static_cast<long>(i) + 1, command.end());
-            for (const Command& other : commands) {
+            for (const std::vector<Field>& other : commands) {
                 if (&other != &command && other.front().text.rfind("--", 0) == 0)
                     result->warnings.push_back(
                         "'" + other.front().text +
@@ -259,7 +217,7 @@ bool findFlags(const std::vector<Command>& commands, std::vector<Word>* flags, l
         }
     }
     // Bare flags: every command starts with a --flag.
-    for (const Command& command : commands) {
+    for (const std::vector<Field>& command : commands) {
         if (command.front().text.rfind("--", 0) != 0) {
             result->errors.push_back("no pretrain_gpt.py command in the file, and '" +
                                      command.front().text +
@@ -283,13 +241,13 @@ LaunchImport importMegatron(const std::string& text, const Plan& base,
 {
     LaunchImport result;
     result.plan = base;
-    std::vector<Command> commands;
+    std::vector<std::vector<Field>> commands;
     std::string error;
-    if (!shellCommands(text, &commands, &error)) {
+    if (!shell::readScript(text, &commands, &error)) {
         result.errors.push_back(error);
         return result;
     }
-    std::vector<Word> words;
+    std::vector<Field> words;
     long long world = 0;
     if (!findFlags(commands, &words, &world, &result))
         return result;
