@@ -152,6 +152,62 @@ auto fields(const ParallelLayout& p)
                            int(p.recompute), p.interleave, p.micro_batch);
 }
 
+Plan examplePlan(const QString& name)
+{
+    QFile file(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/") + name +
+               ".paraplan.json");
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("the example %s is missing", qPrintable(name));
+    return planFromText(file.readAll().toStdString());
+}
+
+// Two searches agree on everything the CLI and the window show: every count, the ranked rows
+// (layout, score, ties, folds, the difference to the best) and the Pareto front.
+void compareSearches(const SearchResult& a, const SearchResult& b)
+{
+    QVERIFY(a.ok && b.ok);
+    QCOMPARE(a.space, b.space);
+    QCOMPARE(a.rejected, b.rejected);
+    QCOMPARE(a.constrained, b.constrained);
+    QCOMPARE(a.did_not_fit, b.did_not_fit);
+    QCOMPARE(a.duplicates, b.duplicates);
+    QCOMPARE(a.scored, b.scored);
+    QCOMPARE(a.evaluated, b.evaluated);
+    QCOMPARE(a.folded, b.folded);
+    QCOMPARE(a.given_ok, b.given_ok);
+    QCOMPARE(a.given_rank, b.given_rank);
+    QCOMPARE(a.top.size(), b.top.size());
+    for (size_t i = 0; i < a.top.size(); ++i) {
+        QCOMPARE(fields(a.top[i].layout), fields(b.top[i].layout));
+        QCOMPARE(a.top[i].score, b.top[i].score);
+        QCOMPARE(a.top[i].memory_bytes, b.top[i].memory_bytes);
+        QCOMPARE(a.top[i].tie_with, b.top[i].tie_with);
+        QCOMPARE(a.top[i].folded, b.top[i].folded);
+        QCOMPARE(searchRowBehind(a.top[i], int(i) + 1), searchRowBehind(b.top[i], int(i) + 1));
+    }
+    QCOMPARE(a.pareto.size(), b.pareto.size());
+    for (size_t i = 0; i < a.pareto.size(); ++i) {
+        QCOMPARE(fields(a.pareto[i].layout), fields(b.pareto[i].layout));
+        QCOMPARE(a.pareto[i].step_time_s, b.pareto[i].step_time_s);
+    }
+}
+
+// Mixtral 8x7B on 8 DGX H100 nodes: a mixture-of-experts space (expert parallelism) with
+// many layouts the rules refuse.
+Plan mixtralOn64()
+{
+    Plan p = smallPlan("mixtral-8x7b");
+    ClusterOptions options;
+    options.nodes = 8;
+    std::string error;
+    if (!clusterFromPreset("dgx-h100", options, &p.cluster, &error, HardwareCatalog::bundled()))
+        qFatal("%s", error.c_str());
+    p.parallel.tp = 8;
+    p.parallel.dp = 8;
+    p.parallel.global_batch = 256;
+    return p;
+}
+
 // Options with no headroom: every layout that fits is scored (the brute force's default).
 SearchOptions bare()
 {
@@ -380,6 +436,60 @@ private slots:
         QVERIFY(checked > 50);
     }
 
+    void shortcutsChangeNothing_data()
+    {
+        QTest::addColumn<QString>("plan");
+        QTest::addColumn<int>("objective");
+        for (const char* name :
+             {"gpt3-175b-dgx-a100", "llama3-70b-dgx-h100", "llama3-70b-two-racks"})
+            QTest::newRow(name) << name << int(SearchObjective::StepTime);
+        QTest::newRow("mixtral on 64") << "mixtral" << int(SearchObjective::StepTime);
+        QTest::newRow("small, tokens/s per GPU") << "small" << int(SearchObjective::TokensPerGpu);
+    }
+    void shortcutsChangeNothing()
+    {
+        // The search judges a layout from its sibling's verdict on the rules; the reference
+        // sends every layout to the engine. Same counts (each rule's), ranking and front.
+        QFETCH(QString, plan);
+        QFETCH(int, objective);
+        const Plan base = plan == "mixtral" ? mixtralOn64()
+                          : plan == "small" ? smallPlan()
+                                            : examplePlan(plan);
+        SearchOptions fast;
+        fast.top = 20;
+        fast.objective = SearchObjective(objective);
+        SearchOptions reference = fast;
+        reference.shortcuts = false;
+        const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), reference);
+        const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), fast);
+        QVERIFY(a.invalidCount() > 0); // there is something for the shortcut to judge
+        compareSearches(a, b);
+    }
+    void anyThreadCountAgrees_data()
+    {
+        QTest::addColumn<QString>("plan");
+        QTest::addColumn<int>("threads");
+        for (int threads : {1, 2, 3, 8}) {
+            const QByteArray n = QByteArray::number(threads);
+            QTest::newRow("two racks, " + n) << "llama3-70b-two-racks" << threads;
+            QTest::newRow("mixtral, " + n) << "mixtral" << threads;
+        }
+    }
+    void anyThreadCountAgrees()
+    {
+        // 1, 2, 3 and 8 threads against the one-thread reference without shortcuts.
+        QFETCH(QString, plan);
+        QFETCH(int, threads);
+        const Plan base = plan == "mixtral" ? mixtralOn64() : examplePlan(plan);
+        SearchOptions reference;
+        reference.top = 25;
+        reference.shortcuts = false;
+        SearchOptions options = reference;
+        options.shortcuts = true;
+        options.threads = threads;
+        compareSearches(searchPlans(base, HardwareCatalog::bundled(), reference),
+                        searchPlans(base, HardwareCatalog::bundled(), options));
+    }
     void threadsChangeNothing_data()
     {
         QTest::addColumn<QString>("plan");
@@ -574,7 +684,8 @@ private slots:
         QVERIFY(!squeezed.given_within_headroom);
         std::ostringstream out, err;
         QCOMPARE(
-            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
+            cli::run({"search",
+                      PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
                       "--reserve", "40", "--top", "1"},
                      out, err),
             0);
@@ -582,7 +693,8 @@ private slots:
                  out.str().c_str());
         std::ostringstream badOut, badErr;
         QCOMPARE(
-            cli::run({"search", PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
+            cli::run({"search",
+                      PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
                       "--reserve", "-1"},
                      badOut, badErr),
             2);
@@ -936,7 +1048,8 @@ private slots:
 
     void cliSearch()
     {
-        const std::string plan = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        const std::string plan =
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         std::ostringstream out, err;
         QCOMPARE(cli::run({"search", plan, "--top", "3", "--threads", "2", "--json"}, out, err), 0);
         const QJsonObject json =

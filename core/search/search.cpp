@@ -182,11 +182,20 @@ struct Tally
     std::map<std::string, long long> rejected;
     std::map<std::string, long long> constrained;
     long long did_not_fit = 0;
+    long long headroom = 0;
     long long duplicates = 0;
     long long scored = 0;
+    long long evaluated = 0;
     long long better_than_given = 0;
     ParetoFront pareto{};
+    // The block being scored: each (interleave, micro-batch) cell's verdict (kUnjudged,
+    // kCosted or the index of the rule its layouts break), those rules and their counts.
+    std::vector<int> cellRule;
+    std::vector<std::string> blockRules;
+    std::vector<long long> blockRuleCounts;
 };
+constexpr int kUnjudged = -2;
+constexpr int kCosted = -1;
 
 // How many of the indices [from, to) fall in `column` of rows `columns` wide.
 long long inColumn(long long from, long long to, int columns, int column)
@@ -329,7 +338,7 @@ struct SearchRun
     void scoreBlocks(bool reports, Tally& tally);
     void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
                     Tally& tally);
-    void scoreLayout(Plan& plan, Tally& tally);
+    std::string scoreLayout(Plan& plan, Tally& tally);
     void rank();
     void rankGiven();
     SearchCandidate candidate(const Record& r) const
@@ -373,23 +382,26 @@ void SearchRun::evaluateGiven()
     }
 }
 
-// Scores the layout in `plan.parallel`, tallying what is rejected and why.
-void SearchRun::scoreLayout(Plan& plan, Tally& tally)
+// Scores the layout in `plan.parallel`, tallying what is rejected and why. Returns the rule
+// the engine rejected it by, "" when it was costed.
+std::string SearchRun::scoreLayout(Plan& plan, Tally& tally)
 {
     const SearchConstraints& limits = options.constraints;
     const StepCost cost = engine.evaluate(plan);
     if (!cost.ok) {
-        ++tally.rejected[cost.issues.empty() ? "invalid" : cost.issues.front().rule];
-        return;
+        std::string rule = cost.issues.empty() ? "invalid" : cost.issues.front().rule;
+        ++tally.rejected[rule];
+        return rule;
     }
+    ++tally.evaluated;
     if (!cost.fits) {
         ++tally.did_not_fit;
-        return;
+        return {};
     }
     if (cost.hbm_bytes - cost.max_stage_total_bytes <
         limits.min_headroom * cost.hbm_bytes + limits.reserve_bytes) {
-        ++tally.constrained["headroom"];
-        return;
+        ++tally.headroom;
+        return {};
     }
     const Record r{searchScore(cost, static_cast<int>(gpus), options.objective), cost.step_time_s,
                    cost.max_stage_total_bytes, cost.metrics.tokens_per_s, plan.parallel};
@@ -398,6 +410,7 @@ void SearchRun::scoreLayout(Plan& plan, Tally& tally)
         ++tally.better_than_given;
     top.offer(r);
     tally.pareto.insert(r);
+    return {};
 }
 
 // Layouts [from, to) of a block. Constraints on the layout alone come first and need no
@@ -425,18 +438,53 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     long long index = from;
     if (fixed >= 0)
         index += ((fixed - from % block.columns) + block.columns) % block.columns;
+    // The engine's verdict on the rules is a function of the block, the interleave and the
+    // micro-batch alone for every layout of the space, so the first layout of each
+    // (interleave, micro-batch) cell is judged by the engine and its siblings by its verdict.
+    // Proof, against validatePlan() (core/engine/plan.cpp) and StepEngine::evaluate(): the
+    // rules read the model, the cluster, the training settings and the template's fields
+    // (the same for every layout), the degrees, the interleave and the micro-batch; the only
+    // rules that read the ZeRO stage, sequence parallelism or recompute are "zero-range"
+    // (ZeRO outside 0-3: the space holds 0-3), "dp-shard" (read only when dp_shard > 0: the
+    // template sets 0) and "sp-tp" (sequence parallelism at TP 1: the space turns it on only
+    // at TP > 1). None of these can fire, so siblings break the same rules in the same order.
+    // Checked against the engine on every layout by tst_search shortcutsChangeNothing.
+    const int interleaves = space.interleaves(block);
+    tally.cellRule.assign(static_cast<size_t>(interleaves) * block.columns, kUnjudged);
+    tally.blockRules.clear();
+    tally.blockRuleCounts.clear();
     for (; index < to; index += step) {
         if (cancel && cancel->load(std::memory_order_relaxed)) {
             stopped = true;
-            return;
+            break;
         }
+        const size_t cell = static_cast<size_t>(
+            (index / block.columns) % interleaves * block.columns + index % block.columns);
+        const int known = options.shortcuts ? tally.cellRule[cell] : kUnjudged;
         plan.parallel = space.layout(block, index);
         // Every ZeRO stage at a shard group of one rank is the ZeRO-0 plan, scored once.
         if (zeroIsMoot(plan.parallel)) {
             ++tally.duplicates;
             continue;
         }
-        scoreLayout(plan, tally);
+        if (known >= 0) { // a sibling broke this rule: so does this layout
+            ++tally.blockRuleCounts[static_cast<size_t>(known)];
+            continue;
+        }
+        std::string rule = scoreLayout(plan, tally);
+        if (known == kUnjudged) {
+            if (rule.empty()) {
+                tally.cellRule[cell] = kCosted;
+            } else {
+                tally.cellRule[cell] = static_cast<int>(tally.blockRules.size());
+                tally.blockRules.push_back(std::move(rule));
+                tally.blockRuleCounts.push_back(0);
+            }
+        }
+    }
+    for (size_t i = 0; i < tally.blockRules.size(); ++i) {
+        if (tally.blockRuleCounts[i] > 0)
+            tally.rejected[tally.blockRules[i]] += tally.blockRuleCounts[i];
     }
 }
 
@@ -489,8 +537,11 @@ void SearchRun::score()
         for (const auto& [rule, count] : tally.constrained)
             result.constrained[rule] += count;
         result.did_not_fit += tally.did_not_fit;
+        if (tally.headroom > 0)
+            result.constrained["headroom"] += tally.headroom;
         result.duplicates += tally.duplicates;
         result.scored += tally.scored;
+        result.evaluated += tally.evaluated;
         result.given_rank += tally.better_than_given;
         for (const Record& r : tally.pareto.members())
             pareto.insert(r);

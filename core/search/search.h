@@ -56,6 +56,9 @@ struct SearchOptions
     int max_micro_batch = 16;
     int top = 10;
     int threads = 1;
+    /// Off: every layout goes to the engine, none is judged from another's verdict (the
+    /// reference the tests hold the search to; results and counts are the same either way).
+    bool shortcuts = true;
 };
 
 struct SearchCandidate
@@ -86,8 +89,9 @@ struct SearchResult
     std::map<std::string, long long> constrained; ///< fit but excluded by a constraint
     long long duplicates = 0; ///< ZeRO above 0 at a shard group of one: not scored again
     long long scored = 0;
-    long long folded = 0;             ///< scored layouts folded into a top-N row as the same plan
-    std::vector<SearchCandidate> top; ///< best first
+    long long evaluated = 0; ///< layouts the engine fully costed (valid, whatever their memory)
+    long long folded = 0;    ///< scored layouts folded into a top-N row as the same plan
+    std::vector<SearchCandidate> top;    ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
     bool over_budget = false; ///< refused: over kMaxSearchLayouts or kMaxSearchStages

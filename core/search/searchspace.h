@@ -37,6 +37,8 @@ public:
     template <class Visit> void forEachBlock(Visit visit) const;
 
     int columns() const { return static_cast<int>(m_microBatches.size()); }
+    /// Interleave settings of a block's rows: 1..max_interleave with pipelining, else 1.
+    int interleaves(const Block& block) const { return block.pp > 1 ? m_maxInterleave : 1; }
     long long size() const { return m_size; }
 
     /// Layouts the search would evaluate with the engine: those the layout-only constraints
