@@ -332,6 +332,8 @@ struct SearchRun
     StepCost givenCost{};
     std::atomic<bool> stopped{false};
     std::atomic<long long> nextBlock{0};
+    std::atomic<long long> layoutsDone{0};
+    std::vector<LayoutSpace::Block> blocks{}; ///< in the order threads claim them
 
     void evaluateGiven();
     void score();
@@ -489,27 +491,27 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
 }
 
 // Blocks of the space, on one thread: each takes the next block no thread has claimed, so
-// the threads share the work however unevenly it falls across the space.
+// the threads share the work however unevenly it falls across the space. The deepest
+// pipelines come first: an evaluation costs every stage, so they are the longest blocks, and
+// the shallow ones left for the end keep every thread busy until the last (longest
+// processing time first). The order changes nothing kept (see score()).
 void SearchRun::scoreBlocks(bool reports, Tally& tally)
 {
     Plan plan = base;
-    long long index = 0;
-    long long claimed = nextBlock.fetch_add(1);
-    space.forEachBlock([&](const LayoutSpace::Block& block) {
-        if (stopped)
-            return false;
-        if (index++ != claimed)
-            return true;
-        claimed = nextBlock.fetch_add(1);
+    for (;;) {
+        const size_t claimed = static_cast<size_t>(nextBlock.fetch_add(1));
+        if (claimed >= blocks.size() || stopped)
+            return;
         if (cancel && cancel->load(std::memory_order_relaxed)) {
             stopped = true;
-            return false;
+            return;
         }
-        if (reports && progress)
-            progress(double(block.first) / double(std::max(1LL, space.size())));
+        const LayoutSpace::Block& block = blocks[claimed];
         scoreBlock(block, 0, block.size(), plan, tally);
-        return !stopped;
-    });
+        const long long done = layoutsDone.fetch_add(block.size()) + block.size();
+        if (reports && progress)
+            progress(double(done) / double(std::max(1LL, space.size())));
+    }
 }
 
 // Scores every layout, on `options.threads` threads. What is kept (counts, the top N, the
@@ -517,6 +519,14 @@ void SearchRun::scoreBlocks(bool reports, Tally& tally)
 void SearchRun::score()
 {
     const int threads = std::max(1, std::min(options.threads, 256));
+    // The blocks, a few per divisor of the GPU count (never the layouts), deepest first.
+    space.forEachBlock([&](const LayoutSpace::Block& block) {
+        blocks.push_back(block);
+        return true;
+    });
+    std::stable_sort(
+        blocks.begin(), blocks.end(),
+        [](const LayoutSpace::Block& a, const LayoutSpace::Block& b) { return a.pp > b.pp; });
     std::vector<Tally> tallies(static_cast<size_t>(threads));
     auto work = [&](int t) { scoreBlocks(t == 0, tallies[static_cast<size_t>(t)]); };
     if (threads == 1) {
