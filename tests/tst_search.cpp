@@ -490,6 +490,60 @@ private slots:
         compareSearches(searchPlans(base, HardwareCatalog::bundled(), reference),
                         searchPlans(base, HardwareCatalog::bundled(), options));
     }
+    void boundChangesNoRanking_data()
+    {
+        QTest::addColumn<QString>("plan");
+        QTest::addColumn<int>("threads");
+        for (const char* name :
+             {"gpt3-175b-dgx-a100", "llama3-70b-dgx-h100", "llama3-70b-two-racks"})
+            QTest::newRow(name) << name << 1;
+        QTest::newRow("mixtral on 64") << "mixtral" << 1;
+        QTest::newRow("small") << "small" << 1;
+        for (int threads : {2, 3, 8})
+            QTest::newRow(("two racks, " + QByteArray::number(threads)).constData())
+                << "llama3-70b-two-racks" << threads;
+    }
+    void boundChangesNoRanking()
+    {
+        // Branch and bound skips layouts whose step-time lower bound is slower than the top N:
+        // the ranked rows and the plan's own rank are those of the search without it, and the
+        // skipped layouts are exactly the ones no longer scored, over memory or over headroom.
+        QFETCH(QString, plan);
+        QFETCH(int, threads);
+        const Plan base = plan == "mixtral" ? mixtralOn64()
+                          : plan == "small" ? smallPlan()
+                                            : examplePlan(plan);
+        SearchOptions reference;
+        reference.top = 10;
+        SearchOptions bounded = reference;
+        bounded.bound = true;
+        bounded.threads = threads;
+        const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), reference);
+        const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), bounded);
+        QVERIFY(a.ok && b.ok);
+        QCOMPARE(a.bounded, 0LL);
+        if (threads == 1)
+            QVERIFY(b.bounded > 0); // the bound does prune here
+        QCOMPARE(a.rejected, b.rejected);
+        QCOMPARE(a.duplicates, b.duplicates);
+        QCOMPARE(a.folded, b.folded);
+        QCOMPARE(a.given_rank, b.given_rank);
+        const auto headroom = [](const SearchResult& r) {
+            const auto at = r.constrained.find("headroom");
+            return at == r.constrained.end() ? 0LL : at->second;
+        };
+        QCOMPARE(a.scored + a.did_not_fit + headroom(a),
+                 b.scored + b.did_not_fit + headroom(b) + b.bounded);
+        QCOMPARE(a.evaluated, b.evaluated + b.bounded);
+        QCOMPARE(a.top.size(), b.top.size());
+        for (size_t i = 0; i < a.top.size(); ++i) {
+            QCOMPARE(fields(a.top[i].layout), fields(b.top[i].layout));
+            QCOMPARE(a.top[i].score, b.top[i].score);
+            QCOMPARE(a.top[i].tie_with, b.top[i].tie_with);
+            QCOMPARE(a.top[i].folded, b.top[i].folded);
+            QCOMPARE(searchRowBehind(a.top[i], int(i) + 1), searchRowBehind(b.top[i], int(i) + 1));
+        }
+    }
     void threadsChangeNothing_data()
     {
         QTest::addColumn<QString>("plan");

@@ -106,6 +106,8 @@ public:
         if (m_kept.size() >= m_nextPrune)
             prune();
     }
+    /// Records scoring above this cannot reach the top N (infinity until N are kept).
+    double limit() const { return m_limit.load(std::memory_order_relaxed); }
     /// By score, then the layout's fields.
     std::vector<Kept> sorted()
     {
@@ -193,9 +195,39 @@ struct Tally
     std::vector<int> cellRule;
     std::vector<std::string> blockRules;
     std::vector<long long> blockRuleCounts;
+    long long bounded = 0;
+    // The step-time lower bound of each (cell, sequence parallelism) group: NaN until one of
+    // its layouts is costed.
+    std::vector<double> groupBound;
 };
 constexpr int kUnjudged = -2;
 constexpr int kCosted = -1;
+
+// A lower bound on the step time of every layout that differs from the costed `cost` only in
+// its ZeRO stage and recompute: m x max_i fb_i + (sum_i fb_i - max_i fb_i) / interleave, with
+// fb_i the forward + backward seconds of one micro-batch on stage i and m the micro-batches.
+//
+// Proof, against the engine (core/engine/stepmodel.cpp, stepcomm.cpp): the step time is the
+// sum of the breakdown's components, each >= 0: compute + recompute + TP/CP/EP/PP exposed =
+// m x mb_c, with mb_i = fb_i + recompute_i + tp_i + cp_i + ep_i + pp_i >= fb_i the stage's
+// micro-batch time and c the stage of largest mb_i, so m x mb_c >= m x max_i fb_i; the
+// bubble is (sum_i mb_i - mb_c) / interleave >= (sum_{i != c} fb_i) / interleave >=
+// (sum_i fb_i - max_i fb_i) / interleave; DP sync and the optimizer add >= 0. m = global
+// batch / (dp x micro-batch) and each fb_i depend only on the model, the degrees, the
+// interleave, the micro-batch and sequence parallelism (the layer costs read ZeRO nowhere,
+// recompute only for recompute_i), so the bound holds for every such sibling. Checked by
+// tst_search boundChangesNoRanking against the search without the bound.
+double stepTimeLowerBound(const StepCost& cost, int interleave)
+{
+    double largest = 0;
+    double sum = 0;
+    for (const StageCost& stage : cost.stages) {
+        const double fb = stage.forward_s + stage.backward_s;
+        largest = std::max(largest, fb);
+        sum += fb;
+    }
+    return cost.microbatches * largest + (sum - largest) / std::max(1, interleave);
+}
 
 // How many of the indices [from, to) fall in `column` of rows `columns` wide.
 long long inColumn(long long from, long long to, int columns, int column)
@@ -336,11 +368,19 @@ struct SearchRun
     std::vector<LayoutSpace::Block> blocks{}; ///< in the order threads claim them
 
     void evaluateGiven();
+    // A layout whose step time is at least `bound` cannot reach the top N nor beat the plan
+    // the search started from (score = step time). The bound is summed in another order
+    // than the engine's step time: a relative margin of 1e-9 covers the rounding.
+    bool outranked(double bound) const
+    {
+        const double atLeast = bound * (1 - 1e-9);
+        return atLeast > top.limit() && (!result.given_ok || atLeast >= result.given.score);
+    }
     void score();
     void scoreBlocks(bool reports, Tally& tally);
     void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
                     Tally& tally);
-    std::string scoreLayout(Plan& plan, Tally& tally);
+    std::string scoreLayout(Plan& plan, Tally& tally, double* bound);
     void rank();
     void rankGiven();
     SearchCandidate candidate(const Record& r) const
@@ -386,7 +426,7 @@ void SearchRun::evaluateGiven()
 
 // Scores the layout in `plan.parallel`, tallying what is rejected and why. Returns the rule
 // the engine rejected it by, "" when it was costed.
-std::string SearchRun::scoreLayout(Plan& plan, Tally& tally)
+std::string SearchRun::scoreLayout(Plan& plan, Tally& tally, double* bound)
 {
     const SearchConstraints& limits = options.constraints;
     const StepCost cost = engine.evaluate(plan);
@@ -396,6 +436,7 @@ std::string SearchRun::scoreLayout(Plan& plan, Tally& tally)
         return rule;
     }
     ++tally.evaluated;
+    *bound = stepTimeLowerBound(cost, plan.parallel.interleave);
     if (!cost.fits) {
         ++tally.did_not_fit;
         return {};
@@ -452,7 +493,10 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     // at TP > 1). None of these can fire, so siblings break the same rules in the same order.
     // Checked against the engine on every layout by tst_search shortcutsChangeNothing.
     const int interleaves = space.interleaves(block);
-    tally.cellRule.assign(static_cast<size_t>(interleaves) * block.columns, kUnjudged);
+    const size_t cells = static_cast<size_t>(interleaves) * block.columns;
+    tally.cellRule.assign(cells, kUnjudged);
+    tally.groupBound.assign(2 * cells, std::numeric_limits<double>::quiet_NaN());
+    const bool bounding = options.bound && options.objective == SearchObjective::StepTime;
     tally.blockRules.clear();
     tally.blockRuleCounts.clear();
     for (; index < to; index += step) {
@@ -473,7 +517,15 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
             ++tally.blockRuleCounts[static_cast<size_t>(known)];
             continue;
         }
-        std::string rule = scoreLayout(plan, tally);
+        double& bound = tally.groupBound[2 * cell + (plan.parallel.sequence_parallel ? 1 : 0)];
+        if (bounding && tally.cellRule[cell] == kCosted && bound > 0 && outranked(bound)) {
+            ++tally.bounded;
+            continue;
+        }
+        double costedBound = 0;
+        std::string rule = scoreLayout(plan, tally, &costedBound);
+        if (rule.empty() && !(bound > 0))
+            bound = costedBound;
         if (known == kUnjudged) {
             if (rule.empty()) {
                 tally.cellRule[cell] = kCosted;
@@ -552,6 +604,7 @@ void SearchRun::score()
         result.duplicates += tally.duplicates;
         result.scored += tally.scored;
         result.evaluated += tally.evaluated;
+        result.bounded += tally.bounded;
         result.given_rank += tally.better_than_given;
         for (const Record& r : tally.pareto.members())
             pareto.insert(r);

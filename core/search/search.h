@@ -59,6 +59,14 @@ struct SearchOptions
     /// Off: every layout goes to the engine, none is judged from another's verdict (the
     /// reference the tests hold the search to; results and counts are the same either way).
     bool shortcuts = true;
+    /// Branch and bound (step-time objective only): a layout whose step-time lower bound,
+    /// taken from a costed sibling, is slower than the current top N is not costed. The top
+    /// N (rows, ties, folds) and the plan's own rank are unchanged; the layouts skipped are
+    /// counted in SearchResult::bounded instead of scored / over memory / headroom, and the
+    /// Pareto front is then the front of the layouts costed. How many are skipped depends on
+    /// the order layouts are met in, so with several threads it may differ from run to run
+    /// (the top N does not). Off by default.
+    bool bound = false;
 };
 
 struct SearchCandidate
@@ -90,6 +98,7 @@ struct SearchResult
     long long duplicates = 0; ///< ZeRO above 0 at a shard group of one: not scored again
     long long scored = 0;
     long long evaluated = 0; ///< layouts the engine fully costed (valid, whatever their memory)
+    long long bounded = 0;   ///< valid layouts skipped by SearchOptions::bound, never costed
     long long folded = 0;    ///< scored layouts folded into a top-N row as the same plan
     std::vector<SearchCandidate> top;    ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
