@@ -162,6 +162,8 @@ std::vector<QStringList> jsonRuns()
         runs.push_back({"walkthrough", plan, "--json"});
         runs.push_back({"cliffs", plan, "--json"});
         runs.push_back({"search", plan, "--json", "--top", "3", "--max-interleave", "2"});
+        runs.push_back(
+            {"search", plan, "--json", "--top", "3", "--max-interleave", "2", "--bound"});
     }
     const QStringList collective{"--op", "all_reduce", "--bytes", "1GB", "--ranks", "16"};
     runs.push_back(QStringList{"collective"} + collective +

@@ -1144,6 +1144,38 @@ private slots:
         QCOMPARE(cli::run({"search", plan, "--objective", "speed"}, o, e), 2);
         QVERIFY(QString::fromStdString(e.str()).contains("--objective"));
     }
+
+    // search --bound: the same ranked rows as the full search, the skipped layouts counted
+    // apart (and in the counts line); only with the step-time objective.
+    void cliBoundKeepsTheRanking()
+    {
+        const std::string plan =
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
+        auto run = [&](std::vector<std::string> extra, int expected) {
+            std::vector<std::string> args{"search", plan, "--json", "--top", "8"};
+            args.insert(args.end(), extra.begin(), extra.end());
+            std::ostringstream o, e;
+            const int code = cli::run(args, o, e);
+            if (code != expected)
+                qWarning("%s", e.str().c_str());
+            return QJsonDocument::fromJson(QByteArray::fromStdString(o.str())).object();
+        };
+        const QJsonObject full = run({}, 0);
+        const QJsonObject bound = run({"--bound"}, 0);
+        QCOMPARE(full.value("bounded").toInt(), 0);
+        QVERIFY(bound.value("bounded").toInt() > 0);
+        QCOMPARE(bound.value("top"), full.value("top"));
+        QCOMPARE(bound.value("given"), full.value("given"));
+        auto costedOrSkipped = [](const QJsonObject& r) {
+            return r.value("scored").toInt() + r.value("did_not_fit").toInt() +
+                   r.value("constrained").toObject().value("headroom").toInt() +
+                   r.value("bounded").toInt();
+        };
+        QCOMPARE(costedOrSkipped(bound), costedOrSkipped(full));
+        std::ostringstream o, e;
+        QCOMPARE(cli::run({"search", plan, "--bound", "--objective", "cost"}, o, e), 2);
+        QVERIFY(QString::fromStdString(e.str()).contains("--bound"));
+    }
 };
 
 QTEST_MAIN(TestSearch)
