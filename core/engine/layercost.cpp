@@ -30,7 +30,8 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
     const double operands = (a * M * K + a * K * N) * batch;
     const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
-    g.efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
+    g.efficiency = kernels::gemmEfficiencyGivenReference(c.gpu->kernels, c.gemmShare,
+                                                         c.gemmReference, M * batch, N, K);
     g.compute_s = g.flops / (c.peak * g.efficiency);
     g.operands_s = operands / c.hbm;
     g.output_s = output / c.hbm;

@@ -201,10 +201,10 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     const double reduceBytes = as.grad_reduce_bytes;
     const double bytes = st.params * reduceBytes;
     const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-    const CollectiveResult r = collective(op, bytes, shardRanks, dpStride);
+    const CollectiveResult& r = collective(op, bytes, shardRanks, dpStride);
     double rsExposed = r.time_s;
     if (p.dp_overlap) {
-        const CollectiveResult bucket =
+        const CollectiveResult& bucket =
             collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
         // Overlap with this stage's last micro-batch backward; stages after the
         // first finish earlier by the backward passes still running upstream.

@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "stepmodel.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -48,14 +49,30 @@ struct Evaluation
     void sharedLinks();
     void metrics();
 
-    CollectiveResult collective(CollectiveOp op, double bytes, int ranks, int stride) const
+    // The collective model is a pure function of the request: an evaluation asks for the same
+    // request many times (each pipeline stage's data-parallel sync, most stages alike), so the
+    // answers are kept for the evaluation's length and a repeat is a copy, bit for bit the same.
+    const CollectiveResult& collective(CollectiveOp op, double bytes, int ranks, int stride) const
     {
+        for (size_t i = 0; i < memoCount; ++i) {
+            const MemoEntry& e = memo[i];
+            if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
+                return e.result;
+        }
         CollectiveRequest request;
         request.op = op;
         request.bytes = bytes;
         request.ranks = ranks;
         request.stride = stride;
-        return model.evaluate(request);
+        MemoEntry& e = memo[memoNext];
+        memoNext = (memoNext + 1) % memo.size();
+        memoCount = std::min(memo.size(), memoCount + 1);
+        e.op = op;
+        e.bytes = bytes;
+        e.ranks = ranks;
+        e.stride = stride;
+        e.result = model.evaluate(request);
+        return e.result;
     }
     const StageCost& criticalStage() const
     {
@@ -115,6 +132,19 @@ struct Evaluation
     double hbmBytes = 0;
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
+
+    // Collective answers of this evaluation (collective()); a ring, so the last ones asked stay.
+    struct MemoEntry
+    {
+        CollectiveOp op = CollectiveOp::AllReduce;
+        double bytes = 0;
+        int ranks = 0;
+        int stride = 0;
+        CollectiveResult result;
+    };
+    mutable std::array<MemoEntry, 12> memo{};
+    mutable size_t memoCount = 0;
+    mutable size_t memoNext = 0;
 };
 
 } // namespace paraplan::detail

@@ -56,6 +56,7 @@ void Evaluation::setup()
     c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
+    c.gemmReference = kernels::gemmReferenceEfficiency(gpu->kernels);
     c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
     c.seqLocal = double(tr.seq_len) / p.cp;
     c.tokens = p.micro_batch * c.seqLocal;
@@ -159,7 +160,6 @@ void Evaluation::stages()
 {
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
-    std::vector<int> denseOf(static_cast<size_t>(p.pp), 0);
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
         st.stage = i;
@@ -167,7 +167,6 @@ void Evaluation::stages()
         // MoE layers follow the leading dense layers.
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
         const int denseHere = std::max(0, std::min(layerIndex + st.layers, denseEnd) - layerIndex);
-        denseOf[static_cast<size_t>(i)] = denseHere;
         st.moe_layers = st.layers - denseHere;
         layerIndex += st.layers;
         const LayerCompute& dl = cost.dense_layer;
@@ -333,6 +332,10 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
         return cost;
     }
+    // At most one collective per kind (tp, cp, ep, pp, and three for dp) and one link use
+    // per tier: room for them at once rather than growing as they come.
+    cost.collectives.reserve(8);
+    cost.links.reserve(8);
     detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
     e.setup();
     e.layerCollectives();

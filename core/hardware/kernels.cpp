@@ -32,14 +32,25 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K)
     return best * kShare;
 }
 
-double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K)
+double gemmReferenceEfficiency(const KernelFigures& k)
+{
+    if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
+        return 0;
+    return gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
+}
+
+double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
+                                    double M, double N, double K)
 {
     if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
         return referenceShare;
-    const double reference =
-        gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
     const double here = gemmShapeEfficiency(k.sm_count, M, N, K);
     return std::min(1.0, referenceShare * here / reference);
+}
+
+double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K)
+{
+    return gemmEfficiencyGivenReference(k, referenceShare, gemmReferenceEfficiency(k), M, N, K);
 }
 
 double attentionShare(double share, const AttentionFigures& a, double seq, double d)
