@@ -59,11 +59,6 @@ struct Evaluation
             if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
                 return e.result;
         }
-        CollectiveRequest request;
-        request.op = op;
-        request.bytes = bytes;
-        request.ranks = ranks;
-        request.stride = stride;
         MemoEntry& e = memo[memoNext];
         memoNext = (memoNext + 1) % memo.size();
         memoCount = std::min(memo.size(), memoCount + 1);
@@ -71,14 +66,20 @@ struct Evaluation
         e.bytes = bytes;
         e.ranks = ranks;
         e.stride = stride;
-        e.result = model.evaluate(request);
+        e.result = sharedCollective(engineSerial, model, op, bytes, ranks, stride);
         return e.result;
     }
+    // The collective model's answer from this thread's cache of the engine's answers (a search
+    // asks the same group shapes over and over across layouts), else from the model.
+    static const CollectiveResult& sharedCollective(unsigned long long engine,
+                                                    const CollectiveModel& model, CollectiveOp op,
+                                                    double bytes, int ranks, int stride);
     const StageCost& criticalStage() const
     {
         return cost.stages[static_cast<size_t>(cost.critical_stage)];
     }
 
+    unsigned long long engineSerial = 0; // StepEngine's serial: which model the answers are of
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;

@@ -7,7 +7,10 @@
 #include "units.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace paraplan {
 
@@ -38,12 +41,70 @@ GroupStrides groupStrides(const ParallelLayout& layout)
     return strides;
 }
 
+namespace {
+
+std::atomic<unsigned long long> g_engineSerial{0};
+
+// This thread's answers of the collective models of the engines it evaluated with: a
+// direct-mapped table keyed by the engine's serial and the request. The model is a pure
+// function of the request, so an answer from here is the one it would compute, bit for bit.
+struct CollectiveCache
+{
+    struct Entry
+    {
+        unsigned long long engine = 0; // 0: empty (serials start at 1)
+        CollectiveOp op = CollectiveOp::AllReduce;
+        double bytes = 0;
+        int ranks = 0;
+        int stride = 0;
+        CollectiveResult result;
+    };
+    std::array<Entry, 256> entries;
+};
+
+size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int ranks, int stride)
+{
+    uint64_t bits = 0;
+    std::memcpy(&bits, &bytes, sizeof bits);
+    uint64_t h = bits ^ (uint64_t(ranks) << 32) ^ (uint64_t(stride) << 8) ^ uint64_t(op) ^
+                 (engine * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    return static_cast<size_t>(h & 255);
+}
+
+} // namespace
+
 StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog)
-    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog)
+    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog), m_serial(++g_engineSerial)
 {
 }
 
 namespace detail {
+
+const CollectiveResult& Evaluation::sharedCollective(unsigned long long engine,
+                                                     const CollectiveModel& model, CollectiveOp op,
+                                                     double bytes, int ranks, int stride)
+{
+    static thread_local CollectiveCache cache;
+    CollectiveCache::Entry& e = cache.entries[cacheSlot(engine, op, bytes, ranks, stride)];
+    if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
+        e.stride == stride)
+        return e.result;
+    CollectiveRequest request;
+    request.op = op;
+    request.bytes = bytes;
+    request.ranks = ranks;
+    request.stride = stride;
+    e.result = model.evaluate(request);
+    e.engine = engine;
+    e.op = op;
+    e.bytes = bytes;
+    e.ranks = ranks;
+    e.stride = stride;
+    return e.result;
+}
 
 using namespace layercost;
 
@@ -337,6 +398,7 @@ StepCost StepEngine::evaluate(const Plan& plan) const
     cost.collectives.reserve(8);
     cost.links.reserve(8);
     detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
+    e.engineSerial = m_serial;
     e.setup();
     e.layerCollectives();
     e.stageSetup();
