@@ -54,7 +54,9 @@ struct Evaluation
     // answers are kept for the evaluation's length and a repeat is a copy, bit for bit the same.
     const CollectiveResult& collective(CollectiveOp op, double bytes, int ranks, int stride) const
     {
-        for (size_t i = 0; i < memoCount; ++i) {
+        // Newest first: a stage's requests are most often its predecessor's.
+        for (size_t n = 0, i = memoNext; n < memoCount; ++n) {
+            i = i == 0 ? memo.size() - 1 : i - 1;
             const MemoEntry& e = memo[i];
             if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
                 return e.result;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -201,11 +202,19 @@ void Evaluation::stageSetup()
     const bool explicitSplit =
         !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
     if (uneven && !explicitSplit) {
-        std::string split;
-        for (size_t i = 0; i < layersPerStage.size(); ++i)
-            split += (i ? " " : "") + std::to_string(layersPerStage[i]);
-        cost.warnings.push_back(std::to_string(m.layers) + " layers over pp = " +
-                                std::to_string(p.pp) + " stages are split unevenly: " + split);
+        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place.
+        std::string text = std::to_string(m.layers);
+        text.reserve(64 + 6 * layersPerStage.size());
+        text += " layers over pp = ";
+        text += std::to_string(p.pp);
+        text += " stages are split unevenly:";
+        char number[16];
+        for (int n : layersPerStage) {
+            const auto written = std::to_chars(number, number + sizeof number, n);
+            text += ' ';
+            text.append(number, written.ptr);
+        }
+        cost.warnings.push_back(std::move(text));
     }
     // Rotary models run past their context window only after a context extension; learned
     // position tables cannot (a rule rejects that).
