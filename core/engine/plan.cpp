@@ -507,7 +507,15 @@ Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& 
         backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
     if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
         return own;
-    const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
+    return attentionFigure(plan, backward, catalog.gpu(plan.cluster.gpu_id));
+}
+
+Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu)
+{
+    const Sourced& own =
+        backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
+    if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
+        return own;
     const AttentionFigures* a =
         gpu ? kernels::attentionFigures(*gpu, resolvedAttention(plan)) : nullptr;
     if (!a)

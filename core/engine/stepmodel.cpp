@@ -143,8 +143,9 @@ void Evaluation::setup()
         const AttentionFigures* af = kernels::attentionFigures(*gpu, as.attention);
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
-        as.attention_fwd_figure = attentionFigure(plan, false, catalog);
-        as.attention_bwd_figure = attentionFigure(plan, true, catalog);
+        // The engine's GPU is the plan's (evaluate() checks the ids match).
+        as.attention_fwd_figure = attentionFigure(plan, false, gpu);
+        as.attention_bwd_figure = attentionFigure(plan, true, gpu);
         c.attnFwd = kernels::attentionShare(as.attention_fwd_figure.value, a, c.seqLocal, c.d);
         c.attnBwd = kernels::attentionShare(as.attention_bwd_figure.value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
