@@ -17,6 +17,51 @@ using layercost::Context;
 // Per-tier busy seconds of one GPU's links.
 using TierBusy = std::array<double, 8>;
 
+// The collective model's answer from this thread's cache of the engine's answers (a search
+// asks the same group shapes over and over across layouts), else from the model.
+const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
+                                         CollectiveOp op, double bytes, int ranks, int stride);
+
+// The collective answers of one evaluation. The collective model is a pure function of the
+// request: an evaluation asks for the same request many times (each pipeline stage's
+// data-parallel sync, most stages alike), so the answers are kept for the evaluation's length
+// (a ring: the last 12 asked) and a repeat is a reference to the same bits.
+struct CollectiveMemo
+{
+    const CollectiveResult& get(unsigned long long engine, const CollectiveModel& model,
+                                CollectiveOp op, double bytes, int ranks, int stride)
+    {
+        // Newest first: a stage's requests are most often its predecessor's.
+        for (size_t n = 0, i = next; n < count; ++n) {
+            i = i == 0 ? entries.size() - 1 : i - 1;
+            const Entry& e = entries[i];
+            if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
+                return e.result;
+        }
+        Entry& e = entries[next];
+        next = (next + 1) % entries.size();
+        count = std::min(entries.size(), count + 1);
+        e.op = op;
+        e.bytes = bytes;
+        e.ranks = ranks;
+        e.stride = stride;
+        e.result = sharedCollective(engine, model, op, bytes, ranks, stride);
+        return e.result;
+    }
+
+    struct Entry
+    {
+        CollectiveOp op = CollectiveOp::AllReduce;
+        double bytes = 0;
+        int ranks = 0;
+        int stride = 0;
+        CollectiveResult result;
+    };
+    std::array<Entry, 12> entries{};
+    size_t count = 0;
+    size_t next = 0;
+};
+
 // One evaluation of a plan: the context, the per-layer collectives and the stages it builds
 // up, phase by phase (stepmodel.cpp: compute, stages, pipeline, metrics; stepcomm.cpp:
 // collectives, data-parallel sync, shared links).
@@ -49,33 +94,10 @@ struct Evaluation
     void sharedLinks();
     void metrics();
 
-    // The collective model is a pure function of the request: an evaluation asks for the same
-    // request many times (each pipeline stage's data-parallel sync, most stages alike), so the
-    // answers are kept for the evaluation's length and a repeat is a copy, bit for bit the same.
     const CollectiveResult& collective(CollectiveOp op, double bytes, int ranks, int stride) const
     {
-        // Newest first: a stage's requests are most often its predecessor's.
-        for (size_t n = 0, i = memoNext; n < memoCount; ++n) {
-            i = i == 0 ? memo.size() - 1 : i - 1;
-            const MemoEntry& e = memo[i];
-            if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
-                return e.result;
-        }
-        MemoEntry& e = memo[memoNext];
-        memoNext = (memoNext + 1) % memo.size();
-        memoCount = std::min(memo.size(), memoCount + 1);
-        e.op = op;
-        e.bytes = bytes;
-        e.ranks = ranks;
-        e.stride = stride;
-        e.result = sharedCollective(engineSerial, model, op, bytes, ranks, stride);
-        return e.result;
+        return memo.get(engineSerial, model, op, bytes, ranks, stride);
     }
-    // The collective model's answer from this thread's cache of the engine's answers (a search
-    // asks the same group shapes over and over across layouts), else from the model.
-    static const CollectiveResult& sharedCollective(unsigned long long engine,
-                                                    const CollectiveModel& model, CollectiveOp op,
-                                                    double bytes, int ranks, int stride);
     const StageCost& criticalStage() const
     {
         return cost.stages[static_cast<size_t>(cost.critical_stage)];
@@ -136,18 +158,7 @@ struct Evaluation
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
 
-    // Collective answers of this evaluation (collective()); a ring, so the last ones asked stay.
-    struct MemoEntry
-    {
-        CollectiveOp op = CollectiveOp::AllReduce;
-        double bytes = 0;
-        int ranks = 0;
-        int stride = 0;
-        CollectiveResult result;
-    };
-    mutable std::array<MemoEntry, 12> memo{};
-    mutable size_t memoCount = 0;
-    mutable size_t memoNext = 0;
+    mutable CollectiveMemo memo; // collective()'s answers
 };
 
 } // namespace paraplan::detail

@@ -84,9 +84,8 @@ StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalo
 
 namespace detail {
 
-const CollectiveResult& Evaluation::sharedCollective(unsigned long long engine,
-                                                     const CollectiveModel& model, CollectiveOp op,
-                                                     double bytes, int ranks, int stride)
+const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
+                                         CollectiveOp op, double bytes, int ranks, int stride)
 {
     static thread_local CollectiveCache cache;
     CollectiveCache::Entry& e = cache.entries[cacheSlot(engine, op, bytes, ranks, stride)];
