@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <vector>
 
 namespace paraplan::detail {
@@ -25,41 +26,59 @@ const CollectiveResult& sharedCollective(unsigned long long engine, const Collec
 // The collective answers of one evaluation. The collective model is a pure function of the
 // request: an evaluation asks for the same request many times (each pipeline stage's
 // data-parallel sync, most stages alike), so the answers are kept for the evaluation's length
-// (a ring: the last 12 asked) and a repeat is a reference to the same bits.
-struct CollectiveMemo
+// (a ring: the last 8 asked; a stage asks at most 4) and a repeat is a reference to the same bits.
+class CollectiveMemo
 {
+public:
+    CollectiveMemo() = default;
+    CollectiveMemo(const CollectiveMemo&) = delete;
+    CollectiveMemo& operator=(const CollectiveMemo&) = delete;
+    ~CollectiveMemo()
+    {
+        for (size_t i = 0; i < m_count; ++i)
+            entry(i).~Entry();
+    }
+
     const CollectiveResult& get(unsigned long long engine, const CollectiveModel& model,
                                 CollectiveOp op, double bytes, int ranks, int stride)
     {
         // Newest first: a stage's requests are most often its predecessor's.
-        for (size_t n = 0, i = next; n < count; ++n) {
-            i = i == 0 ? entries.size() - 1 : i - 1;
-            const Entry& e = entries[i];
+        for (size_t n = 0, i = m_next; n < m_count; ++n) {
+            i = i == 0 ? kSize - 1 : i - 1;
+            const Entry& e = entry(i);
             if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
                 return e.result;
         }
-        Entry& e = entries[next];
-        next = (next + 1) % entries.size();
-        count = std::min(entries.size(), count + 1);
-        e.op = op;
-        e.bytes = bytes;
-        e.ranks = ranks;
-        e.stride = stride;
-        e.result = sharedCollective(engine, model, op, bytes, ranks, stride);
-        return e.result;
+        // Slots are constructed when first used: most evaluations ask for a few requests.
+        const size_t slot = m_next;
+        if (m_count == kSize)
+            entry(slot).~Entry();
+        else
+            ++m_count;
+        m_next = (m_next + 1) % kSize;
+        Entry* e = new (&m_storage[slot * sizeof(Entry)]) Entry{
+            op, bytes, ranks, stride, sharedCollective(engine, model, op, bytes, ranks, stride)};
+        return e->result;
     }
 
+private:
     struct Entry
     {
-        CollectiveOp op = CollectiveOp::AllReduce;
-        double bytes = 0;
-        int ranks = 0;
-        int stride = 0;
+        CollectiveOp op;
+        double bytes;
+        int ranks;
+        int stride;
         CollectiveResult result;
     };
-    std::array<Entry, 12> entries{};
-    size_t count = 0;
-    size_t next = 0;
+    static constexpr size_t kSize = 8; // a stage asks at most 4
+    Entry& entry(size_t i)
+    {
+        return *std::launder(reinterpret_cast<Entry*>(&m_storage[i * sizeof(Entry)]));
+    }
+
+    alignas(Entry) unsigned char m_storage[kSize * sizeof(Entry)];
+    size_t m_count = 0;
+    size_t m_next = 0;
 };
 
 // One evaluation of a plan: the context, the per-layer collectives and the stages it builds
