@@ -76,13 +76,8 @@ std::string describe(const Range& range)
     return text;
 }
 
-std::optional<std::string> check(const Range& range, double value, const char* field)
+std::string outsideMessage(const Range& range, double value, const char* field)
 {
-    const bool inside = std::isfinite(value) &&
-                        (range.min_exclusive ? value > range.min : value >= range.min) &&
-                        value <= range.max && (!range.whole || value == std::floor(value));
-    if (inside)
-        return std::nullopt;
     return std::string(field ? field : range.field) + " must be " +
            (range.whole ? "a whole number from " : "a number ") +
            (range.whole ? "" : (range.min_exclusive ? "" : "from ")) + describe(range) + " (got " +

@@ -5,6 +5,7 @@
 // boundary, and docs/limits.md lists them (a test keeps the two in step). Within these
 // ranges every product the engine forms fits a 64-bit integer or a finite double.
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +78,22 @@ const std::vector<Range>& all();
 /// Empty when `value` lies in `range` (and is whole if it must be), else the message:
 /// "training.seq_len must be a whole number from 1 to 4,194,304 tokens (got 2,000,000,000)".
 /// `field` replaces the range's own name when given (e.g. "node.nic_GBps" for kLinkGBps).
-std::optional<std::string> check(const Range& range, double value, const char* field = nullptr);
+/// Whether `value` lies in `range` (and is whole if it must be): check()'s test, inline so a
+/// value in range costs a few comparisons (validation runs on every evaluation of a search).
+inline bool inside(const Range& range, double value)
+{
+    return std::isfinite(value) && (range.min_exclusive ? value > range.min : value >= range.min) &&
+           value <= range.max && (!range.whole || value == std::floor(value));
+}
+/// check()'s message for a value outside `range`.
+std::string outsideMessage(const Range& range, double value, const char* field);
+inline std::optional<std::string> check(const Range& range, double value,
+                                        const char* field = nullptr)
+{
+    if (inside(range, value))
+        return std::nullopt;
+    return outsideMessage(range, value, field);
+}
 
 /// The range as the user guide writes it: "1 to 4,194,304 tokens".
 std::string describe(const Range& range);

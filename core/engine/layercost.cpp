@@ -4,10 +4,55 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace paraplan::layercost {
 namespace {
+
+// kernels::gemmEfficiencyGivenReference through this thread's table of its answers: a pure
+// function of the SM count, the reference's share and quantization and the shape, which a
+// search asks for again at every layout with the same GEMM shapes. Bit for bit the same.
+double gemmEfficiency(const Context& c, double M, double N, double K)
+{
+    struct Entry
+    {
+        int sms = -1;
+        bool shaped = false;
+        double share = 0;
+        double reference = 0;
+        double M = 0;
+        double N = 0;
+        double K = 0;
+        double efficiency = 0;
+    };
+    static thread_local std::array<Entry, 128> table;
+    const KernelFigures& k = c.gpu->kernels;
+    const bool shaped = k.gemm_shape[0] > 0;
+    uint64_t bits[3];
+    std::memcpy(&bits[0], &M, sizeof M);
+    std::memcpy(&bits[1], &N, sizeof N);
+    std::memcpy(&bits[2], &K, sizeof K);
+    uint64_t h = bits[0] * 0x9E3779B97F4A7C15ULL ^ bits[1] * 0xBF58476D1CE4E5B9ULL ^ bits[2];
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBULL;
+    h ^= h >> 29;
+    Entry& e = table[static_cast<size_t>(h % table.size())];
+    if (e.sms == k.sm_count && e.shaped == shaped && e.share == c.gemmShare &&
+        e.reference == c.gemmReference && e.M == M && e.N == N && e.K == K)
+        return e.efficiency;
+    e.efficiency = kernels::gemmEfficiencyGivenReference(k, c.gemmShare, c.gemmReference, M, N, K);
+    e.sms = k.sm_count;
+    e.shaped = shaped;
+    e.share = c.gemmShare;
+    e.reference = c.gemmReference;
+    e.M = M;
+    e.N = N;
+    e.K = K;
+    return e.efficiency;
+}
 
 // A GEMM of M x K by K x N (batch of them): the math at this shape's efficiency or its
 // operand traffic, whichever is slower (a roofline), with the output's traffic half inside
@@ -30,7 +75,7 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
     const double operands = (a * M * K + a * K * N) * batch;
     const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
-    g.efficiency = kernels::gemmEfficiency(c.gpu->kernels, c.gemmShare, M * batch, N, K);
+    g.efficiency = gemmEfficiency(c, M * batch, N, K);
     g.compute_s = g.flops / (c.peak * g.efficiency);
     g.operands_s = operands / c.hbm;
     g.output_s = output / c.hbm;

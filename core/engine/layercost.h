@@ -16,14 +16,15 @@ struct Context
     const ModelSpec& m;
     const ParallelLayout& p;
     const GpuSpec* gpu = nullptr;
-    double peak = 0;      // FLOP/s of the dtype
-    double hbm = 0;       // B/s achievable
-    double gemmShare = 0; // the GPU's best GEMM share of peak (at its reference shape)
-    double attnFwd = 0;   // the attention kernel's share of peak at this s and d, forward
-    double attnBwd = 0;   // ... backward
-    double actBytes = 2;  // bytes per activation element
-    double seqLocal = 0;  // s / cp
-    double tokens = 0;    // b s / cp per micro-batch
+    double peak = 0;          // FLOP/s of the dtype
+    double hbm = 0;           // B/s achievable
+    double gemmShare = 0;     // the GPU's best GEMM share of peak (at its reference shape)
+    double gemmReference = 0; // kernels::gemmReferenceEfficiency of the GPU's figures
+    double attnFwd = 0;       // the attention kernel's share of peak at this s and d, forward
+    double attnBwd = 0;       // ... backward
+    double actBytes = 2;      // bytes per activation element
+    double seqLocal = 0;      // s / cp
+    double tokens = 0;        // b s / cp per micro-batch
     double headsLocal = 0;
     double kvLocal = 0;
     double d = 0;

@@ -433,20 +433,22 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
         }
         return sum == layers ? p.stage_layers : std::vector<int>{};
     }
+    // Only the first and last stage can be fixed; the others share the rest. One allocation:
+    // the search evaluates layouts by the million.
     std::vector<int> counts(static_cast<size_t>(pp), 0);
-    std::vector<bool> fixed(static_cast<size_t>(pp), false);
+    const bool fixedFirst = pp > 1 && p.first_stage_layers > 0;
+    const bool fixedLast = pp > 1 && p.last_stage_layers > 0;
     long long rest = layers;
-    if (pp > 1 && p.first_stage_layers > 0) {
+    if (fixedFirst) {
         counts.front() = p.first_stage_layers;
-        fixed.front() = true;
         rest -= p.first_stage_layers;
     }
-    if (pp > 1 && p.last_stage_layers > 0) {
+    if (fixedLast) {
         counts.back() = p.last_stage_layers;
-        fixed.back() = true;
         rest -= p.last_stage_layers;
     }
-    const int free = static_cast<int>(std::count(fixed.begin(), fixed.end(), false));
+    auto fixed = [&](int i) { return (i == 0 && fixedFirst) || (i == pp - 1 && fixedLast); };
+    const int free = pp - (fixedFirst ? 1 : 0) - (fixedLast ? 1 : 0);
     if (free == 0)
         return rest == 0 ? counts : std::vector<int>{};
     if (rest < free)
@@ -454,25 +456,22 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
     const long long base = rest / free;
     long long extra = rest % free;
     for (int i = 0; i < pp; ++i) {
-        if (!fixed[static_cast<size_t>(i)])
+        if (!fixed(i))
             counts[static_cast<size_t>(i)] = static_cast<int>(base);
     }
     // The remainder goes to the middle stages first: the first stage also runs the embedding
     // and the last the LM head and loss (as Llama 3 405B's layout lightened both ends).
-    std::vector<int> order;
-    for (int i = 1; i + 1 < pp; ++i)
-        order.push_back(i);
-    order.push_back(0);
-    if (pp > 1)
-        order.push_back(pp - 1);
-    for (int i : order) {
-        if (extra == 0)
-            break;
-        if (!fixed[static_cast<size_t>(i)]) {
+    auto give = [&](int i) {
+        if (extra > 0 && !fixed(i)) {
             ++counts[static_cast<size_t>(i)];
             --extra;
         }
-    }
+    };
+    for (int i = 1; i + 1 < pp; ++i)
+        give(i);
+    give(0);
+    if (pp > 1)
+        give(pp - 1);
     return counts;
 }
 
@@ -508,7 +507,15 @@ Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& 
         backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
     if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
         return own;
-    const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
+    return attentionFigure(plan, backward, catalog.gpu(plan.cluster.gpu_id));
+}
+
+Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu)
+{
+    const Sourced& own =
+        backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
+    if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
+        return own;
     const AttentionFigures* a =
         gpu ? kernels::attentionFigures(*gpu, resolvedAttention(plan)) : nullptr;
     if (!a)

@@ -209,6 +209,9 @@ AttentionKernel resolvedAttention(const Plan& plan);
 /// The attention kernel's forward (or backward) share of peak at long sequences, with its
 /// source: the plan's override, else the resolved kernel's published figure on this GPU.
 Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& catalog);
+/// The same with the plan's GPU already looked up (`gpu`: the catalog's entry for
+/// plan.cluster.gpu_id, or null).
+Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu);
 bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 

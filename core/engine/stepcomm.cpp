@@ -201,10 +201,10 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     const double reduceBytes = as.grad_reduce_bytes;
     const double bytes = st.params * reduceBytes;
     const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-    const CollectiveResult r = collective(op, bytes, shardRanks, dpStride);
+    const CollectiveResult& r = collective(op, bytes, shardRanks, dpStride);
     double rsExposed = r.time_s;
     if (p.dp_overlap) {
-        const CollectiveResult bucket =
+        const CollectiveResult& bucket =
             collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
         // Overlap with this stage's last micro-batch backward; stages after the
         // first finish earlier by the backward passes still running upstream.
@@ -213,15 +213,15 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
         rsExposed = std::max(bucket.time_s, r.time_s - window - slack);
     }
     double gatherExposed = 0;
-    CollectiveResult g;
+    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
     if (p.zero >= 1) {
-        g = collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
+        g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
         // The updated parameters, gathered during the next step's first forward.
-        gatherExposed = p.dp_overlap ? std::max(0.0, g.time_s - st.forward_s) : g.time_s;
+        gatherExposed = p.dp_overlap ? std::max(0.0, g->time_s - st.forward_s) : g->time_s;
     }
     *exposed = rsExposed + gatherExposed;
-    *overlapped = std::max(0.0, r.time_s - rsExposed) +
-                  (p.zero >= 1 ? std::max(0.0, g.time_s - gatherExposed) : 0.0);
+    *overlapped =
+        std::max(0.0, r.time_s - rsExposed) + (g ? std::max(0.0, g->time_s - gatherExposed) : 0.0);
     if (report) {
         *reduce = CollectiveCost{
             "dp",     p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
@@ -229,11 +229,11 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
             1,        r.time_s,
             rsExposed};
         addBusy(&busy, &busiest, &busiestSeconds, r, 1, "dp");
-        if (p.zero >= 1) {
+        if (g) {
             *gather = CollectiveCost{
-                "dp",         "updated parameter shards all-gathered", g, dpStride, 1, g.time_s,
+                "dp",         "updated parameter shards all-gathered", *g, dpStride, 1, g->time_s,
                 gatherExposed};
-            addBusy(&busy, &busiest, &busiestSeconds, g, 1, "dp");
+            addBusy(&busy, &busiest, &busiestSeconds, *g, 1, "dp");
         }
     }
 }

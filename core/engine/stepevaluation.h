@@ -6,7 +6,9 @@
 #include "plan.h"
 #include "stepmodel.h"
 
+#include <algorithm>
 #include <array>
+#include <new>
 #include <vector>
 
 namespace paraplan::detail {
@@ -15,6 +17,69 @@ using layercost::Context;
 
 // Per-tier busy seconds of one GPU's links.
 using TierBusy = std::array<double, 8>;
+
+// The collective model's answer from this thread's cache of the engine's answers (a search
+// asks the same group shapes over and over across layouts), else from the model.
+const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
+                                         CollectiveOp op, double bytes, int ranks, int stride);
+
+// The collective answers of one evaluation. The collective model is a pure function of the
+// request: an evaluation asks for the same request many times (each pipeline stage's
+// data-parallel sync, most stages alike), so the answers are kept for the evaluation's length
+// (a ring: the last 8 asked; a stage asks at most 4) and a repeat is a reference to the same bits.
+class CollectiveMemo
+{
+public:
+    CollectiveMemo() = default;
+    CollectiveMemo(const CollectiveMemo&) = delete;
+    CollectiveMemo& operator=(const CollectiveMemo&) = delete;
+    ~CollectiveMemo()
+    {
+        for (size_t i = 0; i < m_count; ++i)
+            entry(i).~Entry();
+    }
+
+    const CollectiveResult& get(unsigned long long engine, const CollectiveModel& model,
+                                CollectiveOp op, double bytes, int ranks, int stride)
+    {
+        // Newest first: a stage's requests are most often its predecessor's.
+        for (size_t n = 0, i = m_next; n < m_count; ++n) {
+            i = i == 0 ? kSize - 1 : i - 1;
+            const Entry& e = entry(i);
+            if (e.op == op && e.bytes == bytes && e.ranks == ranks && e.stride == stride)
+                return e.result;
+        }
+        // Slots are constructed when first used: most evaluations ask for a few requests.
+        const size_t slot = m_next;
+        if (m_count == kSize)
+            entry(slot).~Entry();
+        else
+            ++m_count;
+        m_next = (m_next + 1) % kSize;
+        Entry* e = new (&m_storage[slot * sizeof(Entry)]) Entry{
+            op, bytes, ranks, stride, sharedCollective(engine, model, op, bytes, ranks, stride)};
+        return e->result;
+    }
+
+private:
+    struct Entry
+    {
+        CollectiveOp op;
+        double bytes;
+        int ranks;
+        int stride;
+        CollectiveResult result;
+    };
+    static constexpr size_t kSize = 8; // a stage asks at most 4
+    Entry& entry(size_t i)
+    {
+        return *std::launder(reinterpret_cast<Entry*>(&m_storage[i * sizeof(Entry)]));
+    }
+
+    alignas(Entry) unsigned char m_storage[kSize * sizeof(Entry)];
+    size_t m_count = 0;
+    size_t m_next = 0;
+};
 
 // One evaluation of a plan: the context, the per-layer collectives and the stages it builds
 // up, phase by phase (stepmodel.cpp: compute, stages, pipeline, metrics; stepcomm.cpp:
@@ -48,20 +113,16 @@ struct Evaluation
     void sharedLinks();
     void metrics();
 
-    CollectiveResult collective(CollectiveOp op, double bytes, int ranks, int stride) const
+    const CollectiveResult& collective(CollectiveOp op, double bytes, int ranks, int stride) const
     {
-        CollectiveRequest request;
-        request.op = op;
-        request.bytes = bytes;
-        request.ranks = ranks;
-        request.stride = stride;
-        return model.evaluate(request);
+        return memo.get(engineSerial, model, op, bytes, ranks, stride);
     }
     const StageCost& criticalStage() const
     {
         return cost.stages[static_cast<size_t>(cost.critical_stage)];
     }
 
+    unsigned long long engineSerial = 0; // StepEngine's serial: which model the answers are of
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;
@@ -115,6 +176,8 @@ struct Evaluation
     double hbmBytes = 0;
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
+
+    mutable CollectiveMemo memo; // collective()'s answers
 };
 
 } // namespace paraplan::detail

@@ -7,7 +7,11 @@
 #include "units.h"
 
 #include <algorithm>
+#include <atomic>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace paraplan {
 
@@ -38,12 +42,69 @@ GroupStrides groupStrides(const ParallelLayout& layout)
     return strides;
 }
 
+namespace {
+
+std::atomic<unsigned long long> g_engineSerial{0};
+
+// This thread's answers of the collective models of the engines it evaluated with: a
+// direct-mapped table keyed by the engine's serial and the request. The model is a pure
+// function of the request, so an answer from here is the one it would compute, bit for bit.
+struct CollectiveCache
+{
+    struct Entry
+    {
+        unsigned long long engine = 0; // 0: empty (serials start at 1)
+        CollectiveOp op = CollectiveOp::AllReduce;
+        double bytes = 0;
+        int ranks = 0;
+        int stride = 0;
+        CollectiveResult result;
+    };
+    std::array<Entry, 256> entries;
+};
+
+size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int ranks, int stride)
+{
+    uint64_t bits = 0;
+    std::memcpy(&bits, &bytes, sizeof bits);
+    uint64_t h = bits ^ (uint64_t(ranks) << 32) ^ (uint64_t(stride) << 8) ^ uint64_t(op) ^
+                 (engine * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    return static_cast<size_t>(h & 255);
+}
+
+} // namespace
+
 StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog)
-    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog)
+    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog), m_serial(++g_engineSerial)
 {
 }
 
 namespace detail {
+
+const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
+                                         CollectiveOp op, double bytes, int ranks, int stride)
+{
+    static thread_local CollectiveCache cache;
+    CollectiveCache::Entry& e = cache.entries[cacheSlot(engine, op, bytes, ranks, stride)];
+    if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
+        e.stride == stride)
+        return e.result;
+    CollectiveRequest request;
+    request.op = op;
+    request.bytes = bytes;
+    request.ranks = ranks;
+    request.stride = stride;
+    e.result = model.evaluate(request);
+    e.engine = engine;
+    e.op = op;
+    e.bytes = bytes;
+    e.ranks = ranks;
+    e.stride = stride;
+    return e.result;
+}
 
 using namespace layercost;
 
@@ -56,6 +117,7 @@ void Evaluation::setup()
     c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
+    c.gemmReference = kernels::gemmReferenceEfficiency(gpu->kernels);
     c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
     c.seqLocal = double(tr.seq_len) / p.cp;
     c.tokens = p.micro_batch * c.seqLocal;
@@ -80,8 +142,9 @@ void Evaluation::setup()
         const AttentionFigures* af = kernels::attentionFigures(*gpu, as.attention);
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
-        as.attention_fwd_figure = attentionFigure(plan, false, catalog);
-        as.attention_bwd_figure = attentionFigure(plan, true, catalog);
+        // The engine's GPU is the plan's (evaluate() checks the ids match).
+        as.attention_fwd_figure = attentionFigure(plan, false, gpu);
+        as.attention_bwd_figure = attentionFigure(plan, true, gpu);
         c.attnFwd = kernels::attentionShare(as.attention_fwd_figure.value, a, c.seqLocal, c.d);
         c.attnBwd = kernels::attentionShare(as.attention_bwd_figure.value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
@@ -139,11 +202,19 @@ void Evaluation::stageSetup()
     const bool explicitSplit =
         !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
     if (uneven && !explicitSplit) {
-        std::string split;
-        for (size_t i = 0; i < layersPerStage.size(); ++i)
-            split += (i ? " " : "") + std::to_string(layersPerStage[i]);
-        cost.warnings.push_back(std::to_string(m.layers) + " layers over pp = " +
-                                std::to_string(p.pp) + " stages are split unevenly: " + split);
+        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place.
+        std::string text = std::to_string(m.layers);
+        text.reserve(64 + 6 * layersPerStage.size());
+        text += " layers over pp = ";
+        text += std::to_string(p.pp);
+        text += " stages are split unevenly:";
+        char number[16];
+        for (int n : layersPerStage) {
+            const auto written = std::to_chars(number, number + sizeof number, n);
+            text += ' ';
+            text.append(number, written.ptr);
+        }
+        cost.warnings.push_back(std::move(text));
     }
     // Rotary models run past their context window only after a context extension; learned
     // position tables cannot (a rule rejects that).
@@ -159,7 +230,6 @@ void Evaluation::stages()
 {
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
-    std::vector<int> denseOf(static_cast<size_t>(p.pp), 0);
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
         st.stage = i;
@@ -167,7 +237,6 @@ void Evaluation::stages()
         // MoE layers follow the leading dense layers.
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
         const int denseHere = std::max(0, std::min(layerIndex + st.layers, denseEnd) - layerIndex);
-        denseOf[static_cast<size_t>(i)] = denseHere;
         st.moe_layers = st.layers - denseHere;
         layerIndex += st.layers;
         const LayerCompute& dl = cost.dense_layer;
@@ -333,7 +402,12 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
         return cost;
     }
+    // At most one collective per kind (tp, cp, ep, pp, and three for dp) and one link use
+    // per tier: room for them at once rather than growing as they come.
+    cost.collectives.reserve(8);
+    cost.links.reserve(8);
     detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
+    e.engineSerial = m_serial;
     e.setup();
     e.layerCollectives();
     e.stageSetup();

@@ -216,6 +216,9 @@ private:
     ClusterSpec m_cluster;
     CollectiveModel m_collectives;
     const HardwareCatalog* m_catalog;
+    /// Unique per constructed engine: keys the threads' caches of its collective answers
+    /// (a copy shares it, and the same model).
+    unsigned long long m_serial;
 };
 
 /// The stride of each parallel dimension's groups for a rank order.

@@ -5,6 +5,20 @@
 
 namespace paraplan::kernels {
 
+namespace {
+
+// std::ceil of a positive value below 2^62, without a library call (x86-64's baseline has no
+// rounding instruction): the same number, bit for bit.
+double ceilPositive(double x)
+{
+    if (!(x < 4.6e18))
+        return std::ceil(x);
+    const double truncated = static_cast<double>(static_cast<long long>(x));
+    return truncated < x ? truncated + 1 : truncated;
+}
+
+} // namespace
+
 double gemmShapeEfficiency(int smCount, double M, double N, double K)
 {
     if (!(M > 0 && N > 0 && K > 0))
@@ -20,8 +34,8 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K)
     static constexpr Tile kTiles[] = {{128, 256, 1.0}, {128, 128, 0.9}, {64, 128, 0.75}};
     double best = 0;
     for (const Tile& t : kTiles) {
-        const double tiles = std::ceil(M / t.m) * std::ceil(N / t.n);
-        const double waves = std::ceil(tiles / sms);
+        const double tiles = ceilPositive(M / t.m) * ceilPositive(N / t.n);
+        const double waves = ceilPositive(tiles / sms);
         // Wave quantization (guide, section 3.2) and tile quantization (section 3.1): the
         // useful share of the work the SMs do.
         const double useful = std::min(1.0, (M * N) / (waves * sms * t.m * t.n));
@@ -32,14 +46,25 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K)
     return best * kShare;
 }
 
-double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K)
+double gemmReferenceEfficiency(const KernelFigures& k)
+{
+    if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
+        return 0;
+    return gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
+}
+
+double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
+                                    double M, double N, double K)
 {
     if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
         return referenceShare;
-    const double reference =
-        gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
     const double here = gemmShapeEfficiency(k.sm_count, M, N, K);
     return std::min(1.0, referenceShare * here / reference);
+}
+
+double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K)
+{
+    return gemmEfficiencyGivenReference(k, referenceShare, gemmReferenceEfficiency(k), M, N, K);
 }
 
 double attentionShare(double share, const AttentionFigures& a, double seq, double d)

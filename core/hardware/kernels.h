@@ -17,6 +17,13 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K);
 /// The efficiency of an M x N x K GEMM: `referenceShare` (the published best share, reached at
 /// the reference shape) scaled by this shape's quantization relative to the reference's.
 double gemmEfficiency(const KernelFigures& k, double referenceShare, double M, double N, double K);
+/// The reference shape's own quantization, gemmShapeEfficiency at `k.gemm_shape` (0 when the
+/// figures give no shape): what gemmEfficiency divides by, computed once per GPU.
+double gemmReferenceEfficiency(const KernelFigures& k);
+/// gemmEfficiency with the reference's quantization given (gemmReferenceEfficiency): the same
+/// number, bit for bit, without recomputing the reference on every GEMM.
+double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
+                                    double M, double N, double K);
 
 /// An attention kernel's share of peak at sequence length `seq` and head dimension `d`:
 /// share x seq / (seq + seq_half), times the head-dim-64 factor for d <= 64.

@@ -1,11 +1,38 @@
-// Evaluating one plan must take at most 20 us, so a search can score 50,000 plans per second
-// on one core. Run: build/bench/bench_step
+// One evaluation: issue 17's targets are at most 1 us for GPT-3 175B on 64 A100s and at most
+// 2 us for Llama 3 405B on 16,384 H100s, one thread. Run: taskset -c 0 build/bench/bench_step
+// The "allocs" counter is the heap allocations of one evaluation (a counting operator new).
 #include "clusterio.h"
 #include "modelio.h"
+#include "planio.h"
 #include "search.h"
 #include "stepmodel.h"
 
 #include "benchmain.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<long long> g_allocations{0};
+} // namespace
+
+// Every allocation of the process counted (the benchmark reads the count around its loop).
+void* operator new(std::size_t size)
+{
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size ? size : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
 
 using namespace paraplan;
 
@@ -36,6 +63,7 @@ Plan plan(const char* model, const char* cluster, int nodes, int tp, int pp, int
 void run(benchmark::State& state, const Plan& p)
 {
     const StepEngine engine(p.cluster, HardwareCatalog::bundled());
+    const long long before = g_allocations.load();
     for (auto _ : state) {
         const StepCost cost = engine.evaluate(p);
         benchmark::DoNotOptimize(cost.step_time_s);
@@ -43,7 +71,70 @@ void run(benchmark::State& state, const Plan& p)
             break;
     }
     state.SetItemsProcessed(state.iterations());
+    state.counters["allocs"] = benchmark::Counter(double(g_allocations.load() - before),
+                                                  benchmark::Counter::kAvgIterations);
 }
+
+// The search's pattern: each call a different layout of the same plan (every tp, pp, ZeRO
+// stage, recompute mode and micro-batch that fills the cluster), so no layout is evaluated
+// twice in a row. Counts accepted layouts; the time is per evaluation, rejected ones included.
+void runSweep(benchmark::State& state, const Plan& base)
+{
+    const StepEngine engine(base.cluster, HardwareCatalog::bundled());
+    const int gpus = base.cluster.totalGpus();
+    std::vector<Plan> layouts;
+    for (int tp : {1, 2, 4, 8})
+        for (int pp : {1, 2, 4, 8, 16})
+            for (int zero : {0, 1, 3})
+                for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+                    for (int mb : {1, 2}) {
+                        if (gpus % (tp * pp) != 0)
+                            continue;
+                        Plan p = base;
+                        p.parallel.tp = tp;
+                        p.parallel.pp = pp;
+                        p.parallel.dp = gpus / (tp * pp);
+                        p.parallel.zero = zero;
+                        p.parallel.recompute = r;
+                        p.parallel.micro_batch = mb;
+                        p.parallel.sequence_parallel = tp > 1;
+                        p.parallel.interleave = 1;
+                        p.parallel.global_batch = std::max(p.parallel.dp * mb, 1536);
+                        layouts.push_back(p);
+                    }
+    size_t next = 0;
+    long long accepted = 0;
+    const long long before = g_allocations.load();
+    for (auto _ : state) {
+        const StepCost cost = engine.evaluate(layouts[next]);
+        benchmark::DoNotOptimize(cost.step_time_s);
+        accepted += cost.ok ? 1 : 0;
+        next = next + 1 == layouts.size() ? 0 : next + 1;
+    }
+    bench::check(state, accepted > 0 || state.iterations() < static_cast<long long>(layouts.size()),
+                 "no layout of the sweep was accepted");
+    state.SetItemsProcessed(state.iterations());
+    state.counters["layouts"] = double(layouts.size());
+    state.counters["accepted"] =
+        benchmark::Counter(double(accepted), benchmark::Counter::kAvgIterations);
+    state.counters["allocs"] = benchmark::Counter(double(g_allocations.load() - before),
+                                                  benchmark::Counter::kAvgIterations);
+}
+
+// The bundled example as the user opens it: GPT-3 175B on 8 DGX A100 (64 GPUs).
+void BM_EvaluateGpt3Example(benchmark::State& state)
+{
+    Plan p;
+    std::vector<std::string> errors;
+    if (!bench::check(state,
+                      loadPlan(PARAPLAN_SOURCE_DIR
+                               "/resources/examples/gpt3-175b-dgx-a100.paraplan.json",
+                               &p, &errors, HardwareCatalog::bundled()),
+                      "cannot load the GPT-3 example"))
+        return;
+    run(state, p);
+}
+BENCHMARK(BM_EvaluateGpt3Example);
 
 void BM_EvaluateLlama70bOn128(benchmark::State& state)
 {
@@ -62,6 +153,18 @@ void BM_EvaluateGpt3On64(benchmark::State& state)
     run(state, plan("gpt3-175b", "dgx-a100", 8, 8, 8, 1, 2048));
 }
 BENCHMARK(BM_EvaluateGpt3On64);
+
+void BM_EvaluateSweepGpt3On64(benchmark::State& state)
+{
+    runSweep(state, plan("gpt3-175b", "dgx-a100", 8, 8, 8, 1, 2048));
+}
+BENCHMARK(BM_EvaluateSweepGpt3On64);
+
+void BM_EvaluateSweep405bOn16384(benchmark::State& state)
+{
+    runSweep(state, plan("llama3-405b", "dgx-h100", 2048, 8, 16, 128, 8192));
+}
+BENCHMARK(BM_EvaluateSweep405bOn16384);
 
 // One evaluation grows with the pipeline depth: each stage is costed, its data-parallel
 // collectives included. A 16,384-layer model (the largest model.layers) on 1,048,576 H100s
