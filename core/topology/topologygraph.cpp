@@ -17,16 +17,36 @@ constexpr double kNodeWidth = 120;
 constexpr double kNodeHeight = 70;
 constexpr double kGap = 12;
 constexpr int kNodesPerRow = 4;
+constexpr size_t kRacksPerRow = 64;
+
+} // namespace
+
+namespace {
+
+// IDs are handed out in increasing order and items are only appended or removed, so `items`
+// is sorted by id: a binary search finds one in O(log n). A drawing whose order was changed
+// by hand (none is today) still finds its item by the linear scan behind it.
+template <typename T> const T* findById(const std::vector<T>& items, int id)
+{
+    const auto it = std::lower_bound(items.begin(), items.end(), id,
+                                     [](const T& item, int key) { return item.id < key; });
+    if (it != items.end() && it->id == id)
+        return &*it;
+    if (std::is_sorted(items.begin(), items.end(),
+                       [](const T& a, const T& b) { return a.id < b.id; }))
+        return nullptr;
+    for (const T& item : items) {
+        if (item.id == id)
+            return &item;
+    }
+    return nullptr;
+}
 
 } // namespace
 
 const TopoNode* TopologyGraph::node(int id) const
 {
-    for (const TopoNode& n : nodes) {
-        if (n.id == id)
-            return &n;
-    }
-    return nullptr;
+    return findById(nodes, id);
 }
 
 TopoNode* TopologyGraph::node(int id)
@@ -36,11 +56,7 @@ TopoNode* TopologyGraph::node(int id)
 
 const TopoRack* TopologyGraph::rack(int id) const
 {
-    for (const TopoRack& r : racks) {
-        if (r.id == id)
-            return &r;
-    }
-    return nullptr;
+    return findById(racks, id);
 }
 
 TopoRack* TopologyGraph::rack(int id)
@@ -84,25 +100,42 @@ long long TopologyGraph::gpuCount() const
 void layoutGraph(TopologyGraph* g)
 {
     // One pass over the nodes (a million-node cluster lays out in milliseconds): each rack's
-    // column, then each node in the next free slot of its rack.
+    // column, then each node in the next free slot of its rack. Up to kRacksPerRow racks stand
+    // side by side; more wrap to further rows, so a large cluster fits a window as a grid.
     std::unordered_map<int, size_t> rackIndex;
-    double x = 0;
-    for (size_t r = 0; r < g->racks.size(); ++r) {
-        TopoRack& rack = g->racks[r];
-        rack.x = x;
-        rack.y = 0;
-        rackIndex[rack.id] = r;
-        x += kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    rackIndex.reserve(g->racks.size());
+    for (size_t r = 0; r < g->racks.size(); ++r)
+        rackIndex.emplace(g->racks[r].id, r);
+    std::vector<long long> count(g->racks.size(), 0);
+    std::vector<long long> rackOf(g->nodes.size(), -1);
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+        if (const auto it = rackIndex.find(g->nodes[i].rack); it != rackIndex.end()) {
+            rackOf[i] = static_cast<long long>(it->second);
+            ++count[it->second];
+        }
+    }
+    const double rackWidth = kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    double y = 0;
+    for (size_t row = 0; row * kRacksPerRow < g->racks.size(); ++row) {
+        long long tallest = 0;
+        for (size_t r = row * kRacksPerRow; r < std::min(g->racks.size(), (row + 1) * kRacksPerRow);
+             ++r) {
+            g->racks[r].x = static_cast<double>(r - row * kRacksPerRow) * rackWidth;
+            g->racks[r].y = y;
+            tallest = std::max(tallest, count[r]);
+        }
+        const long long rows = (tallest + kNodesPerRow - 1) / kNodesPerRow;
+        y += 40 + static_cast<double>(rows) * (kNodeHeight + kGap) + 140;
     }
     std::vector<long long> placed(g->racks.size(), 0);
-    for (TopoNode& n : g->nodes) {
-        const auto it = rackIndex.find(n.rack);
-        if (it == rackIndex.end())
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+        if (rackOf[i] < 0)
             continue;
-        const TopoRack& rack = g->racks[it->second];
-        const long long i = placed[it->second]++;
-        n.x = rack.x + kGap + static_cast<double>(i % kNodesPerRow) * (kNodeWidth + kGap);
-        n.y = rack.y + 40 + static_cast<double>(i / kNodesPerRow) * (kNodeHeight + kGap);
+        TopoNode& n = g->nodes[i];
+        const TopoRack& rack = g->racks[static_cast<size_t>(rackOf[i])];
+        const long long slot = placed[static_cast<size_t>(rackOf[i])]++;
+        n.x = rack.x + kGap + static_cast<double>(slot % kNodesPerRow) * (kNodeWidth + kGap);
+        n.y = rack.y + 40 + static_cast<double>(slot / kNodesPerRow) * (kNodeHeight + kGap);
     }
 }
 
