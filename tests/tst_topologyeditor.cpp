@@ -108,7 +108,7 @@ private slots:
     void unlikeNodesAndUnevenRacksAreNamed()
     {
         TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
-        graph.nodes[3].spec.gpus = 4;
+        graph.nodes[3].spec.edit().gpus = 4;
         ClusterSpec cluster;
         std::string error;
         QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
@@ -304,7 +304,7 @@ private slots:
         QVERIFY(editor.document()->cluster(&withFour, &message));
         QCOMPARE(withFour.node.nics, 4);
         undo->undo();
-        QCOMPARE(editor.document()->graph().nodes.back().spec.nics, 8);
+        QCOMPARE(editor.document()->graph().nodes.back().spec->nics, 8);
 
         // A property change is one step.
         editor.selectNodes({ids[3]});
@@ -408,7 +408,7 @@ private slots:
             editor.importTopology(test::dataPath("topology/dgx-h100.topo.txt"), options, &error),
             qPrintable(error));
         QCOMPARE(editor.document()->graph().nodes.size(), size_t(4));
-        QCOMPARE(editor.document()->graph().nodes.front().spec.nvlinkLinksPerGpu(), 18);
+        QCOMPARE(editor.document()->graph().nodes.front().spec->nvlinkLinksPerGpu(), 18);
         QVERIFY(
             !editor.importTopology(test::dataPath("topology/truncated.topo.txt"), options, &error));
         QVERIFY(error.contains("truncated"));

@@ -217,7 +217,7 @@ void TopologyEditor::buildFatTree(const QList<int>& selected)
     m_firstGpu.reserve(static_cast<qsizetype>(g.nodes.size()));
     for (const TopoNode& n : g.nodes) {
         m_firstGpu.insert(n.id, gpu);
-        gpu += n.spec.gpus;
+        gpu += n.spec->gpus;
     }
     // Every rack is an item (up to kMaxDrawnRacks); a cluster of more than kMaxDrawnNodes
     // nodes gets node items only for the racks in view when zoomed in (updateDetail).
@@ -233,7 +233,7 @@ void TopologyEditor::buildFatTree(const QList<int>& selected)
         QRectF area(rack.x, rack.y, 4 * (kNodeWidth + 12) + 12, 60);
         long long gpus = 0;
         for (const TopoNode* n : m_byRack[r]) {
-            gpus += n->spec.gpus;
+            gpus += n->spec->gpus;
             area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
         }
         auto* item = new RackItem(this, rack, area, static_cast<int>(m_byRack[r].size()), gpus, {});
@@ -364,7 +364,7 @@ void TopologyEditor::addNode()
         node.id = graph.takeId();
         node.name = "node " + std::to_string(graph.nodes.size());
         node.rack = rack;
-        node.switch_in_service.assign(node.spec.switch_links_per_gpu.size(), true);
+        node.switch_in_service.assign(node.spec->switch_links_per_gpu.size(), true);
         node.nvlink_factor = node.nic_factor = 1;
         graph.nodes.push_back(node);
         layoutGraph(&graph);
@@ -580,10 +580,11 @@ void TopologyEditor::updateStatus()
         const auto count = [](qsizetype n, const QString& one, const QString& many) {
             return QString("%1 %2").arg(n).arg(n == 1 ? one : many);
         };
-        text = tr("%1, %2, %3.")
-                   .arg(count(g.is_torus ? 0 : g.racks.size(), tr("rack"), tr("racks")),
-                        count(g.is_torus ? 0 : g.nodes.size(), tr("node"), tr("nodes")),
-                        count(g.gpuCount(), tr("GPU"), tr("GPUs")));
+        text =
+            tr("%1, %2, %3.")
+                .arg(count(g.is_torus ? 0 : g.racks.size(), tr("rack"), tr("racks")),
+                     count(g.is_torus ? 0 : g.nodes.size(), tr("node"), tr("nodes")),
+                     count(g.is_torus ? g.gpuCount() : cluster.totalGpus(), tr("GPU"), tr("GPUs")));
     }
     // A large cluster is drawn in part (rebuildScene); the line says how much.
     if (!g.is_torus && m_drawnNodes < static_cast<long long>(g.nodes.size()))

@@ -66,6 +66,11 @@ private:
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
     std::string m_syncedCluster;
     bool m_committing = false;
+    // The cluster the graph describes, read once per graph.
+    mutable bool m_clusterRead = false;
+    mutable bool m_clusterOk = false;
+    mutable ClusterSpec m_cluster;
+    mutable QString m_clusterError;
 };
 
 /// The topology editor: canvas, tools, property panel, and the plan overlaid.

@@ -57,7 +57,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < kCollapsedLod)
         return; // the rack draws itself as one box
-    const NodeSpec& spec = m_node.spec;
+    const NodeSpec& spec = *m_node.spec;
     const bool selected = isSelected();
     painter->setPen(
         QPen(selected ? QColor(0, 114, 178) : QColor(140, 140, 140), selected ? 2.5 : 1));

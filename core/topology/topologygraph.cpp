@@ -44,6 +44,43 @@ template <typename T> const T* findById(const std::vector<T>& items, int id)
 
 } // namespace
 
+SharedNodeSpec::SharedNodeSpec()
+{
+    static const std::shared_ptr<NodeSpec> none = std::make_shared<NodeSpec>();
+    m_spec = none;
+}
+
+SharedNodeSpec::SharedNodeSpec(const NodeSpec& spec) : m_spec(std::make_shared<NodeSpec>(spec)) {}
+
+SharedNodeSpec& SharedNodeSpec::operator=(const NodeSpec& spec)
+{
+    m_spec = std::make_shared<NodeSpec>(spec);
+    return *this;
+}
+
+NodeSpec& SharedNodeSpec::edit()
+{
+    if (m_spec.use_count() > 1)
+        m_spec = std::make_shared<NodeSpec>(*m_spec);
+    return *m_spec;
+}
+
+void TopologyGraph::editNodeSpecs(const std::function<void(NodeSpec&)>& change)
+{
+    // Keyed by the spec shared; the value keeps the original alive so its address is not
+    // reused while the loop runs.
+    std::unordered_map<const NodeSpec*, std::pair<SharedNodeSpec, SharedNodeSpec>> changed;
+    for (TopoNode& n : nodes) {
+        auto it = changed.find(&*n.spec);
+        if (it == changed.end()) {
+            SharedNodeSpec copy(*n.spec);
+            change(copy.edit());
+            it = changed.emplace(&*n.spec, std::make_pair(n.spec, copy)).first;
+        }
+        n.spec = it->second.second;
+    }
+}
+
 const TopoNode* TopologyGraph::node(int id) const
 {
     return findById(nodes, id);
@@ -93,7 +130,7 @@ long long TopologyGraph::gpuCount() const
         return static_cast<long long>(torus.dims[0]) * torus.dims[1] * torus.dims[2];
     long long count = 0;
     for (const TopoNode& n : nodes)
-        count += n.spec.gpus;
+        count += n.spec->gpus;
     return count;
 }
 
@@ -154,18 +191,21 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
         return g;
     const int perRack = c.network.nodes_per_rack > 0 ? c.network.nodes_per_rack : c.nodes;
     const int racks = (c.nodes + perRack - 1) / perRack;
+    g.racks.reserve(static_cast<size_t>(std::max(0, racks)));
     for (int r = 0; r < racks; ++r) {
         TopoRack rack;
         rack.id = g.takeId();
         rack.name = "rack " + std::to_string(r);
         g.racks.push_back(rack);
     }
+    g.nodes.reserve(static_cast<size_t>(std::max(0, c.nodes)));
+    const SharedNodeSpec spec(c.node); // one spec, shared by every node
     for (int i = 0; i < c.nodes; ++i) {
         TopoNode n;
         n.id = g.takeId();
         n.name = "node " + std::to_string(i);
         n.rack = g.racks[static_cast<size_t>(i / perRack)].id;
-        n.spec = c.node;
+        n.spec = spec;
         n.switch_in_service.assign(c.node.switch_links_per_gpu.size(), true);
         // Failure what-ifs of the cluster land on its first node.
         if (i == 0) {
@@ -176,7 +216,7 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
             n.nvlink_factor = c.what_if.nvlink_factor;
             n.nic_factor = c.what_if.nic_factor;
         }
-        g.nodes.push_back(n);
+        g.nodes.push_back(std::move(n));
     }
     if (!g.racks.empty())
         g.racks.front().uplink_factor = c.what_if.spine_factor;
@@ -207,8 +247,10 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
     }
     const TopoNode& first = g.nodes.front();
     for (const TopoNode& n : g.nodes) {
-        const NodeSpec& a = first.spec;
-        const NodeSpec& b = n.spec;
+        if (n.spec.sharedWith(first.spec))
+            continue;
+        const NodeSpec& a = *first.spec;
+        const NodeSpec& b = *n.spec;
         if (a.gpus != b.gpus || a.fabric != b.fabric || a.nics != b.nics ||
             a.nic_GBps.value != b.nic_GBps.value ||
             a.switch_links_per_gpu != b.switch_links_per_gpu) {
@@ -243,7 +285,7 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
         }
     }
     c.nodes = static_cast<int>(g.nodes.size());
-    c.node = first.spec;
+    c.node = *first.spec;
     if (perRack.size() > 1)
         c.network.nodes_per_rack = perRack.front();
     else if (c.network.nodes_per_rack != 0 && c.network.nodes_per_rack < c.nodes)
