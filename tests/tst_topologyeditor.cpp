@@ -4,11 +4,13 @@
 #include "mainwindow.h"
 #include "plandocument.h"
 #include "planevaluator.h"
+#include "planio.h"
 #include "testdata.h"
 #include "topologyeditor.h"
 #include "topologyitems.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
@@ -131,6 +133,48 @@ private slots:
         QCOMPARE(cluster.what_if.nvswitch_chips_out, std::vector<int>{1});
         QCOMPARE(cluster.what_if.nic_factor, 0.5);
         QCOMPARE(cluster.what_if.spine_factor, 0.25);
+    }
+
+    void nodesShareOneSpecAndReadBackTheSameCluster()
+    {
+        // Every bundled example's cluster (and a million-GPU one) laid out as a drawing and read
+        // back is the same cluster, JSON for JSON; the drawing's nodes share one spec.
+        std::vector<ClusterSpec> clusters{preset("dgx-h100", 125000, 32)};
+        const QDir examples(test::dataPath("../../resources/examples"));
+        for (const QString& name : examples.entryList({"*.paraplan.json"})) {
+            Plan plan;
+            std::vector<std::string> errors;
+            QVERIFY2(loadPlan(examples.filePath(name).toStdString(), &plan, &errors,
+                              HardwareCatalog::bundled()),
+                     qPrintable(name));
+            clusters.push_back(plan.cluster);
+        }
+        QVERIFY(clusters.size() >= 4);
+        for (const ClusterSpec& cluster : clusters) {
+            TopologyGraph graph = graphFromCluster(cluster);
+            for (const TopoNode& n : graph.nodes)
+                QVERIFY(n.spec.sharedWith(graph.nodes.front().spec));
+            ClusterSpec back;
+            std::string error;
+            QVERIFY2(clusterFromGraph(graph, &back, &error, HardwareCatalog::bundled()),
+                     error.c_str());
+            QCOMPARE(clusterToJsonText(back), clusterToJsonText(cluster));
+        }
+        // A change to every node's spec is made once and still shared; one node's own change
+        // leaves the others alone (and is a cluster of unlike nodes).
+        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 64, 32));
+        graph.editNodeSpecs([](NodeSpec& spec) { spec.nics = 4; });
+        for (const TopoNode& n : graph.nodes) {
+            QCOMPARE(n.spec->nics, 4);
+            QVERIFY(n.spec.sharedWith(graph.nodes.front().spec));
+        }
+        graph.nodes[5].spec.edit().nics = 2;
+        QCOMPARE(graph.nodes[4].spec->nics, 4);
+        QCOMPARE(graph.nodes[5].spec->nics, 2);
+        ClusterSpec back;
+        std::string error;
+        QVERIFY(!clusterFromGraph(graph, &back, &error, HardwareCatalog::bundled()));
+        QVERIFY2(QString::fromStdString(error).contains("node 5 differs"), error.c_str());
     }
 
     void aLargeClusterIsDrawnInPartAndSaysSo()
