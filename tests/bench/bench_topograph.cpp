@@ -69,8 +69,21 @@ void BM_LookUpEveryNodeAndRack(benchmark::State& state)
     state.SetComplexityN(state.range(0));
 }
 
+// What the window still spends per edit to tell whether the plan's cluster changed.
+void BM_ClusterToJsonText(benchmark::State& state)
+{
+    const ClusterSpec cluster = dgxCluster(16384);
+    for (auto _ : state) {
+        std::string text = clusterToJsonText(cluster);
+        if (!bench::check(state, !text.empty(), "the cluster writes as JSON"))
+            return;
+        benchmark::DoNotOptimize(text.data());
+    }
+}
+
 } // namespace
 
+BENCHMARK(BM_ClusterToJsonText)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GraphFromCluster)->Arg(2048)->Arg(16384)->Arg(125000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ClusterFromGraph)->Arg(2048)->Arg(16384)->Arg(125000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LookUpEveryNodeAndRack)->Arg(2048)->Arg(16384)->Unit(benchmark::kMillisecond);
