@@ -4,11 +4,13 @@
 #include "mainwindow.h"
 #include "plandocument.h"
 #include "planevaluator.h"
+#include "planio.h"
 #include "testdata.h"
 #include "topologyeditor.h"
 #include "topologyitems.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
@@ -36,6 +38,14 @@ ClusterSpec preset(const char* id, int nodes, int perRack = -1, double ratio = 0
     if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
         qFatal("%s", error.c_str());
     return cluster;
+}
+
+template <typename Item> int itemsOf(const TopologyEditor& editor)
+{
+    int count = 0;
+    for (QGraphicsItem* item : editor.scene()->items())
+        count += dynamic_cast<Item*>(item) != nullptr;
+    return count;
 }
 
 } // namespace
@@ -100,7 +110,7 @@ private slots:
     void unlikeNodesAndUnevenRacksAreNamed()
     {
         TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
-        graph.nodes[3].spec.gpus = 4;
+        graph.nodes[3].spec.edit().gpus = 4;
         ClusterSpec cluster;
         std::string error;
         QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
@@ -125,17 +135,62 @@ private slots:
         QCOMPARE(cluster.what_if.spine_factor, 0.25);
     }
 
+    void nodesShareOneSpecAndReadBackTheSameCluster()
+    {
+        // Every bundled example's cluster (and a million-GPU one) laid out as a drawing and read
+        // back is the same cluster, JSON for JSON; the drawing's nodes share one spec.
+        std::vector<ClusterSpec> clusters{preset("dgx-h100", 125000, 32)};
+        const QDir examples(test::dataPath("../../resources/examples"));
+        for (const QString& name : examples.entryList({"*.paraplan.json"})) {
+            Plan plan;
+            std::vector<std::string> errors;
+            QVERIFY2(loadPlan(examples.filePath(name).toStdString(), &plan, &errors,
+                              HardwareCatalog::bundled()),
+                     qPrintable(name));
+            clusters.push_back(plan.cluster);
+        }
+        QVERIFY(clusters.size() >= 4);
+        for (const ClusterSpec& cluster : clusters) {
+            TopologyGraph graph = graphFromCluster(cluster);
+            for (const TopoNode& n : graph.nodes)
+                QVERIFY(n.spec.sharedWith(graph.nodes.front().spec));
+            ClusterSpec back;
+            std::string error;
+            QVERIFY2(clusterFromGraph(graph, &back, &error, HardwareCatalog::bundled()),
+                     error.c_str());
+            QCOMPARE(clusterToJsonText(back), clusterToJsonText(cluster));
+        }
+        // A change to every node's spec is made once and still shared; one node's own change
+        // leaves the others alone (and is a cluster of unlike nodes).
+        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 64, 32));
+        graph.editNodeSpecs([](NodeSpec& spec) { spec.nics = 4; });
+        for (const TopoNode& n : graph.nodes) {
+            QCOMPARE(n.spec->nics, 4);
+            QVERIFY(n.spec.sharedWith(graph.nodes.front().spec));
+        }
+        graph.nodes[5].spec.edit().nics = 2;
+        QCOMPARE(graph.nodes[4].spec->nics, 4);
+        QCOMPARE(graph.nodes[5].spec->nics, 2);
+        ClusterSpec back;
+        std::string error;
+        QVERIFY(!clusterFromGraph(graph, &back, &error, HardwareCatalog::bundled()));
+        QVERIFY2(QString::fromStdString(error).contains("node 5 differs"), error.c_str());
+    }
+
     void aLargeClusterIsDrawnInPartAndSaysSo()
     {
-        // 8,192 nodes in 256 racks: the scene holds at most 2,048 node items, the status line
-        // says how much is drawn, and the cluster read back is still the whole of it.
+        // 8,192 nodes in 256 racks: fitted to the window every rack is one box with its
+        // counts and no node is an item; the status line says how much is drawn, and the
+        // cluster read back is still the whole of it.
         TopologyEditor editor;
+        editor.resize(1280, 800);
+        editor.show();
         editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
-        int nodeItems = 0;
-        for (QGraphicsItem* item : editor.scene()->items())
-            nodeItems += dynamic_cast<NodeItem*>(item) != nullptr;
-        QCOMPARE(nodeItems, 2048);
-        QVERIFY2(editor.statusText().contains("Drawn: 2048 of the nodes in 64 of the racks"),
+        editor.fitToWindow();
+        editor.updateDetail();
+        QCOMPARE(itemsOf<NodeItem>(editor), 0);
+        QCOMPARE(itemsOf<RackItem>(editor), 256);
+        QVERIFY2(editor.statusText().contains("Drawn: 0 of the nodes and 256 of the racks"),
                  qPrintable(editor.statusText()));
         ClusterSpec cluster;
         std::string message;
@@ -144,7 +199,102 @@ private slots:
         QCOMPARE(cluster.nodes, 8192);
         // A small cluster is drawn whole, without the note.
         editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        QCOMPARE(itemsOf<NodeItem>(editor), 8);
         QVERIFY(!editor.statusText().contains("Drawn:"));
+    }
+
+    void theAggregatedViewExpandsOnZoom()
+    {
+        // Zoomed in on one rack of a large cluster, the racks in view get their node items
+        // (by the view's own scroll signals, no call needed); zoomed out, they fold again.
+        TopologyEditor editor;
+        editor.resize(1280, 800);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        editor.fitToWindow();
+        QTRY_COMPARE(itemsOf<NodeItem>(editor), 0);
+        const TopoRack rack = editor.document()->graph().racks[70];
+        editor.view()->resetTransform();
+        editor.view()->centerOn(rack.x + 300, rack.y + 200);
+        QTRY_VERIFY(itemsOf<NodeItem>(editor) > 0);
+        const int drawn = itemsOf<NodeItem>(editor);
+        QVERIFY2(drawn <= 2048, qPrintable(QString::number(drawn)));
+        // Rack 70's own nodes are among them, at their places in the graph.
+        QList<int> inRack;
+        for (const TopoNode* n : editor.document()->graph().nodesInRack(rack.id))
+            inRack.append(n->id);
+        int found = 0;
+        for (QGraphicsItem* item : editor.scene()->items()) {
+            if (auto* node = dynamic_cast<NodeItem*>(item))
+                found += inRack.contains(node->id());
+        }
+        QCOMPARE(found, 32);
+        QVERIFY2(editor.statusText().contains(QString("Drawn: %1 of the nodes").arg(drawn)),
+                 qPrintable(editor.statusText()));
+        editor.fitToWindow();
+        QTRY_COMPARE(itemsOf<NodeItem>(editor), 0);
+    }
+
+    void editsOnAnAggregateRackWork()
+    {
+        // A collapsed rack is selected, given a node, and deleted like a drawn one; undo
+        // brings every node back.
+        TopologyEditor editor;
+        editor.resize(1280, 800);
+        editor.show();
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        editor.fitToWindow();
+        editor.updateDetail();
+        const int rackId = editor.document()->graph().racks[100].id;
+        const auto selectRack = [&] {
+            for (QGraphicsItem* item : editor.scene()->items()) {
+                if (auto* rack = dynamic_cast<RackItem*>(item))
+                    rack->setSelected(rack->id() == rackId);
+            }
+        };
+        selectRack();
+        QCOMPARE(itemsOf<NodeItem>(editor), 0);
+        editor.addNode();
+        const TopologyGraph& g = editor.document()->graph();
+        QCOMPARE(g.nodes.size(), size_t(8193));
+        QCOMPARE(g.nodes.back().rack, rackId);
+        QCOMPARE(g.nodesInRack(rackId).size(), size_t(33));
+        editor.document()->undoStack()->undo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8192));
+        selectRack();
+        editor.deleteSelection();
+        QCOMPARE(editor.document()->graph().racks.size(), size_t(255));
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8192 - 32));
+        QVERIFY(!editor.document()->graph().rack(rackId));
+        editor.document()->undoStack()->undo();
+        QCOMPARE(editor.document()->graph().nodes.size(), size_t(8192));
+        QVERIFY(editor.document()->graph().rack(rackId));
+    }
+
+    void aMillionGpuClusterKeepsTheSceneBounded()
+    {
+        // 125,000 DGX H100 nodes (1,000,000 GPUs) in 3,907 racks: one item per rack, node
+        // items only for the racks in view when zoomed in, never more than 2,048 of them.
+        TopologyEditor editor;
+        editor.resize(1280, 800);
+        editor.show();
+        editor.document()->reset(graphFromCluster(preset("dgx-h100", 125000, 32)));
+        QCOMPARE(editor.document()->graph().gpuCount(), 1000000LL);
+        editor.fitToWindow();
+        editor.updateDetail();
+        QCOMPARE(itemsOf<RackItem>(editor), 3907);
+        QCOMPARE(itemsOf<NodeItem>(editor), 0);
+        QVERIFY(editor.scene()->items().size() <= 3907 + 2048 + 8);
+        for (const double zoom : {0.2, 0.5, 1.0}) {
+            const TopoRack& rack = editor.document()->graph().racks[2000];
+            editor.view()->setTransform(QTransform::fromScale(zoom, zoom));
+            editor.view()->centerOn(rack.x + 300, rack.y + 200);
+            editor.updateDetail();
+            const int nodes = itemsOf<NodeItem>(editor);
+            QVERIFY2(nodes > 0 && nodes <= 2048, qPrintable(QString::number(nodes)));
+            QVERIFY(editor.scene()->items().size() <= 3907 + 2048 + 8);
+        }
     }
 
     void everyEditIsUndoable()
@@ -198,7 +348,7 @@ private slots:
         QVERIFY(editor.document()->cluster(&withFour, &message));
         QCOMPARE(withFour.node.nics, 4);
         undo->undo();
-        QCOMPARE(editor.document()->graph().nodes.back().spec.nics, 8);
+        QCOMPARE(editor.document()->graph().nodes.back().spec->nics, 8);
 
         // A property change is one step.
         editor.selectNodes({ids[3]});
@@ -302,7 +452,7 @@ private slots:
             editor.importTopology(test::dataPath("topology/dgx-h100.topo.txt"), options, &error),
             qPrintable(error));
         QCOMPARE(editor.document()->graph().nodes.size(), size_t(4));
-        QCOMPARE(editor.document()->graph().nodes.front().spec.nvlinkLinksPerGpu(), 18);
+        QCOMPARE(editor.document()->graph().nodes.front().spec->nvlinkLinksPerGpu(), 18);
         QVERIFY(
             !editor.importTopology(test::dataPath("topology/truncated.topo.txt"), options, &error));
         QVERIFY(error.contains("truncated"));

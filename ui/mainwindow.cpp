@@ -47,6 +47,22 @@
 #include <QVBoxLayout>
 
 namespace paraplan::ui {
+
+namespace {
+
+// The Derivation tab's long document is laid out when the tab is shown or read, not on every
+// edit (the edit -> redrawn time of issue 17).
+void showPendingDerivation(QTextBrowser* browser, std::shared_ptr<const PlanResults>* pending)
+{
+    if (!*pending)
+        return;
+    const std::shared_ptr<const PlanResults> r = std::move(*pending);
+    pending->reset();
+    browser->setHtml(derivationHtml(derivePlan(r->plan, r->cost)));
+}
+
+} // namespace
+
 namespace {
 
 // Ends a form dialog with OK and Cancel and runs it; true when the user chose OK.
@@ -184,6 +200,10 @@ QWidget* MainWindow::buildResults()
     m_derivation->setObjectName("derivation");
     m_derivation->setOpenLinks(false);
     m_tabs->addTab(m_derivation, tr("Derivation"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentWidget() == m_derivation)
+            showPendingDerivation(m_derivation, &m_derivationPending);
+    });
     // The layout search and the comparison of pinned plans.
     m_search = new SearchPanel(m_tabs);
     m_tabs->addTab(m_search, tr("Search"));
@@ -338,6 +358,7 @@ QString MainWindow::headlineText() const
 }
 QString MainWindow::derivationText() const
 {
+    showPendingDerivation(m_derivation, &m_derivationPending);
     return m_derivation->toPlainText();
 }
 QString MainWindow::statusText() const
@@ -448,7 +469,9 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_clusterView->setResults(r);
     m_topology->setOverlay(r);
     m_measure->setPlan(r->plan);
-    m_derivation->setHtml(derivationHtml(derivePlan(r->plan, cost)));
+    m_derivationPending = r;
+    if (m_tabs->currentWidget() == m_derivation)
+        showPendingDerivation(m_derivation, &m_derivationPending);
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")
                          .arg(cost.microbatches)

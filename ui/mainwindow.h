@@ -177,11 +177,11 @@ private:
     QTableView* m_collectivesTable;
     QTableView* m_memoryTable;
     QTextBrowser* m_derivation;
+    mutable std::shared_ptr<const PlanResults> m_derivationPending; ///< laid out when shown
     QTimer* m_recoveryTimer;
     std::unique_ptr<RecoveryStore> m_recovery;
     std::function<RecoveryChoice(const RecoveryOffer&)> m_recoveryChooser;
-    QMenu* m_recentMenu = nullptr;
-    QMenu* m_helpMenu = nullptr;
+    QMenu *m_recentMenu = nullptr, *m_helpMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;
     SearchPanel* m_search;

@@ -91,6 +91,7 @@ void TopologyDocument::syncFromPlan()
     if (!plan.drawing && !m_syncedDrawing && cluster == m_syncedCluster)
         return;
     m_graph = graphForPlan(plan, HardwareCatalog::bundled());
+    m_clusterRead = false;
     m_syncedDrawing = plan.drawing.get();
     m_syncedCluster = std::move(cluster);
     emit graphChanged();
@@ -103,6 +104,7 @@ void TopologyDocument::syncFromPlan()
 void TopologyDocument::reset(const TopologyGraph& graph)
 {
     m_graph = graph;
+    m_clusterRead = false;
     m_undo.clear();
     emit graphChanged();
     emit graphReset();
@@ -111,16 +113,24 @@ void TopologyDocument::reset(const TopologyGraph& graph)
 void TopologyDocument::setGraphFromHistory(const TopologyGraph& graph)
 {
     m_graph = graph;
+    m_clusterRead = false;
     emit graphChanged();
 }
 
 bool TopologyDocument::cluster(ClusterSpec* cluster, QString* error) const
 {
-    std::string message;
-    if (!clusterFromGraph(m_graph, cluster, &message, HardwareCatalog::bundled())) {
-        *error = QString::fromStdString(message);
+    // Read once per graph (the status line and the overlay ask on every plan result).
+    if (!m_clusterRead) {
+        std::string message;
+        m_clusterOk = clusterFromGraph(m_graph, &m_cluster, &message, HardwareCatalog::bundled());
+        m_clusterError = QString::fromStdString(message);
+        m_clusterRead = true;
+    }
+    if (!m_clusterOk) {
+        *error = m_clusterError;
         return false;
     }
+    *cluster = m_cluster;
     return true;
 }
 

@@ -13,7 +13,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -24,6 +26,9 @@ namespace paraplan::ui {
 namespace {
 // Nodes drawn at most: a scene of a few thousand items stays responsive.
 constexpr long long kMaxDrawnNodes = 2048;
+// Racks drawn at most (each one item: a box with its counts until zoomed in): 4,096 racks of
+// 32 nodes hold a million GPUs.
+constexpr size_t kMaxDrawnRacks = 4096;
 } // namespace
 
 int TopologyEditor::rackAt(const QPointF& scenePos) const
@@ -116,6 +121,15 @@ TopologyEditor::TopologyEditor(QWidget* parent)
             fitToWindow();
     });
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &TopologyEditor::updateProperties);
+    // Zooming and scrolling move the scroll bars: the level of detail follows, once per burst.
+    auto* detailTimer = new QTimer(this);
+    detailTimer->setSingleShot(true);
+    detailTimer->setInterval(0);
+    connect(detailTimer, &QTimer::timeout, this, &TopologyEditor::updateDetail);
+    for (QScrollBar* bar : {m_view->horizontalScrollBar(), m_view->verticalScrollBar()}) {
+        connect(bar, &QScrollBar::valueChanged, detailTimer, qOverload<>(&QTimer::start));
+        connect(bar, &QScrollBar::rangeChanged, detailTimer, qOverload<>(&QTimer::start));
+    }
     updateProperties();
 }
 
@@ -154,6 +168,11 @@ void TopologyEditor::rebuildScene()
 {
     m_rebuilding = true;
     const QList<int> selected = selectedNodeIds();
+    m_rackItems.clear();
+    m_expanded.clear();
+    m_byRack.clear();
+    m_lazy = false;
+    m_drawnNodes = m_drawnRacks = 0;
     m_scene->clear();
     m_firstGpu.clear();
     const TopologyGraph& g = m_document->graph();
@@ -178,62 +197,128 @@ void TopologyEditor::rebuildScene()
             }
         }
     } else {
-        long long gpu = 0;
-        for (const TopoNode& n : g.nodes) {
-            m_firstGpu[n.id] = gpu;
-            gpu += n.spec.gpus;
-        }
-        QVector<QPointF> switchPoints;
-        QVector<double> factors;
-        double left = 1e300, right = -1e300, top = 1e300;
-        // A cluster of thousands of nodes is drawn in part: its first racks and nodes, and a
-        // line saying what is not drawn (the cluster's fields still edit all of it).
-        const std::vector<std::vector<const TopoNode*>> byRack = g.nodesByRack();
-        long long drawnNodes = 0;
-        size_t drawnRacks = 0;
-        for (size_t r = 0; r < g.racks.size() && drawnNodes < kMaxDrawnNodes; ++r, ++drawnRacks) {
-            const TopoRack& rack = g.racks[r];
-            const std::vector<const TopoNode*>& nodes = byRack[r];
-            QRectF area(rack.x, rack.y, 4 * (kNodeWidth + 12) + 12, 60);
-            long long gpus = 0;
-            QVector<QPointF> anchors;
-            for (const TopoNode* n : nodes) {
-                gpus += n->spec.gpus;
-                if (drawnNodes + anchors.size() >= kMaxDrawnNodes)
-                    continue;
-                area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
-                anchors.append(QPointF(n->x + kNodeWidth / 2, n->y));
-                auto* node = new NodeItem(this, *n);
-                m_scene->addItem(node);
-                node->setSelected(selected.contains(n->id));
-            }
-            drawnNodes += anchors.size();
-            auto* item =
-                new RackItem(this, rack, area, static_cast<int>(nodes.size()), gpus, anchors);
-            m_scene->addItem(item);
-            switchPoints.append(item->switchPoint());
-            factors.append(rack.uplink_factor);
-            left = std::min(left, area.left());
-            right = std::max(right, area.right());
-            top = std::min(top, area.top());
-        }
-        m_drawnNodes = drawnNodes;
-        m_drawnRacks = static_cast<long long>(drawnRacks);
-        if (g.racks.size() > 1 || !g.nodes.empty()) {
-            const double width = std::min(600.0, std::max(200.0, (right - left) * 0.5));
-            const QRectF spine((left + right) / 2 - width / 2, top - 80, width, 30);
-            m_scene->addItem(
-                new SpineItem(this, spine, switchPoints, factors, g.spine_oversubscription.value));
-        }
+        buildFatTree(selected);
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-40, -40, 40, 40));
     m_rebuilding = false;
+    updateDetail();
     updateProperties();
     updateStatus();
     ClusterSpec cluster;
     QString error;
     if (m_document->cluster(&cluster, &error))
         emit clusterEdited(cluster);
+}
+
+void TopologyEditor::buildFatTree(const QList<int>& selected)
+{
+    const TopologyGraph& g = m_document->graph();
+    long long gpu = 0;
+    m_firstGpu.reserve(static_cast<qsizetype>(g.nodes.size()));
+    for (const TopoNode& n : g.nodes) {
+        m_firstGpu.insert(n.id, gpu);
+        gpu += n.spec->gpus;
+    }
+    // Every rack is an item (up to kMaxDrawnRacks); a cluster of more than kMaxDrawnNodes
+    // nodes gets node items only for the racks in view when zoomed in (updateDetail).
+    m_byRack = g.nodesByRack();
+    m_lazy = static_cast<long long>(g.nodes.size()) > kMaxDrawnNodes;
+    m_keepSelected = selected;
+    QVector<QPointF> switchPoints;
+    QVector<double> factors;
+    double left = 1e300, right = -1e300, top = 1e300;
+    const size_t drawnRacks = std::min(g.racks.size(), kMaxDrawnRacks);
+    for (size_t r = 0; r < drawnRacks; ++r) {
+        const TopoRack& rack = g.racks[r];
+        QRectF area(rack.x, rack.y, 4 * (kNodeWidth + 12) + 12, 60);
+        long long gpus = 0;
+        for (const TopoNode* n : m_byRack[r]) {
+            gpus += n->spec->gpus;
+            area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
+        }
+        auto* item = new RackItem(this, rack, area, static_cast<int>(m_byRack[r].size()), gpus, {});
+        item->setExpanded(false);
+        m_scene->addItem(item);
+        m_rackItems.append(item);
+        switchPoints.append(item->switchPoint());
+        factors.append(rack.uplink_factor);
+        left = std::min(left, area.left());
+        right = std::max(right, area.right());
+        top = std::min(top, area.top());
+    }
+    m_drawnRacks = static_cast<long long>(drawnRacks);
+    if (!m_lazy) {
+        for (int r = 0; r < m_rackItems.size(); ++r)
+            m_drawnNodes += expandRack(r);
+    }
+    if (g.racks.size() > 1 || !g.nodes.empty()) {
+        const double width = std::min(600.0, std::max(200.0, (right - left) * 0.5));
+        const QRectF spine((left + right) / 2 - width / 2, top - 80, width, 30);
+        m_scene->addItem(
+            new SpineItem(this, spine, switchPoints, factors, g.spine_oversubscription.value));
+    }
+}
+
+int TopologyEditor::expandRack(int index)
+{
+    QVector<NodeItem*>& items = m_expanded[index];
+    QVector<QPointF> anchors;
+    for (const TopoNode* n : m_byRack[static_cast<size_t>(index)]) {
+        anchors.append(QPointF(n->x + kNodeWidth / 2, n->y));
+        auto* node = new NodeItem(this, *n);
+        m_scene->addItem(node);
+        node->setSelected(m_keepSelected.contains(n->id));
+        items.append(node);
+    }
+    m_rackItems[index]->setExpanded(true, std::move(anchors));
+    return static_cast<int>(items.size());
+}
+
+void TopologyEditor::collapseRack(int index)
+{
+    const auto it = m_expanded.find(index);
+    if (it == m_expanded.end())
+        return;
+    for (NodeItem* node : it.value()) {
+        if (node->isSelected())
+            m_keepSelected.append(node->id());
+        delete node; // leaves the scene
+    }
+    m_expanded.erase(it);
+    m_rackItems[index]->setExpanded(false);
+}
+
+void TopologyEditor::updateDetail()
+{
+    if (!m_lazy || m_rebuilding)
+        return;
+    // The racks in view, while zoomed in past the collapsed level, up to kMaxDrawnNodes nodes.
+    QList<int> wanted;
+    if (m_view->transform().m11() >= kCollapsedLod) {
+        const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+        long long budget = kMaxDrawnNodes;
+        for (int r = 0; r < m_rackItems.size(); ++r) {
+            if (!m_rackItems[r]->area().intersects(visible))
+                continue;
+            const auto count = static_cast<long long>(m_byRack[static_cast<size_t>(r)].size());
+            if (count > budget)
+                break;
+            budget -= count;
+            wanted.append(r);
+        }
+    }
+    const QList<int> expanded = m_expanded.keys();
+    for (int r : expanded) {
+        if (!wanted.contains(r))
+            collapseRack(r);
+    }
+    long long drawn = 0;
+    for (int r : wanted)
+        drawn += m_expanded.contains(r) ? m_expanded[r].size() : expandRack(r);
+    if (drawn != m_drawnNodes) {
+        m_drawnNodes = drawn;
+        updateStatus();
+    }
 }
 
 QList<int> TopologyEditor::selectedNodeIds() const
@@ -279,7 +364,7 @@ void TopologyEditor::addNode()
         node.id = graph.takeId();
         node.name = "node " + std::to_string(graph.nodes.size());
         node.rack = rack;
-        node.switch_in_service.assign(node.spec.switch_links_per_gpu.size(), true);
+        node.switch_in_service.assign(node.spec->switch_links_per_gpu.size(), true);
         node.nvlink_factor = node.nic_factor = 1;
         graph.nodes.push_back(node);
         layoutGraph(&graph);
@@ -495,15 +580,16 @@ void TopologyEditor::updateStatus()
         const auto count = [](qsizetype n, const QString& one, const QString& many) {
             return QString("%1 %2").arg(n).arg(n == 1 ? one : many);
         };
-        text = tr("%1, %2, %3.")
-                   .arg(count(g.is_torus ? 0 : g.racks.size(), tr("rack"), tr("racks")),
-                        count(g.is_torus ? 0 : g.nodes.size(), tr("node"), tr("nodes")),
-                        count(g.gpuCount(), tr("GPU"), tr("GPUs")));
+        text =
+            tr("%1, %2, %3.")
+                .arg(count(g.is_torus ? 0 : g.racks.size(), tr("rack"), tr("racks")),
+                     count(g.is_torus ? 0 : g.nodes.size(), tr("node"), tr("nodes")),
+                     count(g.is_torus ? g.gpuCount() : cluster.totalGpus(), tr("GPU"), tr("GPUs")));
     }
     // A large cluster is drawn in part (rebuildScene); the line says how much.
     if (!g.is_torus && m_drawnNodes < static_cast<long long>(g.nodes.size()))
-        text += tr(" Drawn: %1 of the nodes in %2 of the racks; the rest repeat the pattern "
-                   "(the cluster's fields edit them all).")
+        text += tr(" Drawn: %1 of the nodes and %2 of the racks; zoom in on a rack to see its "
+                   "nodes (the cluster's fields edit them all).")
                     .arg(m_drawnNodes)
                     .arg(m_drawnRacks);
     if (m_overlay) {

@@ -4,8 +4,10 @@
 #include "topologygraph.h"
 #include "topologyimport.h"
 
+#include <QMap>
 #include <QObject>
 #include <QUndoStack>
+#include <QVector>
 #include <QWidget>
 
 #include <functional>
@@ -64,6 +66,11 @@ private:
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
     std::string m_syncedCluster;
     bool m_committing = false;
+    // The cluster the graph describes, read once per graph.
+    mutable bool m_clusterRead = false;
+    mutable bool m_clusterOk = false;
+    mutable ClusterSpec m_cluster;
+    mutable QString m_clusterError;
 };
 
 /// The topology editor: canvas, tools, property panel, and the plan overlaid.
@@ -105,6 +112,10 @@ public:
     QString linkReport(Tier tier) const;
     void showLinkReport(Tier tier);
     QString statusText() const;
+    /// Level of detail of a large cluster: racks in view get their node items once zoomed in
+    /// past the collapsed level, racks out of view or zoomed out are one box each (so the
+    /// scene holds a bounded number of items). Runs on every zoom and scroll.
+    void updateDetail();
     void selectNodes(const QList<int>& ids);
     QList<int> selectedNodeIds() const;
 
@@ -118,6 +129,9 @@ protected:
 
 private:
     void rebuildScene();
+    void buildFatTree(const QList<int>& selected);
+    int expandRack(int index);
+    void collapseRack(int index);
     int rackAt(const QPointF& scenePos) const;
     void updateStatus();
     // The property panel (topologyproperties.cpp): one builder per kind of selection.
@@ -144,6 +158,12 @@ private:
     bool m_fitPending = true;
     long long m_drawnNodes = 0; ///< nodes the scene draws (a large cluster is drawn in part)
     long long m_drawnRacks = 0;
+    // Level of detail (a cluster of more than kMaxDrawnNodes nodes is drawn lazily).
+    bool m_lazy = false;
+    std::vector<std::vector<const TopoNode*>> m_byRack; ///< into the document's graph
+    QVector<RackItem*> m_rackItems;                     ///< by rack index
+    QMap<int, QVector<NodeItem*>> m_expanded;           ///< rack index -> its node items
+    QList<int> m_keepSelected;                          ///< node ids selected before a rebuild
 
     friend class NodeItem;
     friend class RackItem;

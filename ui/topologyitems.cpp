@@ -57,7 +57,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < kCollapsedLod)
         return; // the rack draws itself as one box
-    const NodeSpec& spec = m_node.spec;
+    const NodeSpec& spec = *m_node.spec;
     const bool selected = isSelected();
     painter->setPen(
         QPen(selected ? QColor(0, 114, 178) : QColor(140, 140, 140), selected ? 2.5 : 1));
@@ -178,19 +178,27 @@ RackItem::RackItem(TopologyEditor* editor, const TopoRack& rack, const QRectF& a
     setZValue(-1);
 }
 
+void RackItem::setExpanded(bool expanded, QVector<QPointF> anchors)
+{
+    m_expanded = expanded;
+    m_anchors = std::move(anchors);
+    update();
+}
+
 void RackItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    const auto& overlay = m_editor->overlay();
-    const std::vector<TierLoad> loads =
-        overlay ? tierLoads(overlay->cost) : std::vector<TierLoad>{};
     painter->setPen(
         QPen(isSelected() ? QColor(0, 114, 178) : QColor(150, 110, 30), isSelected() ? 3 : 1.5));
-    if (lod < kCollapsedLod) {
+    if (lod < kCollapsedLod || !m_expanded) {
         painter->setBrush(QColor(236, 226, 205));
         painter->drawRect(m_area);
+        // The counts only where the box is wide enough on screen to read them (a million-GPU
+        // cluster fitted to the window is a grid of plain boxes).
+        if (m_area.width() * lod < 60)
+            return;
         QFont font = painter->font();
-        font.setPointSizeF(std::max(6.0, 9 / std::max(lod, 0.01)));
+        font.setPointSizeF(std::max(6.0, 9 / lod));
         painter->setFont(font);
         painter->setPen(Qt::black);
         painter->drawText(m_area, Qt::AlignCenter | Qt::TextWordWrap,
@@ -200,6 +208,9 @@ void RackItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                               .arg(m_gpus));
         return;
     }
+    const auto& overlay = m_editor->overlay();
+    const std::vector<TierLoad> loads =
+        overlay ? tierLoads(overlay->cost) : std::vector<TierLoad>{};
     painter->setBrush(QColor(250, 246, 238));
     painter->drawRoundedRect(m_area, 6, 6);
     // The rack switch and the NIC links down to every node.

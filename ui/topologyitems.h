@@ -57,6 +57,11 @@ public:
              long long gpus, QVector<QPointF> anchors);
     int id() const { return m_rack.id; }
     QPointF switchPoint() const { return {m_area.center().x(), m_area.top() + 10}; }
+    /// Drawn with its switch and downlinks to `anchors` (its node items are in the scene), or
+    /// as one box with its counts (collapsed: a large cluster's rack out of view).
+    void setExpanded(bool expanded, QVector<QPointF> anchors = {});
+    bool expanded() const { return m_expanded; }
+    const QRectF& area() const { return m_area; }
     QRectF boundingRect() const override { return m_area.adjusted(-4, -4, 4, 4); }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override;
 
@@ -70,6 +75,7 @@ private:
     int m_nodes;
     long long m_gpus;
     QVector<QPointF> m_anchors;
+    bool m_expanded = true;
 };
 
 // Spine switches and the rack uplinks to them.

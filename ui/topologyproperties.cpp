@@ -76,12 +76,12 @@ void TopologyEditor::showNodeProperties(const TopoNode& node)
 {
     const TopoNode* n = &node;
     m_properties->setTitle(QString::fromStdString(n->name));
-    m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(n->spec.gpus)));
-    m_propertyForm->addRow(tr("Fabric"), new QLabel(nodeFabricName(n->spec.fabric)));
+    m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(n->spec->gpus)));
+    m_propertyForm->addRow(tr("Fabric"), new QLabel(nodeFabricName(n->spec->fabric)));
     const int id = n->id;
     for (size_t chip = 0; chip < n->switch_in_service.size(); ++chip) {
         auto* box =
-            new QCheckBox(tr("in service (%1 links)").arg(n->spec.switch_links_per_gpu[chip]));
+            new QCheckBox(tr("in service (%1 links)").arg(n->spec->switch_links_per_gpu[chip]));
         box->setObjectName(QString("chip%1").arg(chip));
         box->setChecked(n->switch_in_service[chip]);
         connect(box, &QCheckBox::toggled, this, [this, id, chip](bool on) {
@@ -107,7 +107,7 @@ void TopologyEditor::showNodeProperties(const TopoNode& node)
                                                 });
                            }));
     m_propertyForm->addRow(
-        tr("NICs"), new QLabel(tr("%1 x %2 GB/s").arg(n->spec.nics).arg(n->spec.nic_GBps.value)));
+        tr("NICs"), new QLabel(tr("%1 x %2 GB/s").arg(n->spec->nics).arg(n->spec->nic_GBps.value)));
 }
 
 void TopologyEditor::showRackProperties(const TopoRack& rack)
@@ -152,7 +152,7 @@ void TopologyEditor::showClusterProperties(int selectedNodes)
         m_propertyForm->addRow(tr("Spine"), spine);
         // The node type: every node is alike, so these apply to all of them.
         if (!g.nodes.empty())
-            addNodeTypeProperties(g.nodes.front().spec);
+            addNodeTypeProperties(*g.nodes.front().spec);
     }
     m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(g.gpuCount())));
 }
@@ -171,14 +171,14 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
         m_document->edit(
             tr("NICs: %1").arg(nicKind->itemText(index)), 0, [id](TopologyGraph& graph) {
                 const InterconnectSpec* nic = HardwareCatalog::bundled().interconnect(id);
-                for (TopoNode& n : graph.nodes) {
-                    n.spec.nic_id = id;
-                    n.spec.nic_GBps = {nic->per_direction_GBps, nic->origin,
-                                       nic->name + " (" + nic->source + ")"};
+                graph.editNodeSpecs([&](NodeSpec& spec) {
+                    spec.nic_id = id;
+                    spec.nic_GBps = {nic->per_direction_GBps, nic->origin,
+                                     nic->name + " (" + nic->source + ")"};
                     if (nic->achievable_fraction > 0)
-                        n.spec.nic_efficiency = {nic->achievable_fraction, nic->achievable_origin,
-                                                 nic->achievable_source};
-                }
+                        spec.nic_efficiency = {nic->achievable_fraction, nic->achievable_origin,
+                                               nic->achievable_source};
+                });
             });
     });
     m_propertyForm->addRow(tr("NIC kind"), nicKind);
@@ -189,8 +189,7 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
     nics->setKeyboardTracking(false);
     connect(nics, &QSpinBox::valueChanged, this, [this](int count) {
         m_document->edit(tr("%1 NICs per node").arg(count), 9005, [count](TopologyGraph& graph) {
-            for (TopoNode& n : graph.nodes)
-                n.spec.nics = count;
+            graph.editNodeSpecs([count](NodeSpec& spec) { spec.nics = count; });
         });
     });
     m_propertyForm->addRow(tr("NICs per node"), nics);
@@ -202,8 +201,8 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
     rate->setKeyboardTracking(false);
     connect(rate, &QDoubleSpinBox::valueChanged, this, [this](double GBps) {
         m_document->edit(tr("NIC rate %1 GB/s").arg(GBps), 9006, [GBps](TopologyGraph& graph) {
-            for (TopoNode& n : graph.nodes)
-                n.spec.nic_GBps = userEntry(GBps, "NIC rate (editor)");
+            graph.editNodeSpecs(
+                [GBps](NodeSpec& spec) { spec.nic_GBps = userEntry(GBps, "NIC rate (editor)"); });
         });
     });
     m_propertyForm->addRow(tr("NIC rate"), rate);
@@ -218,8 +217,9 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
     connect(nvlink, &QDoubleSpinBox::valueChanged, this, [this](double GBps) {
         m_document->edit(tr("NVLink %1 GB/s per link").arg(GBps), 9007,
                          [GBps](TopologyGraph& graph) {
-                             for (TopoNode& n : graph.nodes)
-                                 n.spec.nvlink_link_GBps = userEntry(GBps, "NVLink rate (editor)");
+                             graph.editNodeSpecs([GBps](NodeSpec& spec) {
+                                 spec.nvlink_link_GBps = userEntry(GBps, "NVLink rate (editor)");
+                             });
                          });
     });
     m_propertyForm->addRow(tr("NVLink"), nvlink);

@@ -17,16 +17,73 @@ constexpr double kNodeWidth = 120;
 constexpr double kNodeHeight = 70;
 constexpr double kGap = 12;
 constexpr int kNodesPerRow = 4;
+constexpr size_t kRacksPerRow = 64;
 
 } // namespace
 
-const TopoNode* TopologyGraph::node(int id) const
+namespace {
+
+// IDs are handed out in increasing order and items are only appended or removed, so `items`
+// is sorted by id: a binary search finds one in O(log n). A drawing whose order was changed
+// by hand (none is today) still finds its item by the linear scan behind it.
+template <typename T> const T* findById(const std::vector<T>& items, int id)
 {
-    for (const TopoNode& n : nodes) {
-        if (n.id == id)
-            return &n;
+    const auto it = std::lower_bound(items.begin(), items.end(), id,
+                                     [](const T& item, int key) { return item.id < key; });
+    if (it != items.end() && it->id == id)
+        return &*it;
+    if (std::is_sorted(items.begin(), items.end(),
+                       [](const T& a, const T& b) { return a.id < b.id; }))
+        return nullptr;
+    for (const T& item : items) {
+        if (item.id == id)
+            return &item;
     }
     return nullptr;
+}
+
+} // namespace
+
+SharedNodeSpec::SharedNodeSpec()
+{
+    static const std::shared_ptr<NodeSpec> none = std::make_shared<NodeSpec>();
+    m_spec = none;
+}
+
+SharedNodeSpec::SharedNodeSpec(const NodeSpec& spec) : m_spec(std::make_shared<NodeSpec>(spec)) {}
+
+SharedNodeSpec& SharedNodeSpec::operator=(const NodeSpec& spec)
+{
+    m_spec = std::make_shared<NodeSpec>(spec);
+    return *this;
+}
+
+NodeSpec& SharedNodeSpec::edit()
+{
+    if (m_spec.use_count() > 1)
+        m_spec = std::make_shared<NodeSpec>(*m_spec);
+    return *m_spec;
+}
+
+void TopologyGraph::editNodeSpecs(const std::function<void(NodeSpec&)>& change)
+{
+    // Keyed by the spec shared; the value keeps the original alive so its address is not
+    // reused while the loop runs.
+    std::unordered_map<const NodeSpec*, std::pair<SharedNodeSpec, SharedNodeSpec>> changed;
+    for (TopoNode& n : nodes) {
+        auto it = changed.find(&*n.spec);
+        if (it == changed.end()) {
+            SharedNodeSpec copy(*n.spec);
+            change(copy.edit());
+            it = changed.emplace(&*n.spec, std::make_pair(n.spec, copy)).first;
+        }
+        n.spec = it->second.second;
+    }
+}
+
+const TopoNode* TopologyGraph::node(int id) const
+{
+    return findById(nodes, id);
 }
 
 TopoNode* TopologyGraph::node(int id)
@@ -36,11 +93,7 @@ TopoNode* TopologyGraph::node(int id)
 
 const TopoRack* TopologyGraph::rack(int id) const
 {
-    for (const TopoRack& r : racks) {
-        if (r.id == id)
-            return &r;
-    }
-    return nullptr;
+    return findById(racks, id);
 }
 
 TopoRack* TopologyGraph::rack(int id)
@@ -77,32 +130,49 @@ long long TopologyGraph::gpuCount() const
         return static_cast<long long>(torus.dims[0]) * torus.dims[1] * torus.dims[2];
     long long count = 0;
     for (const TopoNode& n : nodes)
-        count += n.spec.gpus;
+        count += n.spec->gpus;
     return count;
 }
 
 void layoutGraph(TopologyGraph* g)
 {
     // One pass over the nodes (a million-node cluster lays out in milliseconds): each rack's
-    // column, then each node in the next free slot of its rack.
+    // column, then each node in the next free slot of its rack. Up to kRacksPerRow racks stand
+    // side by side; more wrap to further rows, so a large cluster fits a window as a grid.
     std::unordered_map<int, size_t> rackIndex;
-    double x = 0;
-    for (size_t r = 0; r < g->racks.size(); ++r) {
-        TopoRack& rack = g->racks[r];
-        rack.x = x;
-        rack.y = 0;
-        rackIndex[rack.id] = r;
-        x += kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    rackIndex.reserve(g->racks.size());
+    for (size_t r = 0; r < g->racks.size(); ++r)
+        rackIndex.emplace(g->racks[r].id, r);
+    std::vector<long long> count(g->racks.size(), 0);
+    std::vector<long long> rackOf(g->nodes.size(), -1);
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+        if (const auto it = rackIndex.find(g->nodes[i].rack); it != rackIndex.end()) {
+            rackOf[i] = static_cast<long long>(it->second);
+            ++count[it->second];
+        }
+    }
+    const double rackWidth = kGap + kNodesPerRow * (kNodeWidth + kGap) + 40;
+    double y = 0;
+    for (size_t row = 0; row * kRacksPerRow < g->racks.size(); ++row) {
+        long long tallest = 0;
+        for (size_t r = row * kRacksPerRow; r < std::min(g->racks.size(), (row + 1) * kRacksPerRow);
+             ++r) {
+            g->racks[r].x = static_cast<double>(r - row * kRacksPerRow) * rackWidth;
+            g->racks[r].y = y;
+            tallest = std::max(tallest, count[r]);
+        }
+        const long long rows = (tallest + kNodesPerRow - 1) / kNodesPerRow;
+        y += 40 + static_cast<double>(rows) * (kNodeHeight + kGap) + 140;
     }
     std::vector<long long> placed(g->racks.size(), 0);
-    for (TopoNode& n : g->nodes) {
-        const auto it = rackIndex.find(n.rack);
-        if (it == rackIndex.end())
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+        if (rackOf[i] < 0)
             continue;
-        const TopoRack& rack = g->racks[it->second];
-        const long long i = placed[it->second]++;
-        n.x = rack.x + kGap + static_cast<double>(i % kNodesPerRow) * (kNodeWidth + kGap);
-        n.y = rack.y + 40 + static_cast<double>(i / kNodesPerRow) * (kNodeHeight + kGap);
+        TopoNode& n = g->nodes[i];
+        const TopoRack& rack = g->racks[static_cast<size_t>(rackOf[i])];
+        const long long slot = placed[static_cast<size_t>(rackOf[i])]++;
+        n.x = rack.x + kGap + static_cast<double>(slot % kNodesPerRow) * (kNodeWidth + kGap);
+        n.y = rack.y + 40 + static_cast<double>(slot / kNodesPerRow) * (kNodeHeight + kGap);
     }
 }
 
@@ -121,18 +191,21 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
         return g;
     const int perRack = c.network.nodes_per_rack > 0 ? c.network.nodes_per_rack : c.nodes;
     const int racks = (c.nodes + perRack - 1) / perRack;
+    g.racks.reserve(static_cast<size_t>(std::max(0, racks)));
     for (int r = 0; r < racks; ++r) {
         TopoRack rack;
         rack.id = g.takeId();
         rack.name = "rack " + std::to_string(r);
         g.racks.push_back(rack);
     }
+    g.nodes.reserve(static_cast<size_t>(std::max(0, c.nodes)));
+    const SharedNodeSpec spec(c.node); // one spec, shared by every node
     for (int i = 0; i < c.nodes; ++i) {
         TopoNode n;
         n.id = g.takeId();
         n.name = "node " + std::to_string(i);
         n.rack = g.racks[static_cast<size_t>(i / perRack)].id;
-        n.spec = c.node;
+        n.spec = spec;
         n.switch_in_service.assign(c.node.switch_links_per_gpu.size(), true);
         // Failure what-ifs of the cluster land on its first node.
         if (i == 0) {
@@ -143,7 +216,7 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
             n.nvlink_factor = c.what_if.nvlink_factor;
             n.nic_factor = c.what_if.nic_factor;
         }
-        g.nodes.push_back(n);
+        g.nodes.push_back(std::move(n));
     }
     if (!g.racks.empty())
         g.racks.front().uplink_factor = c.what_if.spine_factor;
@@ -174,8 +247,10 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
     }
     const TopoNode& first = g.nodes.front();
     for (const TopoNode& n : g.nodes) {
-        const NodeSpec& a = first.spec;
-        const NodeSpec& b = n.spec;
+        if (n.spec.sharedWith(first.spec))
+            continue;
+        const NodeSpec& a = *first.spec;
+        const NodeSpec& b = *n.spec;
         if (a.gpus != b.gpus || a.fabric != b.fabric || a.nics != b.nics ||
             a.nic_GBps.value != b.nic_GBps.value ||
             a.switch_links_per_gpu != b.switch_links_per_gpu) {
@@ -210,7 +285,7 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
         }
     }
     c.nodes = static_cast<int>(g.nodes.size());
-    c.node = first.spec;
+    c.node = *first.spec;
     if (perRack.size() > 1)
         c.network.nodes_per_rack = perRack.front();
     else if (c.network.nodes_per_rack != 0 && c.network.nodes_per_rack < c.nodes)

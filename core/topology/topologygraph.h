@@ -6,10 +6,30 @@
 
 #include <QJsonObject>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace paraplan {
+
+/// A node's hardware, shared by the nodes that have the same (copy on write): a million-node
+/// drawing holds one NodeSpec, not a million copies of its strings. Read through `->` or `*`;
+/// `edit()` gives this node a copy of its own to change.
+class SharedNodeSpec
+{
+public:
+    SharedNodeSpec();
+    SharedNodeSpec(const NodeSpec& spec); // NOLINT: a NodeSpec is a node's spec
+    SharedNodeSpec& operator=(const NodeSpec& spec);
+    const NodeSpec& operator*() const { return *m_spec; }
+    const NodeSpec* operator->() const { return m_spec.get(); }
+    NodeSpec& edit();
+    bool sharedWith(const SharedNodeSpec& other) const { return m_spec == other.m_spec; }
+
+private:
+    std::shared_ptr<NodeSpec> m_spec;
+};
 
 /// The drawn cluster: racks of nodes with positions and IDs, their NVSwitch chips, NIC
 /// bundles and rack uplinks, each with what-ifs of its own. It converts to the ClusterSpec
@@ -21,7 +41,7 @@ struct TopoNode
     int rack = 0; ///< TopoRack id
     double x = 0;
     double y = 0;
-    NodeSpec spec;                       ///< GPUs, fabric, NICs as the cost model sees them
+    SharedNodeSpec spec;                 ///< GPUs, fabric, NICs as the cost model sees them
     std::vector<bool> switch_in_service; ///< per NVSwitch chip
     double nvlink_factor = 1;            ///< degraded NVLink fabric
     double nic_factor = 1;               ///< degraded NIC links of this node
@@ -65,6 +85,9 @@ struct TopologyGraph
     /// out): what drawing and reading a large cluster use instead of nodesInRack per rack.
     std::vector<std::vector<const TopoNode*>> nodesByRack() const;
     long long gpuCount() const;
+    /// Applies `change` to every node's spec, once per distinct spec (nodes that shared one
+    /// still share the changed one).
+    void editNodeSpecs(const std::function<void(NodeSpec&)>& change);
 };
 
 /// Lays a cluster out: racks side by side, nodes in a grid inside each rack.
