@@ -230,8 +230,8 @@ private slots:
 
     void evaluatePlanJson()
     {
-        const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
         const CliRun run = runCli({"evaluate", plan, "--json"});
         QCOMPARE(run.code, 0);
         const QJsonObject result = json(run);
@@ -262,8 +262,8 @@ private slots:
 
     void walkthroughOfAPlan()
     {
-        const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         const CliRun run = runCli({"walkthrough", plan});
         QCOMPARE(run.code, 0);
         for (const char* part : {"Model FLOPs per step", "Pipeline bubble", "MFU",
@@ -273,8 +273,8 @@ private slots:
 
     void cliffsPrintTheSeries()
     {
-        const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         const CliRun text = runCli({"cliffs", plan});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("crosses the network"));
@@ -296,8 +296,8 @@ private slots:
     void cliffsGoPastTheNodeOnTheBundledExample()
     {
         // GPT-3 175B with PP 8 on 64 GPUs: TP 16 and 32 need 128 and 256 GPUs, and say so.
-        const QString plan =
-            QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
         const CliRun text = runCli({"cliffs", plan});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("on 128 GPUs: the plan's 64 cannot hold it"));
@@ -592,8 +592,8 @@ private slots:
             QVERIFY(!run.out.contains("cannot open"));
         }
         // Help wins over the rest of the line, even a bad one.
-        const CliRun mixed =
-            runCli({"evaluate", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--json", "--bogus", "-h"});
+        const CliRun mixed = runCli({"evaluate", examplePlan("gpt3-175b-dgx-a100.paraplan.json"),
+                                     "--json", "--bogus", "-h"});
         QCOMPARE(mixed.code, 0);
         QVERIFY(mixed.out.startsWith("Usage: paraplan-cli evaluate"));
     }
@@ -704,8 +704,8 @@ private slots:
                                    "--tokens-per-step <T>", "--pp-across-nodes"})
             QVERIFY2(help.out.contains(option), option);
         const CliRun run =
-            runCli({"search", examplePlan("llama3-70b-dgx-h100.paraplan.json"), "--max-interleave", "2",
-                    "--max-micro-batch", "2", "--top", "1", "--json"});
+            runCli({"search", examplePlan("llama3-70b-dgx-h100.paraplan.json"), "--max-interleave",
+                    "2", "--max-micro-batch", "2", "--top", "1", "--json"});
         QCOMPARE(run.code, 0);
         for (const QJsonValue& candidate : json(run)["top"].toArray()) {
             const QJsonObject parallel = candidate.toObject()["parallel"].toObject();
@@ -749,8 +749,8 @@ private slots:
         }
         // With Qt Widgets the report's tables come out; without, one line says why not.
         // The report's tables, one per run (they need no widgets).
-        process.start(binary, {"report", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--csv", "--table",
-                               "memory"});
+        process.start(binary, {"report", examplePlan("gpt3-175b-dgx-a100.paraplan.json"), "--csv",
+                               "--table", "memory"});
         QVERIFY(process.waitForFinished(60000));
         const QString out = QString::fromUtf8(process.readAllStandardOutput());
         QCOMPARE(process.exitCode(), 0);

@@ -92,8 +92,8 @@ class TestCliCsv : public QObject
     Q_OBJECT
 
     // Its what-if labels hold commas ("spine 2:1, 2 racks").
-    const QString m_plan =
-        QStringLiteral(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+    const QString m_plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                           "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
 
 private slots:
     void theStrictReaderRefusesWhatRfc4180Forbids_data()

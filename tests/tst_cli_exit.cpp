@@ -262,11 +262,14 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::newRow("evaluate --json")
             << QStringList{"evaluate", example("llama3-70b-dgx-h100.paraplan.json"), "--json"};
-        QTest::newRow("evaluate") << QStringList{"evaluate", example("gpt3-175b-dgx-a100.paraplan.json")};
-        QTest::newRow("search --json") << QStringList{"search", example("llama3-70b-dgx-h100.paraplan.json"),
-                                                      "--json", "--max-interleave", "2"};
-        QTest::newRow("report --csv") << QStringList{"report", example("llama3-70b-dgx-h100.paraplan.json"),
-                                                     "--csv", "--table", "collectives"};
+        QTest::newRow("evaluate") << QStringList{"evaluate",
+                                                 example("gpt3-175b-dgx-a100.paraplan.json")};
+        QTest::newRow("search --json")
+            << QStringList{"search", example("llama3-70b-dgx-h100.paraplan.json"), "--json",
+                           "--max-interleave", "2"};
+        QTest::newRow("report --csv")
+            << QStringList{"report", example("llama3-70b-dgx-h100.paraplan.json"), "--csv",
+                           "--table", "collectives"};
         QTest::newRow("report pdf to stdout")
             << QStringList{"report", example("llama3-70b-dgx-h100.paraplan.json"), "-o", "-"};
         QTest::newRow("presets --json") << QStringList{"presets", "--json"};

@@ -281,8 +281,8 @@ private slots:
     {
         std::ostringstream out;
         std::ostringstream err;
-        const std::string plan =
-            std::string(PARAPLAN_SOURCE_DIR) + "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        const std::string plan = std::string(PARAPLAN_SOURCE_DIR) +
+                                 "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
         int code = cli::run(
             {"import-measurements", test::dataPath(kRun).toStdString(), "--plan", plan, "--json"},
             out, err);

@@ -500,9 +500,10 @@ void TestLayout::searchColumns()
     MainWindow window(false);
     QSignalSpy shown(&window, &MainWindow::resultsShown);
     QString error;
-    QVERIFY2(
-        window.openFile(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &error),
-        qPrintable(error));
+    QVERIFY2(window.openFile(PARAPLAN_SOURCE_DIR
+                             "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
+                             &error),
+             qPrintable(error));
     window.resize(kWindow);
     window.show();
     QVERIFY(shown.wait(10000) || shown.count() > 0);

@@ -335,8 +335,9 @@ private slots:
         MeasurePanel panel;
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &plan,
-                         &errors, HardwareCatalog::bundled()));
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR
+                         "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
+                         &plan, &errors, HardwareCatalog::bundled()));
         panel.setPlan(plan);
         QString message;
         QVERIFY(
@@ -360,7 +361,8 @@ private slots:
     {
         Plan current;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR
+                         "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
                          &current, &errors, HardwareCatalog::bundled()));
         CalibrateDialog dialog(current);
         QSignalSpy apply(&dialog, &CalibrateDialog::applyRequested);

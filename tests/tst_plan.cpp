@@ -123,10 +123,10 @@ private slots:
         const QString examples = PARAPLAN_SOURCE_DIR "/resources/examples/";
         Plan racks, gpt3;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan((examples + "llama3-70b-two-racks.paraplan.json").toStdString(), &racks, &errors,
-                         HardwareCatalog::bundled()));
-        QVERIFY(loadPlan((examples + "gpt3-175b-dgx-a100.paraplan.json").toStdString(), &gpt3, &errors,
-                         HardwareCatalog::bundled()));
+        QVERIFY(loadPlan((examples + "llama3-70b-two-racks.paraplan.json").toStdString(), &racks,
+                         &errors, HardwareCatalog::bundled()));
+        QVERIFY(loadPlan((examples + "gpt3-175b-dgx-a100.paraplan.json").toStdString(), &gpt3,
+                         &errors, HardwareCatalog::bundled()));
         const std::string shown = clusterSource(racks.cluster);
         QVERIFY2(shown.find("here 8 nodes per rack, a plan entry, in place of the source's 32") !=
                      std::string::npos,

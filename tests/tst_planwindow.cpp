@@ -66,8 +66,8 @@ class TestPlanWindow : public QObject
 private slots:
     void cliffsFromTheCliAreTheSeriesTheWindowPlots()
     {
-        const QString path =
-            QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        const QString path = QStringLiteral(
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
         MainWindow window(false);
         QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
         QVERIFY(window.openFile(path));

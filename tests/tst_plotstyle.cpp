@@ -26,8 +26,10 @@ using namespace paraplan::ui;
 
 namespace {
 
-const char* const kGpt3 = PARAPLAN_SOURCE_DIR "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
-const char* const kLlama = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+const char* const kGpt3 =
+    PARAPLAN_SOURCE_DIR "/resources/examples/gpt3-175b-dgx-a100.paraplan.json";
+const char* const kLlama =
+    PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
 
 using Colours = std::map<QString, QColor>;
 

@@ -185,7 +185,8 @@ private slots:
         if (QStandardPaths::findExecutable("pdftotext").isEmpty())
             QSKIP("pdftotext (poppler-utils) is not installed");
         for (const char* example :
-             {"llama3-70b-dgx-h100.paraplan.json", "gpt3-175b-dgx-a100.paraplan.json", "llama3-70b-two-racks.paraplan.json"}) {
+             {"llama3-70b-dgx-h100.paraplan.json", "gpt3-175b-dgx-a100.paraplan.json",
+              "llama3-70b-two-racks.paraplan.json"}) {
             const auto results = evaluateExample(example);
             const QString path = m_dir.filePath(QString("sources-%1.pdf").arg(example));
             QString error;
@@ -231,8 +232,8 @@ private slots:
             QSKIP("pdftotext (poppler-utils) is not installed");
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(examplePath("llama3-70b-dgx-h100.paraplan.json").toStdString(), &plan, &errors,
-                         HardwareCatalog::bundled()));
+        QVERIFY(loadPlan(examplePath("llama3-70b-dgx-h100.paraplan.json").toStdString(), &plan,
+                         &errors, HardwareCatalog::bundled()));
         MeasurementRun run;
         std::string error;
         QVERIFY(loadMeasurements(PARAPLAN_TEST_DATA_DIR "/measurements/probe-compute-2xh100.jsonl",

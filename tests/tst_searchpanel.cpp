@@ -35,7 +35,8 @@ using namespace paraplan::ui;
 namespace {
 
 const char* kExample = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
-const char* kTwoRacks = PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
+const char* kTwoRacks =
+    PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
 
 bool waitForResults(MainWindow& window)
 {

@@ -449,7 +449,8 @@ private slots:
     // internal source.
     void everyModelDerivesCleanly()
     {
-        const Plan base = loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        const Plan base =
+            loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
         std::vector<ModelSpec> models;
         for (const ModelPresetInfo& info : modelPresets()) {
             ModelSpec model;
@@ -557,7 +558,8 @@ private slots:
 
     void timeToTrainAndCostAreDerived()
     {
-        const Plan plan = loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        const Plan plan =
+            loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
         const StepCost cost = StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
         const Derivation d = derivePlan(plan, cost);
         auto anchored = [&](const std::string& anchor) -> const DerivationStep* {
@@ -596,7 +598,8 @@ private slots:
 
     void collectivesAreEmbedded()
     {
-        const Plan plan = loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        const Plan plan =
+            loadExample(kSourceDir + "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
         const StepCost cost = StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);
         const Derivation d = derivePlan(plan, cost);
         QCOMPARE(d.parts.size(), cost.collectives.size());

@@ -60,7 +60,8 @@ private slots:
     void dpCollectivesAddUpToTheStepsDpTerm()
     {
         for (const char* name :
-             {"llama3-70b-two-racks.paraplan.json", "llama3-70b-dgx-h100.paraplan.json", "gpt3-175b-dgx-a100.paraplan.json"}) {
+             {"llama3-70b-two-racks.paraplan.json", "llama3-70b-dgx-h100.paraplan.json",
+              "gpt3-175b-dgx-a100.paraplan.json"}) {
             Plan plan;
             std::vector<std::string> errors;
             QVERIFY(loadPlan(std::string(PARAPLAN_SOURCE_DIR "/resources/examples/") + name, &plan,

@@ -21,8 +21,9 @@ private slots:
     {
         Plan plan;
         std::vector<std::string> errors;
-        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json", &plan,
-                         &errors, HardwareCatalog::bundled()));
+        QVERIFY(loadPlan(PARAPLAN_SOURCE_DIR
+                         "/resources/examples/llama3-70b-dgx-h100.paraplan.json",
+                         &plan, &errors, HardwareCatalog::bundled()));
         ClusterOptions options;
         options.nodes = 128;
         std::string error;
