@@ -54,8 +54,31 @@ Plan gpt3_13b()
     return p;
 }
 
+// What every run must agree on with the one-thread, unbounded search of the same job: the ranked
+// rows (layouts and step times, in order) and the layouts accounted for.
+bool sameRanking(const SearchResult& a, const SearchResult& reference)
+{
+    if (a.top.size() != reference.top.size() || a.space != reference.space)
+        return false;
+    for (size_t i = 0; i < a.top.size(); ++i) {
+        const ParallelLayout &x = a.top[i].layout, &y = reference.top[i].layout;
+        if (a.top[i].step_time_s != reference.top[i].step_time_s || x.tp != y.tp || x.pp != y.pp ||
+            x.dp != y.dp || x.cp != y.cp || x.zero != y.zero || x.micro_batch != y.micro_batch ||
+            x.interleave != y.interleave || x.recompute != y.recompute)
+            return false;
+    }
+    auto accounted = [](const SearchResult& r) {
+        long long headroom = 0;
+        for (const auto& [name, count] : r.constrained)
+            headroom += name == "headroom" ? count : 0;
+        return r.scored + r.did_not_fit + headroom + r.bounded;
+    };
+    return accounted(a) == accounted(reference);
+}
+
 void runSearch(benchmark::State& state, const Plan& base)
 {
+    const SearchResult reference = searchPlans(base, HardwareCatalog::bundled(), SearchOptions());
     SearchOptions options;
     options.threads = static_cast<int>(state.range(0));
     options.bound = state.range(1) != 0;
@@ -66,7 +89,9 @@ void runSearch(benchmark::State& state, const Plan& base)
         result = searchPlans(base, HardwareCatalog::bundled(), options);
         seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!bench::check(state, result.ok && result.scored > 0 && !result.top.empty(),
-                          "the search found no plan"))
+                          "the search found no plan") ||
+            !bench::check(state, sameRanking(result, reference),
+                          "threads or the bound changed the ranking"))
             break;
         benchmark::DoNotOptimize(result.top.data());
     }
