@@ -493,6 +493,15 @@ void TstLaunchTitan::nearestFlavorKeepsTheBaseModel()
     const LaunchConfig moeConfig = exportTorchtitan(moe, catalog());
     QVERIFY2(moeConfig.error.empty(), moeConfig.error.c_str());
     QVERIFY(anyContains(moeConfig.warnings, "llama3 has no expert layers"));
+
+    // A model name is quoted into the warnings, and the warnings into comments: a newline in
+    // it cannot start a line of its own (a TOML key, or a shell command in Megatron's script).
+    Plan named = gpt3;
+    named.model.name = "GPT-3\nrm -rf ~";
+    for (const LaunchTarget target : {LaunchTarget::Torchtitan, LaunchTarget::Megatron}) {
+        const LaunchConfig c = exportLaunchConfig(named, target, catalog());
+        QVERIFY(c.text.find("\nrm -rf") == std::string::npos);
+    }
 }
 
 void TstLaunchTitan::torchtitanRoundTrip()

@@ -154,10 +154,6 @@ std::string torchrunLine(const Plan& plan, const std::string& script)
     return line + " " + script;
 }
 
-namespace {
-
-/// Text from the plan file on one comment line: a newline or other control character would
-/// end the comment and let the rest run as a command.
 std::string oneLine(const std::string& text)
 {
     std::string out = text;
@@ -167,8 +163,6 @@ std::string oneLine(const std::string& text)
     }
     return out;
 }
-
-} // namespace
 
 std::string headerComment(const Plan& plan, const std::string& release, const char* comment)
 {

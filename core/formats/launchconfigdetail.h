@@ -52,6 +52,10 @@ std::string torchrunLine(const Plan& plan, const std::string& script);
 std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
                                         TrainingStack stack);
 
+/// Text on one comment line: a newline or other control character (from a plan or model name)
+/// would end the comment and let the rest run as a command or be read as a setting.
+std::string oneLine(const std::string& text);
+
 /// The plan's name as a file name: lower case words joined by '_', at most 40 characters.
 std::string fileSlug(const std::string& name);
 

@@ -337,7 +337,7 @@ void exportMegatron(const Plan& plan, LaunchConfig* out)
     text += "# --mock-data trains on generated tokens: replace it with --data-path and your "
             "tokenizer.\n";
     for (const std::string& w : warnings)
-        text += "# warning: " + w + "\n";
+        text += "# warning: " + launch::oneLine(w) + "\n";
     text += "set -euo pipefail\n";
     // validate_args, before Blackwell: TP or CP needs CUDA_DEVICE_MAX_CONNECTIONS=1, and
     // Megatron FSDP refuses it.

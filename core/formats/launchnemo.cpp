@@ -197,9 +197,9 @@ void exportNemo(const Plan& plan, LaunchConfig* out)
     text += "# Merge " + fileName +
             " into a full NeMo config (such as megatron_llama_config.yaml), named as CONFIG\n"
             "# below; data and tokenizer are yours to add.\n";
-    text += "# launch: " + config.launcher + "\n";
+    text += "# launch: " + launch::oneLine(config.launcher) + "\n";
     for (const std::string& w : warnings)
-        text += "# warning: " + w + "\n";
+        text += "# warning: " + launch::oneLine(w) + "\n";
     config.text = text + trainer + model;
 }
 

@@ -371,15 +371,6 @@ void writeRest(const Plan& plan, const DpDegrees& d, bool fp8, std::ostringstrea
                             "rank order cannot be set");
 }
 
-/// One line of a TOML comment (no line breaks).
-std::string commentLine(std::string text)
-{
-    for (char& c : text)
-        if (c == '\n' || c == '\r')
-            c = ' ';
-    return text;
-}
-
 std::string launcherLine(const Plan& plan, const std::string& file)
 {
     if (launch::launchShape(plan).nodes <= 1)
@@ -413,11 +404,11 @@ void exportTorchtitan(const Plan& plan, LaunchConfig* config)
     head << "# torchtitan train_config.\n"
          << launch::headerComment(plan, kTorchtitanRelease, "# ")
          << "# (the last torchtitan release that reads TOML; 0.3 loads Python config recipes)\n"
-         << "# Launch (on every node):\n#   " << out.launcher << "\n";
+         << "# Launch (on every node):\n#   " << launch::oneLine(out.launcher) << "\n";
     if (!out.warnings.empty()) {
         head << "# Not expressible here (Paraplan's warnings):\n";
         for (const std::string& w : out.warnings)
-            head << "#   - " << commentLine(w) << "\n";
+            head << "#   - " << launch::oneLine(w) << "\n";
     }
     out.text = head.str() + "\n" + body.str();
     while (out.text.size() > 1 && out.text[out.text.size() - 2] == '\n')
