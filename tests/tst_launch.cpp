@@ -547,6 +547,11 @@ private slots:
         // a plan the original costs on a PyTorch FSDP-style stack, which the file runs on
         // Megatron.
         const bool fits = StepEngine(plan.cluster, catalog()).evaluate(plan).fits;
+        // The import's own evaluation is the imported plan's (the CLI's exit status takes it).
+        const StepCost again = StepEngine(back.plan.cluster, catalog()).evaluate(back.plan);
+        QVERIFY(back.cost.ok && again.ok);
+        QCOMPARE(back.cost.fits, again.fits);
+        QCOMPARE(back.cost.step_time_s, again.step_time_s);
         for (const std::string& w : back.warnings)
             QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
                          w.find("(the learning-rate schedule): ignored") != std::string::npos ||
@@ -907,11 +912,13 @@ private slots:
         for (const EnumName<LaunchTarget>& target : kLaunchTargetNames) {
             const LaunchConfig bad = exportLaunchConfig(oom, target.value, catalog());
             QVERIFY2(anyWarning(bad.warnings, "the plan does not fit in memory"), target.name);
+            QVERIFY2(!bad.fits, target.name);            // the verdict the CLI's exit status takes
             if (target.value != LaunchTarget::DeepSpeed) // JSON has no comments
                 QVERIFY2(bad.text.find("the plan does not fit in memory") != std::string::npos,
                          target.name);
             const LaunchConfig good = exportLaunchConfig(fits, target.value, catalog());
             QVERIFY2(!anyWarning(good.warnings, "does not fit"), target.name);
+            QVERIFY2(good.fits, target.name);
             const bool pytorch =
                 target.value == LaunchTarget::Torchtitan || target.value == LaunchTarget::DeepSpeed;
             QCOMPARE(anyWarning(good.warnings, "the plan is costed on a Megatron-style stack"),

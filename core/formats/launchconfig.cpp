@@ -49,7 +49,7 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
         return config;
     const bool pytorch = target == LaunchTarget::Torchtitan || target == LaunchTarget::DeepSpeed;
     config.warnings = launch::commonWarnings(
-        plan, catalog, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron);
+        plan, catalog, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron, &config.fits);
     switch (target) {
     case LaunchTarget::Megatron:
         exportMegatron(plan, &config);
@@ -97,8 +97,9 @@ LaunchImport importLaunchConfig(const std::string& text, LaunchTarget target, co
                                   ? importMegatron(text, base, catalog)
                                   : importTorchtitan(text, base, catalog);
         if (result.errors.empty()) {
-            const StepCost cost = StepEngine(result.plan.cluster, catalog).evaluate(result.plan);
-            if (!cost.fits)
+            result.cost = StepEngine(result.plan.cluster, catalog).evaluate(result.plan);
+            const StepCost& cost = result.cost;
+            if (cost.ok && !cost.fits)
                 result.warnings.push_back("the imported plan does not fit in memory: " +
                                           units::formatGiB(cost.max_stage_total_bytes) + " of " +
                                           units::formatGiB(cost.hbm_bytes) +
@@ -185,7 +186,7 @@ std::string headerComment(const Plan& plan, const std::string& release, const ch
 }
 
 std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
-                                        TrainingStack stack)
+                                        TrainingStack stack, bool* fits)
 {
     std::vector<std::string> warnings;
     if (plan.training.gpu_hour_usd > 0)
@@ -203,6 +204,7 @@ std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog&
                            std::to_string(shape.nodes) + " full nodes");
     const StepEngine engine(plan.cluster, catalog);
     const StepCost cost = engine.evaluate(plan);
+    *fits = cost.fits;
     if (!cost.fits)
         warnings.push_back(
             "the plan does not fit in memory: " + units::formatGiB(cost.max_stage_total_bytes) +

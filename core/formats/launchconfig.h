@@ -7,6 +7,7 @@
 
 #include "enumnames.h"
 #include "plan.h"
+#include "stepmodel.h"
 
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ struct LaunchConfig
     /// sentence each naming the setting and what the file does instead.
     std::vector<std::string> warnings;
     std::string error; ///< non-empty when nothing could be exported (the plan is invalid)
+    bool fits = false; ///< the plan fits in memory as planned (else a warning says by how much)
 };
 
 /// The plan as a launch configuration for `target`, to be saved as `fileName` (a file name
@@ -64,6 +66,9 @@ struct LaunchImport
     /// give (kept from the base plan), one sentence each.
     std::vector<std::string> warnings;
     std::vector<std::string> errors; ///< non-empty: the file could not be read as `target`
+    /// The imported plan's evaluation (empty when `errors` is not): its memory verdict is
+    /// the one the warnings give.
+    StepCost cost;
 };
 
 /// Reads `text` (a file exported for `target`, or one written by hand in the same form) over

@@ -48,9 +48,9 @@ std::string torchrunLine(const Plan& plan, const std::string& script);
 /// (gpu_hour_usd), clusters no GPU framework runs on (a TPU torus), GPUs that do not fill
 /// nodes, a plan that does not fit in memory (the job would run out of memory as planned), and
 /// a plan costed on another software stack than `stack`, the one the target runs (with the
-/// step time on each).
+/// step time on each). `*fits` receives the memory verdict those warnings were drawn from.
 std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
-                                        TrainingStack stack);
+                                        TrainingStack stack, bool* fits);
 
 /// Text on one comment line: a newline or other control character (from a plan or model name)
 /// would end the comment and let the rest run as a command or be read as a setting.

@@ -335,7 +335,11 @@ Plan planFromFile(const std::string& path)
 StepCost evaluatePlan(const Plan& plan)
 {
     const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
-    StepCost cost = engine.evaluate(plan);
+    return requireCosted(engine.evaluate(plan));
+}
+
+const StepCost& requireCosted(const StepCost& cost)
+{
     if (!cost.ok) {
         std::string message = "plan rejected: " + cost.issues.front().message + " [rule " +
                               cost.issues.front().rule + "]";

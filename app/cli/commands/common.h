@@ -76,5 +76,8 @@ LaunchTarget launchTargetFromArgs(const Args& args, const char* option);
 Plan planFromFile(const std::string& path);
 /// The plan's step cost; UsageError naming the first rule the plan breaks.
 StepCost evaluatePlan(const Plan& plan);
+/// `cost` itself when the engine costed its plan; else UsageError naming the first rule the
+/// plan breaks (as evaluatePlan).
+const StepCost& requireCosted(const StepCost& cost);
 
 } // namespace paraplan::cli

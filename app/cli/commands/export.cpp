@@ -52,7 +52,7 @@ int runExport(const Args& args, std::ostream& out)
         errorStream() << "launch: " << config.launcher << "\n";
     // Like evaluate and report: the file is written, and a plan that runs out of memory as
     // planned exits 1 (its warning says so).
-    const int answer = evaluatePlan(plan).fits ? kExitOk : kExitNo;
+    const int answer = config.fits ? kExitOk : kExitNo;
     if (toStdout) {
         out << config.text; // run() checks that standard output took it
         return answer;
