@@ -158,6 +158,17 @@ public:
         m_members.erase(next, stop);
     }
     const std::vector<Record>& members() const { return m_members; } ///< least memory first
+    /// Whether a member has at most `memory` bytes and a step time below `stepTime`: then a
+    /// record of that memory and at least that step time is on no front.
+    bool dominated(double memory, double stepTime) const
+    {
+        // Members run by memory up and step time down: the last with at most `memory` is
+        // the fastest of them.
+        const auto after =
+            std::upper_bound(m_members.begin(), m_members.end(), memory,
+                             [](double bytes, const Record& r) { return bytes < r.memory_bytes; });
+        return after != m_members.begin() && std::prev(after)->step_time_s < stepTime;
+    }
 
 private:
     static bool before(const Record& a, const Record& b)

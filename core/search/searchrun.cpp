@@ -63,6 +63,31 @@ std::string SearchRun::scoreLayout(Plan& plan, Tally& tally, double* bound)
     return {};
 }
 
+// A layout the step-time bound outranks (its step time is at least `atLeast`): its memory
+// verdict without its timing, so that it is counted as scored, over memory or short of
+// headroom exactly as the full evaluation would count it (LayoutMemory equals the engine's
+// figure). It cannot reach the top N nor beat the given plan (outranked()), so only the
+// Pareto front could still want it: it is left to be costed (returns false) when it fits and
+// no member of this thread's front has at most its memory and a step time below `atLeast`.
+// A member that does is before it in the front's order and faster, so it is on no front
+// (the front of all layouts is the merge of the threads' fronts: a member of one is a layout).
+bool SearchRun::judgedByMemory(const Plan& plan, Tally& tally, double atLeast)
+{
+    const SearchConstraints& limits = options.constraints;
+    const double bytes = memory->fullestStageBytes(plan);
+    const double hbm = memory->hbmBytes();
+    if (!(bytes <= hbm))
+        ++tally.did_not_fit;
+    else if (hbm - bytes < limits.min_headroom * hbm + limits.reserve_bytes)
+        ++tally.headroom;
+    else if (tally.pareto.dominated(bytes, atLeast))
+        ++tally.scored;
+    else
+        return false;
+    ++tally.bounded;
+    return true;
+}
+
 // Layouts [from, to) of a block. Constraints on the layout alone come first and need no
 // evaluation: a whole block out of them, or the columns off the fixed micro-batch, are
 // counted without being visited.
@@ -103,7 +128,7 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     const size_t cells = static_cast<size_t>(interleaves) * block.columns;
     tally.cellRule.assign(cells, kUnjudged);
     tally.groupBound.assign(2 * cells, std::numeric_limits<double>::quiet_NaN());
-    const bool bounding = options.bound && options.objective == SearchObjective::StepTime;
+    const bool bounding = memory.has_value();
     tally.blockRules.clear();
     tally.blockRuleCounts.clear();
     for (; index < to; index += step) {
@@ -125,10 +150,11 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
             continue;
         }
         double& bound = tally.groupBound[2 * cell + (plan.parallel.sequence_parallel ? 1 : 0)];
-        if (bounding && tally.cellRule[cell] == kCosted && bound > 0 && outranked(bound)) {
-            ++tally.bounded;
+        // The bound is summed in another order than the engine's step time: a relative
+        // margin of 1e-9 covers the rounding.
+        if (bounding && tally.cellRule[cell] == kCosted && bound > 0 &&
+            outranked(bound * (1 - 1e-9)) && judgedByMemory(plan, tally, bound * (1 - 1e-9)))
             continue;
-        }
         double costedBound = 0;
         std::string rule = scoreLayout(plan, tally, &costedBound);
         if (rule.empty() && !(bound > 0))
@@ -178,6 +204,10 @@ void SearchRun::scoreBlocks(bool reports, Tally& tally)
 void SearchRun::score()
 {
     const int threads = std::max(1, std::min(options.threads, 256));
+    // The bound needs the memory-only verdict; without the GPU the engine costs nothing.
+    const GpuSpec* gpu = catalog.gpu(base.cluster.gpu_id);
+    if (options.bound && options.objective == SearchObjective::StepTime && gpu)
+        memory.emplace(base, *gpu);
     // The blocks, a few per divisor of the GPU count (never the layouts), deepest first.
     space.forEachBlock([&](const LayoutSpace::Block& block) {
         blocks.push_back(block);

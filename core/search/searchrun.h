@@ -3,11 +3,13 @@
 // One search's run (not an API): the space, the engine, the scoring loop over the blocks on
 // the search's threads and the ranking of what it kept (searchrun.cpp).
 
+#include "searchmemory.h"
 #include "searchrecords.h"
 #include "searchspace.h"
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace paraplan::searchdetail {
@@ -30,16 +32,18 @@ struct SearchRun
     std::atomic<long long> nextBlock{0};
     std::atomic<long long> layoutsDone{0};
     std::vector<LayoutSpace::Block> blocks{}; ///< in the order threads claim them
+    /// The memory-only verdict of the layouts the bound does not cost (set when bounding).
+    std::optional<LayoutMemory> memory{};
 
     void evaluateGiven();
     // A layout whose step time is at least `bound` cannot reach the top N nor beat the plan
     // the search started from (score = step time). The bound is summed in another order
     // than the engine's step time: a relative margin of 1e-9 covers the rounding.
-    bool outranked(double bound) const
+    bool outranked(double atLeast) const
     {
-        const double atLeast = bound * (1 - 1e-9);
         return atLeast > top.limit() && (!result.given_ok || atLeast >= result.given.score);
     }
+    bool judgedByMemory(const Plan& plan, Tally& tally, double atLeast);
     void score();
     void scoreBlocks(bool reports, Tally& tally);
     void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
