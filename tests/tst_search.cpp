@@ -7,6 +7,7 @@
 #include "planio.h"
 #include "search.h"
 #include "searchmemory.h"
+#include "searchrecords.h"
 #include "searchspace.h"
 #include "summary.h"
 #include "units.h"
@@ -554,6 +555,50 @@ private slots:
             if (fast.objective != SearchObjective::StepTime)
                 QCOMPARE(b.bounded, 0LL); // the bound applies to step time only
         }
+    }
+    void stepTimeBoundHoldsForEverySibling_data() { memoryOnlyEqualsTheEngine_data(); }
+    void stepTimeBoundHoldsForEverySibling()
+    {
+        // The bound the search takes from one costed layout holds for every layout of its class
+        // (the same but for the ZeRO stage, and recompute none vs selective): the largest bound
+        // in a class is at most its least step time, on every valid layout of the space.
+        QFETCH(QString, plan);
+        Plan base = plan == "mixtral" ? mixtralOn64()
+                    : plan == "small" ? smallPlan()
+                                      : examplePlan(plan);
+        if (base.training.stack == TrainingStack::Auto)
+            base.training.stack =
+                fsdpStyleStack(base) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
+        std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
+            classes; // largest bound, least step time
+        Plan p = base;
+        for (const ParallelLayout& layout : enumerateLayouts(base, SearchOptions())) {
+            p.parallel = layout;
+            const StepCost cost = engine.evaluate(p);
+            if (!cost.ok)
+                continue;
+            const auto key = std::make_tuple(layout.tp, layout.pp, layout.dp, layout.cp, layout.ep,
+                                             layout.interleave, layout.micro_batch,
+                                             searchdetail::boundClass(layout));
+            const double bound = searchdetail::stepTimeLowerBound(cost, layout.interleave);
+            auto [at, added] = classes.try_emplace(key, bound, cost.step_time_s);
+            if (!added) {
+                at->second.first = std::max(at->second.first, bound);
+                at->second.second = std::min(at->second.second, cost.step_time_s);
+            }
+        }
+        QVERIFY(classes.size() > 100);
+        int tight = 0;
+        for (const auto& [key, range] : classes) {
+            QVERIFY(range.first > 0);
+            QVERIFY2(range.first * (1 - 1e-9) <= range.second,
+                     qPrintable(QString("bound %1 over step time %2")
+                                    .arg(range.first, 0, 'g', 17)
+                                    .arg(range.second, 0, 'g', 17)));
+            tight += range.first > 0.9 * range.second ? 1 : 0;
+        }
+        QVERIFY(tight > 0); // and it is close for some
     }
     void memoryOnlyEqualsTheEngine_data()
     {

@@ -52,12 +52,23 @@ double LayoutMemory::fullestStageBytes(const Plan& plan) const
 
     double fullest = 0;
     int layerIndex = 0;
+    int lastLayers = -1;
+    int lastDense = -1;
     for (int i = 0; i < p.pp; ++i) {
         const int layers = layersPerStage[static_cast<size_t>(i)];
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
         const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
         const int moeLayers = layers - denseHere;
         layerIndex += layers;
+        // A middle stage with the layers of the middle stage before it holds no more: every
+        // term is that stage's but the activations, whose in-flight micro-batches do not grow
+        // with the stage's index (sums and products of non-negative doubles are monotone), so
+        // the fullest stage is the same without it.
+        const bool middle = i > 0 && i < p.pp - 1;
+        if (middle && i > 1 && layers == lastLayers && denseHere == lastDense)
+            continue;
+        lastLayers = middle ? layers : -1;
+        lastDense = middle ? denseHere : -1;
         double params = denseHere * denseParams + moeLayers * moeParams;
         if (i == 0)
             params += m_count.embedding / p.tp;

@@ -21,9 +21,10 @@ double stepTimeLowerBound(const StepCost& cost, int interleave)
     double largest = 0;
     double sum = 0;
     for (const StageCost& stage : cost.stages) {
-        const double fb = stage.forward_s + stage.backward_s;
-        largest = std::max(largest, fb);
-        sum += fb;
+        const double x = stage.forward_s + stage.backward_s + stage.tp_comm_s +
+                         stage.cp_comm_exposed_s + stage.ep_comm_s + stage.pp_comm_s;
+        largest = std::max(largest, x);
+        sum += x;
     }
     return cost.microbatches * largest + (sum - largest) / std::max(1, interleave);
 }

@@ -201,28 +201,53 @@ struct Tally
     std::vector<std::string> blockRules;
     std::vector<long long> blockRuleCounts;
     long long bounded = 0;
-    // The step-time lower bound of each (cell, sequence parallelism) group: NaN until one of
-    // its layouts is costed.
+    // The step-time lower bound of each (cell, boundClass()) group: NaN until one of its
+    // layouts is costed.
     std::vector<double> groupBound;
+    // Layouts the bound judged by memory alone that this thread's front did not yet rule off
+    // the Pareto front: its memory and step-time bound, to be set against the whole front
+    // once every thread is done (SearchRun::settleDeferred).
+    struct Deferred
+    {
+        ParallelLayout layout;
+        double memory_bytes;
+        double at_least_s;
+    };
+    std::vector<Deferred> deferred;
 };
+/// The most deferred layouts one thread holds (about 10 MB); past it, they are costed at once.
+inline constexpr size_t kMaxDeferred = size_t(1) << 17;
 inline constexpr int kUnjudged = -2;
 inline constexpr int kCosted = -1;
 
 // A lower bound on the step time of every layout that differs from the costed `cost` only in
-// its ZeRO stage and recompute: m x max_i fb_i + (sum_i fb_i - max_i fb_i) / interleave, with
-// fb_i the forward + backward seconds of one micro-batch on stage i and m the micro-batches.
+// its ZeRO stage and in recompute none vs selective (full recompute is a class of its own,
+// see boundClass()): m x max_i x_i + (sum_i x_i - max_i x_i) / interleave, with
+// x_i = fb_i + tp_i + cp_i + ep_i + pp_i the stage's micro-batch time but its recompute (the
+// forward + backward seconds of one micro-batch on stage i and its exposed TP, CP, EP and PP
+// communication) and m the micro-batches.
 //
 // Proof, against the engine (core/engine/stepmodel.cpp, stepcomm.cpp): the step time is the
 // sum of the breakdown's components, each >= 0: compute + recompute + TP/CP/EP/PP exposed =
-// m x mb_c, with mb_i = fb_i + recompute_i + tp_i + cp_i + ep_i + pp_i >= fb_i the stage's
-// micro-batch time and c the stage of largest mb_i, so m x mb_c >= m x max_i fb_i; the
-// bubble is (sum_i mb_i - mb_c) / interleave >= (sum_{i != c} fb_i) / interleave >=
-// (sum_i fb_i - max_i fb_i) / interleave; DP sync and the optimizer add >= 0. m = global
-// batch / (dp x micro-batch) and each fb_i depend only on the model, the degrees, the
-// interleave, the micro-batch and sequence parallelism (the layer costs read ZeRO nowhere,
-// recompute only for recompute_i), so the bound holds for every such sibling. Checked by
-// tst_search boundChangesNoRanking against the search without the bound.
+// m x mb_c, with mb_i = x_i + recompute_i >= x_i the stage's micro-batch time and c the stage
+// of largest mb_i, so m x mb_c >= m x max_i x_i; the bubble is (sum_i mb_i - mb_c) /
+// interleave >= (sum_{i != c} x_i) / interleave >= (sum_i x_i - max_i x_i) / interleave; DP
+// sync and the optimizer add >= 0. m = global batch / (dp x micro-batch); fb_i depends only
+// on the model, the degrees, the interleave, the micro-batch and sequence parallelism (the
+// layer costs read ZeRO nowhere, recompute only for recompute_i); tp_i, cp_i and ep_i on
+// those and the passes over the forward (3 under full recompute, else 2: stepcomm.cpp
+// layerCollectives), the TP overlap (sequence parallelism, the degrees, the stack, which the
+// search fixes) and the collective model; pp_i on the activation, the degrees and the
+// interleave. So x_i is the same for every layout of the class and the bound holds for each.
+// Checked on every layout of the examples by tst_search stepTimeBoundHoldsForEverySibling.
 double stepTimeLowerBound(const StepCost& cost, int interleave);
+/// The class of layouts one stepTimeLowerBound() covers, within an (interleave, micro-batch)
+/// cell of a block: sequence parallelism and whether recompute is full (0-3).
+inline int boundClass(const ParallelLayout& p)
+{
+    return (p.sequence_parallel ? 2 : 0) + (p.recompute == Recompute::Full ? 1 : 0);
+}
+inline constexpr int kBoundClasses = 4;
 
 // How many of the indices [from, to) fall in `column` of rows `columns` wide.
 long long inColumn(long long from, long long to, int columns, int column);

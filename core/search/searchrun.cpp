@@ -82,10 +82,36 @@ bool SearchRun::judgedByMemory(const Plan& plan, Tally& tally, double atLeast)
         ++tally.headroom;
     else if (tally.pareto.dominated(bytes, atLeast))
         ++tally.scored;
-    else
+    else if (tally.deferred.size() < kMaxDeferred) {
+        tally.deferred.push_back({plan.parallel, bytes, atLeast});
+        ++tally.scored;
+    } else
         return false;
     ++tally.bounded;
     return true;
+}
+
+// The deferred layouts against the front of every thread's costed layouts: one a member
+// rules off (at most its memory, faster than its bound) is on no front; the others are
+// costed and offered to the front, and move from `bounded` to `evaluated`. They are already
+// counted as scored and cannot reach the top N nor beat the given plan (outranked()).
+void SearchRun::settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto)
+{
+    Plan plan = base;
+    for (Tally& tally : tallies) {
+        for (const Tally::Deferred& d : tally.deferred) {
+            if (pareto.dominated(d.memory_bytes, d.at_least_s))
+                continue;
+            plan.parallel = d.layout;
+            const StepCost cost = engine.evaluate(plan);
+            --result.bounded;
+            ++result.evaluated;
+            pareto.insert({searchScore(cost, static_cast<int>(gpus), options.objective),
+                           cost.step_time_s, cost.max_stage_total_bytes, cost.metrics.tokens_per_s,
+                           plan.parallel});
+        }
+        tally.deferred = {};
+    }
 }
 
 // Layouts [from, to) of a block. Constraints on the layout alone come first and need no
@@ -127,7 +153,7 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     const int interleaves = space.interleaves(block);
     const size_t cells = static_cast<size_t>(interleaves) * block.columns;
     tally.cellRule.assign(cells, kUnjudged);
-    tally.groupBound.assign(2 * cells, std::numeric_limits<double>::quiet_NaN());
+    tally.groupBound.assign(kBoundClasses * cells, std::numeric_limits<double>::quiet_NaN());
     const bool bounding = memory.has_value();
     tally.blockRules.clear();
     tally.blockRuleCounts.clear();
@@ -149,7 +175,7 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
             ++tally.blockRuleCounts[static_cast<size_t>(known)];
             continue;
         }
-        double& bound = tally.groupBound[2 * cell + (plan.parallel.sequence_parallel ? 1 : 0)];
+        double& bound = tally.groupBound[kBoundClasses * cell + boundClass(plan.parallel)];
         // The bound is summed in another order than the engine's step time: a relative
         // margin of 1e-9 covers the rounding.
         if (bounding && tally.cellRule[cell] == kCosted && bound > 0 &&
@@ -246,6 +272,7 @@ void SearchRun::score()
         for (const Record& r : tally.pareto.members())
             pareto.insert(r);
     }
+    settleDeferred(tallies, pareto);
     for (const Record& r : pareto.members())
         result.pareto.push_back(candidate(r));
 }

@@ -44,6 +44,7 @@ struct SearchRun
         return atLeast > top.limit() && (!result.given_ok || atLeast >= result.given.score);
     }
     bool judgedByMemory(const Plan& plan, Tally& tally, double atLeast);
+    void settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto);
     void score();
     void scoreBlocks(bool reports, Tally& tally);
     void scoreBlock(const LayoutSpace::Block& block, long long from, long long to, Plan& plan,
