@@ -184,7 +184,7 @@ private:
 
 // What one thread saw: counts by outcome, its share of the Pareto front, and how many of
 // its scored layouts beat the plan the search started from.
-struct Tally
+struct alignas(64) Tally
 {
     std::map<std::string, long long> rejected;
     std::map<std::string, long long> constrained;

@@ -183,7 +183,8 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
     if (search.bound)
         out << "  step-time bound: " << result.evaluated << " costed, " << result.bounded
             << " judged by their memory alone (they could not reach the top " << search.top
-            << " nor the Pareto front); the counts and ranking are the exhaustive search's "
+            << ", this plan's rank or the Pareto front); the counts and ranking are the exhaustive "
+               "search's "
                "(--exhaustive costs every one)\n";
     if (!result.rejected.empty()) {
         out << "  invalid by rule:";
