@@ -296,7 +296,7 @@ SearchOptions SearchPanel::options() const
     o.threads = m_threads->value();
     // The step-time bound (the default): the same rows, ranks, front and counts as costing
     // every layout, in a fraction of the time.
-    o.bound = o.objective == SearchObjective::StepTime;
+    o.bound = true;
     return o;
 }
 

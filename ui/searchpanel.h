@@ -96,8 +96,7 @@ public:
     void cancel();
     bool isRunning() const;
     const SearchResult& result() const { return m_result; }
-    /// What a search started now would run with: the settings shown, and the step-time bound
-    /// for the step-time objective.
+    /// What a search started now would run with: the settings shown, and the step-time bound.
     SearchOptions options() const;
     SearchResultsModel* resultsModel() const { return m_model; }
     QSortFilterProxyModel* sortedModel() const { return m_sorted; }

@@ -59,16 +59,17 @@ struct SearchOptions
     /// Off: every layout goes to the engine, none is judged from another's verdict (the
     /// reference the tests hold the search to; results and counts are the same either way).
     bool shortcuts = true;
-    /// Branch and bound (step-time objective only; on by default): a layout whose step-time
-    /// lower bound, taken from a costed sibling, is slower than the current top N and than the
-    /// given plan gets its memory verdict alone (LayoutMemory, no timing) unless it could be
-    /// on the Pareto front, which costs it. Nothing the search reports changes: the top N
-    /// (rows, ties, folds, parts), the plan's own rank, the Pareto front and every count
-    /// (scored, did not fit, excluded, duplicates, rejected) are the exhaustive search's; only
-    /// SearchResult::evaluated (costed) and bounded (judged by memory alone) split the valid
-    /// layouts differently. How they split depends on the order layouts are met in, so with
-    /// several threads it may differ from run to run. Off: every valid layout is costed (the
-    /// reference the tests hold the bound to; paraplan-cli search --exhaustive).
+    /// Branch and bound on step time (on by default, for every objective: each is monotone
+    /// in step time): a layout whose step-time lower bound, taken from a costed sibling,
+    /// scores worse than the current top N and than the given plan gets its memory verdict
+    /// alone (LayoutMemory, no timing) unless it could be on the Pareto front, which costs it.
+    /// Nothing the search reports changes: the top N (rows, ties, folds, parts), the plan's
+    /// own rank, the Pareto front and every count (scored, did not fit, excluded, duplicates,
+    /// rejected) are the exhaustive search's; only SearchResult::evaluated (costed) and
+    /// bounded (judged by memory alone) split the valid layouts differently. How they split
+    /// depends on the order layouts are met in, so with several threads it may differ from
+    /// run to run. Off: every valid layout is costed (the reference the tests hold the bound
+    /// to; paraplan-cli search --exhaustive).
     bool bound = true;
 };
 

@@ -63,6 +63,25 @@ std::string SearchRun::scoreLayout(Plan& plan, Tally& tally, double* bound)
     return {};
 }
 
+double SearchRun::scoreOfStepTime(double stepTime) const
+{
+    const TrainingSettings& tr = base.training;
+    const double gpuCount = static_cast<double>(gpus); // every layout fills the cluster
+    const double tokensPerSecond =
+        double(base.parallel.global_batch) * tr.seq_len / stepTime; // StepMetrics::tokens_per_s
+    switch (options.objective) {
+    case SearchObjective::StepTime:
+        return stepTime;
+    case SearchObjective::TimeToTrain:
+        return tr.train_tokens / tokensPerSecond;
+    case SearchObjective::Cost:
+        return tr.train_tokens / tokensPerSecond * gpuCount / 3600.0 * tr.gpu_hour_usd;
+    case SearchObjective::TokensPerGpu:
+        return -tokensPerSecond / static_cast<int>(gpus);
+    }
+    return stepTime;
+}
+
 // A layout the step-time bound outranks (its step time is at least `atLeast`): its memory
 // verdict without its timing, so that it is counted as scored, over memory or short of
 // headroom exactly as the full evaluation would count it (LayoutMemory equals the engine's
@@ -232,7 +251,7 @@ void SearchRun::score()
     const int threads = std::max(1, std::min(options.threads, 256));
     // The bound needs the memory-only verdict; without the GPU the engine costs nothing.
     const GpuSpec* gpu = catalog.gpu(base.cluster.gpu_id);
-    if (options.bound && options.objective == SearchObjective::StepTime && gpu)
+    if (options.bound && gpu)
         memory.emplace(base, *gpu);
     // The blocks, a few per divisor of the GPU count (never the layouts), deepest first.
     space.forEachBlock([&](const LayoutSpace::Block& block) {

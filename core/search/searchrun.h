@@ -36,13 +36,21 @@ struct SearchRun
     std::optional<LayoutMemory> memory{};
 
     void evaluateGiven();
-    // A layout whose step time is at least `bound` cannot reach the top N nor beat the plan
-    // the search started from (score = step time). The bound is summed in another order
-    // than the engine's step time: a relative margin of 1e-9 covers the rounding.
+    // A layout whose step time is at least `atLeast` cannot reach the top N nor beat the plan
+    // the search started from when the score of that step time is above the top N's limit
+    // and at least the given plan's score.
     bool outranked(double atLeast) const
     {
-        return atLeast > top.limit() && (!result.given_ok || atLeast >= result.given.score);
+        const double score = scoreOfStepTime(atLeast);
+        return score > top.limit() && (!result.given_ok || score >= result.given.score);
     }
+    // The objective's score of a layout of this search with this step time, by the engine's
+    // operations in the engine's order (StepEngine's metrics, searchScore()). Every objective
+    // is a chain of divisions and multiplications by positive figures fixed for the search
+    // (tokens per step, the token budget, the GPU count, the price), each monotone in its
+    // operand in floating point too, so a lower bound on the step time gives a lower bound on
+    // the score.
+    double scoreOfStepTime(double stepTime) const;
     bool judgedByMemory(const Plan& plan, Tally& tally, double atLeast);
     void settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto);
     void score();

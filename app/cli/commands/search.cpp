@@ -47,12 +47,10 @@ SearchOptions searchFromArgs(const Args& args)
         search.top = args.integer("--top", 1, 100000);
     if (args.has("--threads"))
         search.threads = args.integer("--threads", 1, 256);
-    // The step-time bound is on by default where it applies; it changes nothing shown.
+    // The step-time bound is on by default; it changes nothing shown.
     if (args.flag("--bound") && args.flag("--exhaustive"))
         throw UsageError("--bound and --exhaustive: use one (--exhaustive turns the bound off)");
-    if (args.flag("--bound") && search.objective != SearchObjective::StepTime)
-        throw UsageError("--bound needs the step-time objective (the bound is on step time)");
-    search.bound = search.objective == SearchObjective::StepTime && !args.flag("--exhaustive");
+    search.bound = !args.flag("--exhaustive");
     if (args.has("--max-tp"))
         search.constraints.max_tp = args.integer("--max-tp", 1, 1 << 20);
     if (args.has("--micro-batch"))
@@ -270,12 +268,13 @@ Options searchOptions()
         valueOption("--threads", "K",
                     "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
         flagOption("--exhaustive",
-                   "Cost every valid layout (the reference). By default (step-time objective) "
-                   "a layout whose step-time lower bound cannot reach the top N, this plan's "
-                   "rank or the Pareto front is judged by its memory alone; the rows, ranks, "
-                   "front and counts are the same either way, only the time differs."),
-        flagOption("--bound", "The step-time bound (the default for step time; kept for "
-                              "scripts): an error with another objective or --exhaustive."),
+                   "Time every valid layout (the reference). By default a layout whose step-time "
+                   "lower bound cannot reach the top N, this plan's rank or the Pareto front is "
+                   "judged by its memory alone (every objective is monotone in step time); the "
+                   "rows, ranks, front and counts are the same either way, only the time "
+                   "differs."),
+        flagOption("--bound", "The step-time bound (the default; kept for scripts): an error "
+                              "with --exhaustive."),
         valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
         flagOption("--pp-across-nodes",
                    "Constraint: every pipeline stage of a group on a different node."),
