@@ -163,6 +163,8 @@ std::vector<QStringList> jsonRuns()
         runs.push_back({"cliffs", plan, "--json"});
         runs.push_back({"search", plan, "--json", "--top", "3", "--max-interleave", "2"});
         runs.push_back(
+            {"search", plan, "--json", "--top", "3", "--max-interleave", "2", "--exhaustive"});
+        runs.push_back(
             {"search", plan, "--json", "--top", "3", "--max-interleave", "2", "--bound"});
     }
     const QStringList collective{"--op", "all_reduce", "--bytes", "1GB", "--ranks", "16"};

@@ -6,10 +6,13 @@
 #include "modelio.h"
 #include "planio.h"
 #include "search.h"
+#include "searchmemory.h"
+#include "searchrecords.h"
 #include "searchspace.h"
 #include "summary.h"
 #include "units.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -172,10 +175,12 @@ void compareSearches(const SearchResult& a, const SearchResult& b)
     QCOMPARE(a.did_not_fit, b.did_not_fit);
     QCOMPARE(a.duplicates, b.duplicates);
     QCOMPARE(a.scored, b.scored);
-    QCOMPARE(a.evaluated, b.evaluated);
+    // The bound moves layouts from costed to judged by memory alone, nothing else.
+    QCOMPARE(a.evaluated + a.bounded, b.evaluated + b.bounded);
     QCOMPARE(a.folded, b.folded);
     QCOMPARE(a.given_ok, b.given_ok);
     QCOMPARE(a.given_rank, b.given_rank);
+    QCOMPARE(a.given.score, b.given.score);
     QCOMPARE(a.top.size(), b.top.size());
     for (size_t i = 0; i < a.top.size(); ++i) {
         QCOMPARE(fields(a.top[i].layout), fields(b.top[i].layout));
@@ -189,6 +194,7 @@ void compareSearches(const SearchResult& a, const SearchResult& b)
     for (size_t i = 0; i < a.pareto.size(); ++i) {
         QCOMPARE(fields(a.pareto[i].layout), fields(b.pareto[i].layout));
         QCOMPARE(a.pareto[i].step_time_s, b.pareto[i].step_time_s);
+        QCOMPARE(a.pareto[i].memory_bytes, b.pareto[i].memory_bytes);
     }
 }
 
@@ -460,6 +466,7 @@ private slots:
         fast.objective = SearchObjective(objective);
         SearchOptions reference = fast;
         reference.shortcuts = false;
+        reference.bound = false;
         const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), reference);
         const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), fast);
         QVERIFY(a.invalidCount() > 0); // there is something for the shortcut to judge
@@ -484,65 +491,157 @@ private slots:
         SearchOptions reference;
         reference.top = 25;
         reference.shortcuts = false;
+        reference.bound = false;
         SearchOptions options = reference;
         options.shortcuts = true;
+        options.bound = true;
         options.threads = threads;
         compareSearches(searchPlans(base, HardwareCatalog::bundled(), reference),
                         searchPlans(base, HardwareCatalog::bundled(), options));
     }
-    void boundChangesNoRanking_data()
+    void boundedDefaultEqualsExhaustive_data()
     {
         QTest::addColumn<QString>("plan");
-        QTest::addColumn<int>("threads");
-        for (const char* name :
-             {"gpt3-175b-dgx-a100", "llama3-70b-dgx-h100", "llama3-70b-two-racks"})
-            QTest::newRow(name) << name << 1;
-        QTest::newRow("mixtral on 64") << "mixtral" << 1;
-        QTest::newRow("small") << "small" << 1;
-        for (int threads : {2, 3, 8})
-            QTest::newRow(("two racks, " + QByteArray::number(threads)).constData())
-                << "llama3-70b-two-racks" << threads;
-    }
-    void boundChangesNoRanking()
-    {
-        // Branch and bound skips layouts whose step-time lower bound is slower than the top N:
-        // the ranked rows and the plan's own rank are those of the search without it, and the
-        // skipped layouts are exactly the ones no longer scored, over memory or over headroom.
-        QFETCH(QString, plan);
-        QFETCH(int, threads);
-        const Plan base = plan == "mixtral" ? mixtralOn64()
-                          : plan == "small" ? smallPlan()
-                                            : examplePlan(plan);
-        SearchOptions reference;
-        reference.top = 10;
-        SearchOptions bounded = reference;
-        bounded.bound = true;
-        bounded.threads = threads;
-        const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), reference);
-        const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), bounded);
-        QVERIFY(a.ok && b.ok);
-        QCOMPARE(a.bounded, 0LL);
-        if (threads == 1)
-            QVERIFY(b.bounded > 0); // the bound does prune here
-        QCOMPARE(a.rejected, b.rejected);
-        QCOMPARE(a.duplicates, b.duplicates);
-        QCOMPARE(a.folded, b.folded);
-        QCOMPARE(a.given_rank, b.given_rank);
-        const auto headroom = [](const SearchResult& r) {
-            const auto at = r.constrained.find("headroom");
-            return at == r.constrained.end() ? 0LL : at->second;
-        };
-        QCOMPARE(a.scored + a.did_not_fit + headroom(a),
-                 b.scored + b.did_not_fit + headroom(b) + b.bounded);
-        QCOMPARE(a.evaluated, b.evaluated + b.bounded);
-        QCOMPARE(a.top.size(), b.top.size());
-        for (size_t i = 0; i < a.top.size(); ++i) {
-            QCOMPARE(fields(a.top[i].layout), fields(b.top[i].layout));
-            QCOMPARE(a.top[i].score, b.top[i].score);
-            QCOMPARE(a.top[i].tie_with, b.top[i].tie_with);
-            QCOMPARE(a.top[i].folded, b.top[i].folded);
-            QCOMPARE(searchRowBehind(a.top[i], int(i) + 1), searchRowBehind(b.top[i], int(i) + 1));
+        QTest::addColumn<int>("objective");
+        QTest::addColumn<int>("top");
+        const QDir dir(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples"));
+        const QStringList examples = dir.entryList({"*.paraplan.json"}, QDir::Files, QDir::Name);
+        QVERIFY(examples.size() >= 3);
+        QStringList plans;
+        for (const QString& file : examples)
+            plans << file.chopped(int(strlen(".paraplan.json")));
+        plans << "mixtral";
+        for (const QString& plan : plans) {
+            for (int top : {1, 10, 40})
+                QTest::newRow(qPrintable(plan + ", step time, top " + QString::number(top)))
+                    << plan << int(SearchObjective::StepTime) << top;
+            for (SearchObjective objective : {SearchObjective::TimeToTrain,
+                                              SearchObjective::TokensPerGpu, SearchObjective::Cost})
+                QTest::newRow(qPrintable(plan + ", " + searchObjectiveName(objective)))
+                    << plan << int(objective) << 10;
         }
+    }
+    void boundedDefaultEqualsExhaustive()
+    {
+        // The default search (the step-time bound on) against the exhaustive one (every valid
+        // layout costed) on every bundled example and a mixture of experts, for 1, 2, 3 and 8
+        // threads: the same rows, ties, folds and parts behind the best, the same rank of the
+        // given plan, the same Pareto front and every count the same (compareSearches).
+        QFETCH(QString, plan);
+        QFETCH(int, objective);
+        QFETCH(int, top);
+        Plan base = plan == "mixtral" ? mixtralOn64() : examplePlan(plan);
+        if (!(base.training.train_tokens > 0))
+            base.training.train_tokens = 15e12; // Llama 3's budget (Meta 2024): time to train
+        if (!(base.training.gpu_hour_usd > 0))
+            base.training.gpu_hour_usd = 2.5; // the examples' price: cost
+        SearchOptions exhaustive;
+        exhaustive.objective = SearchObjective(objective);
+        exhaustive.top = top;
+        exhaustive.bound = false;
+        const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), exhaustive);
+        QVERIFY(a.ok);
+        QCOMPARE(a.bounded, 0LL);
+        SearchOptions fast;
+        fast.objective = exhaustive.objective;
+        fast.top = top;
+        QVERIFY(fast.bound); // the default
+        for (int threads : {1, 2, 3, 8}) {
+            fast.threads = threads;
+            const SearchResult b = searchPlans(base, HardwareCatalog::bundled(), fast);
+            compareSearches(a, b);
+            if (QTest::currentTestFailed())
+                QFAIL(qPrintable(QString::number(threads) + " threads differ"));
+            if (threads == 1)
+                QVERIFY(b.bounded > 0); // the bound does prune here
+        }
+    }
+    void stepTimeBoundHoldsForEverySibling_data() { memoryOnlyEqualsTheEngine_data(); }
+    void stepTimeBoundHoldsForEverySibling()
+    {
+        // The bound the search takes from one costed layout holds for every layout of its class
+        // (the same but for the ZeRO stage, and recompute none vs selective): the largest bound
+        // in a class is at most its least step time, on every valid layout of the space.
+        QFETCH(QString, plan);
+        Plan base = plan == "mixtral" ? mixtralOn64()
+                    : plan == "small" ? smallPlan()
+                                      : examplePlan(plan);
+        if (base.training.stack == TrainingStack::Auto)
+            base.training.stack =
+                fsdpStyleStack(base) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+        const StepEngine engine(base.cluster, HardwareCatalog::bundled());
+        std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
+            classes; // largest bound, least step time
+        Plan p = base;
+        for (const ParallelLayout& layout : enumerateLayouts(base, SearchOptions())) {
+            p.parallel = layout;
+            const StepCost cost = engine.evaluate(p);
+            if (!cost.ok)
+                continue;
+            const auto key = std::make_tuple(layout.tp, layout.pp, layout.dp, layout.cp, layout.ep,
+                                             layout.interleave, layout.micro_batch,
+                                             searchdetail::boundClass(layout));
+            const double bound = searchdetail::stepTimeLowerBound(cost, layout.interleave);
+            auto [at, added] = classes.try_emplace(key, bound, cost.step_time_s);
+            if (!added) {
+                at->second.first = std::max(at->second.first, bound);
+                at->second.second = std::min(at->second.second, cost.step_time_s);
+            }
+        }
+        QVERIFY(classes.size() > 100);
+        int tight = 0;
+        for (const auto& [key, range] : classes) {
+            QVERIFY(range.first > 0);
+            QVERIFY2(range.first * (1 - 1e-9) <= range.second,
+                     qPrintable(QString("bound %1 over step time %2")
+                                    .arg(range.first, 0, 'g', 17)
+                                    .arg(range.second, 0, 'g', 17)));
+            tight += range.first > 0.9 * range.second ? 1 : 0;
+        }
+        QVERIFY(tight > 0); // and it is close for some
+    }
+    void memoryOnlyEqualsTheEngine_data()
+    {
+        QTest::addColumn<QString>("plan");
+        const QDir dir(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples"));
+        for (const QString& file : dir.entryList({"*.paraplan.json"}, QDir::Files, QDir::Name))
+            QTest::newRow(qPrintable(file)) << file.chopped(int(strlen(".paraplan.json")));
+        QTest::newRow("mixtral on 64") << "mixtral";
+        QTest::newRow("small") << "small";
+    }
+    void memoryOnlyEqualsTheEngine()
+    {
+        // LayoutMemory's fullest stage, without the timing, equals the engine's
+        // max_stage_total_bytes to the last bit on every valid layout of the space.
+        QFETCH(QString, plan);
+        Plan base = plan == "mixtral" ? mixtralOn64()
+                    : plan == "small" ? smallPlan()
+                                      : examplePlan(plan);
+        if (base.training.stack == TrainingStack::Auto)
+            base.training.stack =
+                fsdpStyleStack(base) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+        const HardwareCatalog& catalog = HardwareCatalog::bundled();
+        const StepEngine engine(base.cluster, catalog);
+        const LayoutMemory memory(base, *catalog.gpu(base.cluster.gpu_id));
+        Plan p = base;
+        long long checked = 0;
+        long long over = 0;
+        for (const ParallelLayout& layout : enumerateLayouts(base, SearchOptions())) {
+            p.parallel = layout;
+            const StepCost cost = engine.evaluate(p);
+            if (!cost.ok)
+                continue;
+            ++checked;
+            over += cost.fits ? 0 : 1;
+            const double bytes = memory.fullestStageBytes(p);
+            if (bytes != cost.max_stage_total_bytes)
+                QFAIL(qPrintable(QString::fromStdString(layoutLabel(layout)) + ": " +
+                                 QString::number(bytes, 'g', 17) + " against the engine's " +
+                                 QString::number(cost.max_stage_total_bytes, 'g', 17)));
+            QCOMPARE(memory.hbmBytes(), cost.hbm_bytes);
+        }
+        QVERIFY(checked > 1000);
+        QVERIFY(over > 0 && over < checked); // both verdicts are met
     }
     void threadsChangeNothing_data()
     {
@@ -1145,9 +1244,9 @@ private slots:
         QVERIFY(QString::fromStdString(e.str()).contains("--objective"));
     }
 
-    // search --bound: the same ranked rows as the full search, the skipped layouts counted
-    // apart (and in the counts line); only with the step-time objective.
-    void cliBoundKeepsTheRanking()
+    // search: the step-time bound by default, --exhaustive costs every layout, --bound is
+    // still accepted. Everything the JSON reports is the same but the costed/judged split.
+    void cliDefaultIsBoundedAndExact()
     {
         const std::string plan =
             PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
@@ -1160,21 +1259,36 @@ private slots:
                 qWarning("%s", e.str().c_str());
             return QJsonDocument::fromJson(QByteArray::fromStdString(o.str())).object();
         };
-        const QJsonObject full = run({}, 0);
-        const QJsonObject bound = run({"--bound"}, 0);
+        QJsonObject full = run({"--exhaustive"}, 0);
+        QJsonObject fast = run({}, 0);
+        const QJsonObject bound = run({"--bound", "--threads", "2"}, 0);
+        QCOMPARE(full.value("exhaustive").toBool(), true);
+        QCOMPARE(fast.value("exhaustive").toBool(), false);
         QCOMPARE(full.value("bounded").toInt(), 0);
-        QVERIFY(bound.value("bounded").toInt() > 0);
-        QCOMPARE(bound.value("top"), full.value("top"));
-        QCOMPARE(bound.value("given"), full.value("given"));
-        auto costedOrSkipped = [](const QJsonObject& r) {
-            return r.value("scored").toInt() + r.value("did_not_fit").toInt() +
-                   r.value("constrained").toObject().value("headroom").toInt() +
-                   r.value("bounded").toInt();
-        };
-        QCOMPARE(costedOrSkipped(bound), costedOrSkipped(full));
-        std::ostringstream o, e;
-        QCOMPARE(cli::run({"search", plan, "--bound", "--objective", "cost"}, o, e), 2);
-        QVERIFY(QString::fromStdString(e.str()).contains("--bound"));
+        QVERIFY(fast.value("bounded").toInt() > 0);
+        QCOMPARE(fast.value("evaluated").toInt() + fast.value("bounded").toInt(),
+                 full.value("evaluated").toInt());
+        QCOMPARE(bound.value("evaluated").toInt() + bound.value("bounded").toInt(),
+                 full.value("evaluated").toInt());
+        for (const char* key : {"top", "pareto", "given", "scored", "did_not_fit", "constrained",
+                                "rejected", "duplicates", "folded", "space"}) {
+            QVERIFY2(fast.value(key) == full.value(key), key);
+            QVERIFY2(bound.value(key) == full.value(key), key);
+        }
+        // Any objective: the bound is on step time, and each objective is monotone in it.
+        const QJsonObject cost = run({"--objective", "cost"}, 0);
+        const QJsonObject costAll = run({"--objective", "cost", "--exhaustive"}, 0);
+        QVERIFY(cost.value("bounded").toInt() > 0);
+        for (const char* key : {"top", "pareto", "given", "scored", "did_not_fit", "constrained"})
+            QVERIFY2(cost.value(key) == costAll.value(key), key);
+        std::ostringstream o2, e2;
+        QCOMPARE(cli::run({"search", plan, "--bound", "--exhaustive"}, o2, e2), 2);
+        QVERIFY(QString::fromStdString(e2.str()).startsWith("error: "));
+        // The text says what the bound did and that the counts are exact.
+        std::ostringstream o3, e3;
+        QCOMPARE(cli::run({"search", plan, "--top", "3"}, o3, e3), 0);
+        QVERIFY(QString::fromStdString(o3.str()).contains("judged by their memory alone"));
+        QVERIFY(!QString::fromStdString(o3.str()).contains("of the layouts costed"));
     }
 };
 

@@ -254,6 +254,43 @@ private slots:
         QCOMPARE(panel->result().scored, kept.scored + kept.constrained.at("headroom"));
     }
 
+    void theTabsBoundedSearchShowsTheExhaustiveCounts()
+    {
+        // The tab searches with the step-time bound; what it shows is what costing every
+        // layout shows: the counts, the rows, this plan's rank and the Pareto front.
+        MainWindow window(false);
+        SearchPanel* panel = searchExample(window, kTwoRacks);
+        QVERIFY(panel);
+        const SearchResult& shown = panel->result();
+        SearchOptions options = panel->options();
+        QVERIFY(options.bound);
+        QVERIFY(shown.bounded > 0);
+        options.bound = false;
+        const SearchResult all =
+            searchPlans(window.evaluator()->latest()->plan, HardwareCatalog::bundled(), options);
+        QCOMPARE(all.bounded, 0LL);
+        QCOMPARE(shown.scored, all.scored);
+        QCOMPARE(shown.did_not_fit, all.did_not_fit);
+        QCOMPARE(shown.constrained, all.constrained);
+        QCOMPARE(shown.rejected, all.rejected);
+        QCOMPARE(shown.duplicates, all.duplicates);
+        QCOMPARE(shown.folded, all.folded);
+        QCOMPARE(shown.given_rank, all.given_rank);
+        QCOMPARE(shown.evaluated + shown.bounded, all.evaluated);
+        QCOMPARE(shown.top.size(), all.top.size());
+        for (size_t i = 0; i < all.top.size(); ++i)
+            QCOMPARE(shown.top[i].step_time_s, all.top[i].step_time_s);
+        QCOMPARE(shown.pareto.size(), all.pareto.size());
+        for (size_t i = 0; i < all.pareto.size(); ++i) {
+            QCOMPARE(shown.pareto[i].step_time_s, all.pareto[i].step_time_s);
+            QCOMPARE(shown.pareto[i].memory_bytes, all.pareto[i].memory_bytes);
+        }
+        QCOMPARE(panel->paretoPlot()->pointCount("Pareto front"), int(all.pareto.size()));
+        // The whole account says what the bound did.
+        QVERIFY2(panel->statusText().contains("judged by their memory alone"),
+                 qPrintable(panel->statusText()));
+    }
+
     void sameRankingWithOneAndTwoThreads()
     {
         MainWindow window(false);

@@ -294,6 +294,9 @@ SearchOptions SearchPanel::options() const
     o.constraints.fixed_micro_batch = m_microBatch->value();
     o.top = m_top->value();
     o.threads = m_threads->value();
+    // The step-time bound (the default): the same rows, ranks, front and counts as costing
+    // every layout, in a fraction of the time.
+    o.bound = true;
     return o;
 }
 
@@ -400,6 +403,15 @@ void SearchPanel::finish()
             .arg(100 * kSearchTieTolerance, 0, 'g', 2)
             .arg(m_result.duplicates)
             .arg(m_result.folded));
+    if (m_result.bounded > 0)
+        m_status->setText(
+            m_status->text() +
+            tr(" Step-time bound: %1 layouts costed, %2 judged by their memory alone (they could "
+               "not reach the top %3, this plan's rank or the Pareto front); every count, rank "
+               "and the front are those of costing every layout.")
+                .arg(m_result.evaluated)
+                .arg(m_result.bounded)
+                .arg(job->options.top));
     QStringList rules;
     for (const auto& [rule, count] : m_result.rejected)
         rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);

@@ -96,6 +96,8 @@ public:
     void cancel();
     bool isRunning() const;
     const SearchResult& result() const { return m_result; }
+    /// What a search started now would run with: the settings shown, and the step-time bound.
+    SearchOptions options() const;
     SearchResultsModel* resultsModel() const { return m_model; }
     QSortFilterProxyModel* sortedModel() const { return m_sorted; }
     QTableView* table() const { return m_table; }
@@ -125,7 +127,6 @@ private:
     void showBriefStatus();        ///< the counts above the table, the whole account in the tooltip
     void say(const QString& text); ///< a status line of its own (no tooltip account)
     void refreshComparison();
-    SearchOptions options() const;
 
     std::shared_ptr<const PlanResults> m_latest;
     SearchResult m_result;

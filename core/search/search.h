@@ -59,14 +59,18 @@ struct SearchOptions
     /// Off: every layout goes to the engine, none is judged from another's verdict (the
     /// reference the tests hold the search to; results and counts are the same either way).
     bool shortcuts = true;
-    /// Branch and bound (step-time objective only): a layout whose step-time lower bound,
-    /// taken from a costed sibling, is slower than the current top N is not costed. The top
-    /// N (rows, ties, folds) and the plan's own rank are unchanged; the layouts skipped are
-    /// counted in SearchResult::bounded instead of scored / over memory / headroom, and the
-    /// Pareto front is then the front of the layouts costed. How many are skipped depends on
-    /// the order layouts are met in, so with several threads it may differ from run to run
-    /// (the top N does not). Off by default.
-    bool bound = false;
+    /// Branch and bound on step time (on by default, for every objective: each is monotone
+    /// in step time): a layout whose step-time lower bound, taken from a costed sibling,
+    /// scores worse than the current top N and than the given plan gets its memory verdict
+    /// alone (LayoutMemory, no timing) unless it could be on the Pareto front, which costs it.
+    /// Nothing the search reports changes: the top N (rows, ties, folds, parts), the plan's
+    /// own rank, the Pareto front and every count (scored, did not fit, excluded, duplicates,
+    /// rejected) are the exhaustive search's; only SearchResult::evaluated (costed) and
+    /// bounded (judged by memory alone) split the valid layouts differently. How they split
+    /// depends on the order layouts are met in, so with several threads it may differ from
+    /// run to run. Off: every valid layout is costed (the reference the tests hold the bound
+    /// to; paraplan-cli search --exhaustive).
+    bool bound = true;
 };
 
 struct SearchCandidate
@@ -97,10 +101,14 @@ struct SearchResult
     std::map<std::string, long long> constrained; ///< fit but excluded by a constraint
     long long duplicates = 0; ///< ZeRO above 0 at a shard group of one: not scored again
     long long scored = 0;
-    long long evaluated = 0; ///< layouts the engine fully costed (valid, whatever their memory)
-    long long bounded = 0;   ///< valid layouts skipped by SearchOptions::bound, never costed
-    long long folded = 0;    ///< scored layouts folded into a top-N row as the same plan
-    std::vector<SearchCandidate> top;    ///< best first
+    /// Valid layouts the engine fully costed (whatever their memory); with bounded, every
+    /// valid layout that is not a duplicate.
+    long long evaluated = 0;
+    /// Valid layouts the step-time bound (SearchOptions::bound) judged by their memory alone,
+    /// never costed: already counted in scored, did_not_fit or constrained["headroom"].
+    long long bounded = 0;
+    long long folded = 0;             ///< scored layouts folded into a top-N row as the same plan
+    std::vector<SearchCandidate> top; ///< best first
     std::vector<SearchCandidate> pareto; ///< memory per GPU vs step time, least memory first
     bool cancelled = false;
     bool over_budget = false; ///< refused: over kMaxSearchLayouts or kMaxSearchStages
