@@ -5,6 +5,7 @@
 #include "inputlimits.h"
 #include "modelio.h"
 #include "planio.h"
+#include "topologydelta.h"
 #include "topologygraph.h"
 
 #include <QDateTime>
@@ -16,8 +17,13 @@
 namespace paraplan::ui {
 namespace {
 
+using Drawing = std::shared_ptr<const TopologyGraph>;
+
 // One edit: the plan before and after. Consecutive edits of the same field within a short
-// while merge, so that dragging a slider is a single step.
+// while merge, so that dragging a slider is a single step. The drawings are not kept: a step
+// keeps what its edit changed in the drawing (a GraphDelta) and rebuilds the drawing from the
+// plan's current one (or from the cluster's own layout) when it is undone or redone, so a
+// step's size follows the edit, not the cluster.
 class EditCommand : public QUndoCommand
 {
 public:
@@ -27,6 +33,8 @@ public:
           m_before(std::move(before)), m_after(std::move(after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
+        m_pending = m_after.drawing; // the first redo (the push) shows it as it is
+        record(m_before.drawing, m_after.drawing);
     }
 
     int id() const override
@@ -42,21 +50,111 @@ public:
         if (next->m_field != m_field || next->m_mergeKey != m_mergeKey ||
             next->m_time - m_time > 1500)
             return false;
+        // The document shows `next`'s result now; this step's first drawing is rebuilt from it.
+        Drawing first;
+        const Drawing last = m_document->plan().drawing;
+        const bool drawingsChanged = m_kind != Kind::Same || next->m_kind != Kind::Same;
+        if (drawingsChanged)
+            first = drawingBefore(next->drawingBefore(last));
         m_after = next->m_after;
+        if (drawingsChanged)
+            record(first, last);
         m_time = next->m_time;
         setText(next->text());
         return true;
     }
 
-    void undo() override { m_document->setPlanFromHistory(m_before); }
-    void redo() override { m_document->setPlanFromHistory(m_after); }
+    void undo() override
+    {
+        Plan plan = m_before;
+        plan.drawing = drawingBefore(m_document->plan().drawing);
+        m_document->setPlanFromHistory(plan);
+    }
+    void redo() override
+    {
+        Plan plan = m_after;
+        plan.drawing = m_pending ? m_pending : drawingAfter(m_document->plan().drawing);
+        m_pending.reset();
+        m_document->setPlanFromHistory(plan);
+    }
+
+    size_t bytes() const { return sizeof(*this) + m_delta.bytes(); }
 
 private:
+    // How the two drawings relate: the same one (or none), one changed into the other, or a
+    // drawing on one side only, kept as a change of its cluster's own layout.
+    enum class Kind
+    {
+        Same,
+        Changed,
+        BeforeOnly,
+        AfterOnly,
+    };
+
+    void record(const Drawing& before, const Drawing& after)
+    {
+        if (before == after)
+            m_kind = Kind::Same;
+        else if (before && after)
+            m_kind = Kind::Changed;
+        else
+            m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
+        m_delta = GraphDelta();
+        if (m_kind == Kind::Changed)
+            m_delta = GraphDelta::between(*before, *after);
+        else if (m_kind == Kind::BeforeOnly)
+            m_delta = GraphDelta::between(graphFromCluster(m_before.cluster), *before);
+        else if (m_kind == Kind::AfterOnly)
+            m_delta = GraphDelta::between(graphFromCluster(m_after.cluster), *after);
+        m_before.drawing.reset();
+        m_after.drawing.reset();
+    }
+
+    // This step's drawings from the other side's (the one the document shows).
+    Drawing drawingBefore(const Drawing& after) const
+    {
+        switch (m_kind) {
+        case Kind::Same:
+            return after;
+        case Kind::AfterOnly:
+            return nullptr;
+        case Kind::Changed:
+        case Kind::BeforeOnly:
+            break;
+        }
+        auto graph = std::make_shared<TopologyGraph>(
+            m_kind == Kind::Changed ? *after : graphFromCluster(m_before.cluster));
+        if (m_kind == Kind::Changed)
+            m_delta.revert(graph.get());
+        else
+            m_delta.apply(graph.get());
+        return graph;
+    }
+    Drawing drawingAfter(const Drawing& before) const
+    {
+        switch (m_kind) {
+        case Kind::Same:
+            return before;
+        case Kind::BeforeOnly:
+            return nullptr;
+        case Kind::Changed:
+        case Kind::AfterOnly:
+            break;
+        }
+        auto graph = std::make_shared<TopologyGraph>(
+            m_kind == Kind::Changed ? *before : graphFromCluster(m_after.cluster));
+        m_delta.apply(graph.get());
+        return graph;
+    }
+
     PlanDocument* m_document;
     Field m_field;
     int m_mergeKey;
-    Plan m_before;
-    Plan m_after;
+    Plan m_before; ///< without its drawing
+    Plan m_after;  ///< without its drawing
+    Kind m_kind = Kind::Same;
+    GraphDelta m_delta;
+    Drawing m_pending;
     qint64 m_time;
 };
 
@@ -233,11 +331,18 @@ void PlanDocument::edit(const QString& description, Field field,
     finalizeCluster(&after.cluster, &error); // torus dimensions follow the chip count
     // An edit elsewhere that changes the cluster (nodes, preset, an import) leaves the drawing
     // behind unless the drawing still describes the new cluster.
-    if (after.drawing && field != Field::Topology &&
-        clusterToJsonText(after.cluster) != clusterToJsonText(m_plan.cluster) &&
+    if (after.drawing && field != Field::Topology && after.cluster != m_plan.cluster &&
         !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
         after.drawing.reset();
     m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
+}
+
+size_t PlanDocument::historyBytes() const
+{
+    size_t bytes = 0;
+    for (int i = 0; i < m_undo.count(); ++i)
+        bytes += static_cast<const EditCommand*>(m_undo.command(i))->bytes();
+    return bytes;
 }
 
 void PlanDocument::setPlanFromHistory(const Plan& plan)

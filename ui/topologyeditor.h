@@ -47,7 +47,7 @@ public:
               const std::function<void(TopologyGraph&)>& change);
     /// Replaces the graph without history (a new cluster from the plan or a file).
     void reset(const TopologyGraph& graph);
-    void setGraphFromHistory(const TopologyGraph& graph);
+    void setGraphFromHistory(TopologyGraph graph);
 
     /// The cluster the drawing describes, or why it cannot be modelled.
     bool cluster(ClusterSpec* cluster, QString* error) const;
@@ -64,7 +64,8 @@ private:
     QUndoStack m_undo;
     PlanDocument* m_plan = nullptr;
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
-    std::string m_syncedCluster;
+    ClusterSpec m_syncedCluster;
+    bool m_synced = false;
     bool m_committing = false;
     // The cluster the graph describes, read once per graph.
     mutable bool m_clusterRead = false;
