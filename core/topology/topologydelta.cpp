@@ -87,13 +87,14 @@ std::vector<GraphDelta::Hunk<T>> diff(const std::vector<T>& before, const std::v
                 afterIds.insert(item.id);
             idsRead = true;
         }
-        if (j >= after.size() || (i < before.size() && !afterIds.count(before[i].id))) {
-            hunkAt(i).removed.push_back(before[i++]);
-        } else if (i >= before.size() || !beforeIds.count(after[j].id)) {
-            hunkAt(i).inserted.push_back(after[j++]);
-        } else {
-            hunkAt(i).removed.push_back(before[i++]);
-        }
+        const bool insert =
+            j < after.size() &&
+            (i >= before.size() || (afterIds.count(before[i].id) && !beforeIds.count(after[j].id)));
+        GraphDelta::Hunk<T>& hunk = hunkAt(i);
+        if (insert)
+            hunk.inserted.push_back(after[j++]);
+        else
+            hunk.removed.push_back(before[i++]);
     }
     return hunks;
 }
