@@ -19,11 +19,77 @@ namespace {
 
 using Drawing = std::shared_ptr<const TopologyGraph>;
 
-// One edit: the plan before and after. Consecutive edits of the same field within a short
-// while merge, so that dragging a slider is a single step. The drawings are not kept: a step
-// keeps what its edit changed in the drawing (a GraphDelta) and rebuilds the drawing from the
-// plan's current one (or from the cluster's own layout) when it is undone or redone, so a
-// step's size follows the edit, not the cluster.
+// What an undo step keeps of the plan's drawings: not the drawings, but how the one before
+// and the one after relate (the same one or none, one changed into the other, or a drawing on
+// one side only, kept as a change of its cluster's own layout) and what changed (a
+// GraphDelta). Either drawing is rebuilt from the other, the one the plan shows.
+class StepDrawings
+{
+public:
+    void record(const Drawing& before, const Drawing& after, const ClusterSpec& beforeCluster,
+                const ClusterSpec& afterCluster)
+    {
+        m_delta = GraphDelta();
+        if (before == after)
+            m_kind = Kind::Same;
+        else if (before && after)
+            m_kind = Kind::Changed;
+        else
+            m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
+        if (m_kind == Kind::Changed)
+            m_delta = GraphDelta::between(*before, *after);
+        else if (m_kind == Kind::BeforeOnly)
+            m_delta = GraphDelta::between(graphFromCluster(beforeCluster), *before);
+        else if (m_kind == Kind::AfterOnly)
+            m_delta = GraphDelta::between(graphFromCluster(afterCluster), *after);
+    }
+
+    bool same() const { return m_kind == Kind::Same; }
+    size_t bytes() const { return m_delta.bytes(); }
+
+    Drawing before(const Drawing& after, const ClusterSpec& beforeCluster) const
+    {
+        if (m_kind == Kind::Same)
+            return after;
+        if (m_kind == Kind::AfterOnly)
+            return nullptr;
+        const bool changed = m_kind == Kind::Changed;
+        auto graph =
+            std::make_shared<TopologyGraph>(changed ? *after : graphFromCluster(beforeCluster));
+        if (changed)
+            m_delta.revert(graph.get());
+        else
+            m_delta.apply(graph.get());
+        return graph;
+    }
+
+    Drawing after(const Drawing& before, const ClusterSpec& afterCluster) const
+    {
+        if (m_kind == Kind::Same)
+            return before;
+        if (m_kind == Kind::BeforeOnly)
+            return nullptr;
+        auto graph = std::make_shared<TopologyGraph>(
+            m_kind == Kind::Changed ? *before : graphFromCluster(afterCluster));
+        m_delta.apply(graph.get());
+        return graph;
+    }
+
+private:
+    enum class Kind
+    {
+        Same,
+        Changed,
+        BeforeOnly,
+        AfterOnly,
+    };
+    Kind m_kind = Kind::Same;
+    GraphDelta m_delta;
+};
+
+// One edit: the plan before and after (without their drawings: see StepDrawings, so that a
+// step's size follows the edit, not the cluster). Consecutive edits of the same field within
+// a short while merge, so that dragging a slider is a single step.
 class EditCommand : public QUndoCommand
 {
 public:
@@ -33,8 +99,9 @@ public:
           m_before(std::move(before)), m_after(std::move(after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
-        m_pending = m_after.drawing; // the first redo (the push) shows it as it is
-        record(m_before.drawing, m_after.drawing);
+        m_pending = std::move(m_after.drawing); // the first redo (the push) shows it as it is
+        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster);
+        m_before.drawing.reset();
     }
 
     int id() const override
@@ -51,14 +118,13 @@ public:
             next->m_time - m_time > 1500)
             return false;
         // The document shows `next`'s result now; this step's first drawing is rebuilt from it.
-        Drawing first;
-        const Drawing last = m_document->plan().drawing;
-        const bool drawingsChanged = m_kind != Kind::Same || next->m_kind != Kind::Same;
-        if (drawingsChanged)
-            first = drawingBefore(next->drawingBefore(last));
+        if (!m_drawings.same() || !next->m_drawings.same()) {
+            const Drawing last = m_document->plan().drawing;
+            const Drawing middle = next->m_drawings.before(last, next->m_before.cluster);
+            const Drawing first = m_drawings.before(middle, m_before.cluster);
+            m_drawings.record(first, last, m_before.cluster, next->m_after.cluster);
+        }
         m_after = next->m_after;
-        if (drawingsChanged)
-            record(first, last);
         m_time = next->m_time;
         setText(next->text());
         return true;
@@ -67,94 +133,28 @@ public:
     void undo() override
     {
         Plan plan = m_before;
-        plan.drawing = drawingBefore(m_document->plan().drawing);
+        plan.drawing = m_drawings.before(m_document->plan().drawing, m_before.cluster);
         m_document->setPlanFromHistory(plan);
     }
     void redo() override
     {
         Plan plan = m_after;
-        plan.drawing = m_pending ? m_pending : drawingAfter(m_document->plan().drawing);
+        plan.drawing = m_pending ? std::move(m_pending)
+                                 : m_drawings.after(m_document->plan().drawing, m_after.cluster);
         m_pending.reset();
         m_document->setPlanFromHistory(plan);
     }
 
-    size_t bytes() const { return sizeof(*this) + m_delta.bytes(); }
+    size_t bytes() const { return sizeof(*this) + m_drawings.bytes(); }
 
 private:
-    // How the two drawings relate: the same one (or none), one changed into the other, or a
-    // drawing on one side only, kept as a change of its cluster's own layout.
-    enum class Kind
-    {
-        Same,
-        Changed,
-        BeforeOnly,
-        AfterOnly,
-    };
-
-    void record(const Drawing& before, const Drawing& after)
-    {
-        if (before == after)
-            m_kind = Kind::Same;
-        else if (before && after)
-            m_kind = Kind::Changed;
-        else
-            m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
-        m_delta = GraphDelta();
-        if (m_kind == Kind::Changed)
-            m_delta = GraphDelta::between(*before, *after);
-        else if (m_kind == Kind::BeforeOnly)
-            m_delta = GraphDelta::between(graphFromCluster(m_before.cluster), *before);
-        else if (m_kind == Kind::AfterOnly)
-            m_delta = GraphDelta::between(graphFromCluster(m_after.cluster), *after);
-        m_before.drawing.reset();
-        m_after.drawing.reset();
-    }
-
-    // This step's drawings from the other side's (the one the document shows).
-    Drawing drawingBefore(const Drawing& after) const
-    {
-        switch (m_kind) {
-        case Kind::Same:
-            return after;
-        case Kind::AfterOnly:
-            return nullptr;
-        case Kind::Changed:
-        case Kind::BeforeOnly:
-            break;
-        }
-        auto graph = std::make_shared<TopologyGraph>(
-            m_kind == Kind::Changed ? *after : graphFromCluster(m_before.cluster));
-        if (m_kind == Kind::Changed)
-            m_delta.revert(graph.get());
-        else
-            m_delta.apply(graph.get());
-        return graph;
-    }
-    Drawing drawingAfter(const Drawing& before) const
-    {
-        switch (m_kind) {
-        case Kind::Same:
-            return before;
-        case Kind::BeforeOnly:
-            return nullptr;
-        case Kind::Changed:
-        case Kind::AfterOnly:
-            break;
-        }
-        auto graph = std::make_shared<TopologyGraph>(
-            m_kind == Kind::Changed ? *before : graphFromCluster(m_after.cluster));
-        m_delta.apply(graph.get());
-        return graph;
-    }
-
     PlanDocument* m_document;
     Field m_field;
     int m_mergeKey;
     Plan m_before; ///< without its drawing
     Plan m_after;  ///< without its drawing
-    Kind m_kind = Kind::Same;
-    GraphDelta m_delta;
-    Drawing m_pending;
+    StepDrawings m_drawings;
+    Drawing m_pending; ///< the drawing after, until the first redo shows it
     qint64 m_time;
 };
 

@@ -23,6 +23,7 @@ class QGroupBox;
 namespace paraplan::ui {
 
 class NodeItem;
+class ZoomView;
 class RackItem;
 
 class PlanDocument;
@@ -84,7 +85,7 @@ public:
     ~TopologyEditor() override;
 
     TopologyDocument* document() { return m_document; }
-    QGraphicsView* view() const { return m_view; }
+    QGraphicsView* view() const;
     QGraphicsScene* scene() const { return m_scene; }
 
     /// Colours GPUs by the plan's groups and links by the traffic they carry.
@@ -145,7 +146,7 @@ private:
 
     TopologyDocument* m_document;
     QGraphicsScene* m_scene;
-    QGraphicsView* m_view;
+    ZoomView* m_view;
     QGroupBox* m_properties;
     QFormLayout* m_propertyForm;
     QLabel* m_status;
