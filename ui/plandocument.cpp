@@ -54,6 +54,8 @@ public:
         if (m_kind == Kind::AfterOnly)
             return nullptr;
         const bool changed = m_kind == Kind::Changed;
+        if (changed && !after)
+            return nullptr; // not the step's own drawing (cannot happen: steps run in order)
         auto graph =
             std::make_shared<TopologyGraph>(changed ? *after : graphFromCluster(beforeCluster));
         if (changed)
@@ -67,7 +69,7 @@ public:
     {
         if (m_kind == Kind::Same)
             return before;
-        if (m_kind == Kind::BeforeOnly)
+        if (m_kind == Kind::BeforeOnly || (m_kind == Kind::Changed && !before))
             return nullptr;
         auto graph = std::make_shared<TopologyGraph>(
             m_kind == Kind::Changed ? *before : graphFromCluster(afterCluster));
