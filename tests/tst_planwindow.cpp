@@ -64,6 +64,63 @@ class TestPlanWindow : public QObject
     Q_OBJECT
 
 private slots:
+    void plotsEditedOutOfSightShowWhatAFreshWindowShows()
+    {
+        // Plots on another tab are not redrawn on each edit, only as they are shown: shown
+        // after edits, each is pixel for pixel the plot of a window opened on the edited plan.
+        const QString path = QStringLiteral(
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        auto showTab = [](MainWindow& window, const QString& name) {
+            auto* tabs = window.findChild<QTabWidget*>();
+            for (int i = 0; i < tabs->count(); ++i)
+                if (tabs->tabText(i).remove('&') == name)
+                    tabs->setCurrentIndex(i);
+            QTest::qWait(200);
+        };
+        auto grabCliffs = [&showTab](MainWindow& window) {
+            showTab(window, "Bandwidth cliffs");
+            QList<QImage> images;
+            for (PlotView* plot : window.plots())
+                if (plot->isVisible())
+                    images.append(plot->grab().toImage());
+            return images;
+        };
+        MainWindow edited(false);
+        edited.resize(1280, 800);
+        edited.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&edited));
+        QSignalSpy shown(&edited, &MainWindow::resultsShown);
+        QVERIFY(edited.openFile(path));
+        QTRY_VERIFY(shown.count() >= 1);
+        const QList<QImage> before = grabCliffs(edited);
+        showTab(edited, "Step time");
+        shown.clear();
+        edited.document()->edit("micro-batch", Field::MicroBatch,
+                                [](Plan& plan) { plan.parallel.micro_batch = 2; });
+        edited.document()->edit("interleave", Field::Interleave,
+                                [](Plan& plan) { plan.parallel.interleave = 1; });
+        QTRY_VERIFY(shown.count() >= 1);
+        QTest::qWait(100);
+        const Plan plan = edited.document()->plan();
+        const QList<QImage> afterEdits = grabCliffs(edited);
+        QVERIFY(afterEdits.size() >= 3);
+        QCOMPARE(afterEdits.size(), before.size());
+        QVERIFY(afterEdits != before); // the edits changed what the plots show
+
+        MainWindow fresh(false);
+        fresh.resize(1280, 800);
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        QSignalSpy freshShown(&fresh, &MainWindow::resultsShown);
+        fresh.document()->reset(plan, QString());
+        QTRY_VERIFY(freshShown.count() >= 1);
+        QTest::qWait(100);
+        const QList<QImage> reference = grabCliffs(fresh);
+        QCOMPARE(afterEdits.size(), reference.size());
+        for (int i = 0; i < reference.size(); ++i)
+            QVERIFY2(afterEdits[i] == reference[i], qPrintable(QString::number(i)));
+    }
+
     void cliffsFromTheCliAreTheSeriesTheWindowPlots()
     {
         const QString path = QStringLiteral(

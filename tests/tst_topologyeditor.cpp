@@ -14,9 +14,11 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -295,6 +297,66 @@ private slots:
             QVERIFY2(nodes > 0 && nodes <= 2048, qPrintable(QString::number(nodes)));
             QVERIFY(editor.scene()->items().size() <= 3907 + 2048 + 8);
         }
+    }
+
+    void fitShowsTheWholeSceneWithoutScrollBars_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("nodes");
+        QTest::newRow("1 GPU") << "tpu-v4-pod" << 1;
+        QTest::newRow("8 GPUs") << "dgx-h100" << 1;
+        QTest::newRow("1,024 GPUs") << "dgx-h100" << 128;
+        QTest::newRow("131,072 GPUs") << "dgx-h100" << 16384;
+        QTest::newRow("1,000,000 GPUs") << "dgx-h100" << 125000;
+    }
+    void fitShowsTheWholeSceneWithoutScrollBars()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, nodes);
+        for (const QSize size : {QSize(1280, 800), QSize(900, 1100)}) {
+            TopologyEditor editor;
+            editor.resize(size);
+            editor.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&editor));
+            editor.document()->reset(graphFromCluster(
+                preset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 32)));
+            QCoreApplication::processEvents(); // the status line and level of detail settle
+            editor.fitToWindow();
+            QCoreApplication::processEvents();
+            QGraphicsView* view = editor.view();
+            QVERIFY2(!view->horizontalScrollBar()->isVisible(), qPrintable(id));
+            QVERIFY2(!view->verticalScrollBar()->isVisible(), qPrintable(id));
+            // The whole scene is in view.
+            const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+            const QRectF items = editor.scene()->itemsBoundingRect();
+            QVERIFY2(shown.adjusted(-1, -1, 1, 1).contains(items), qPrintable(id));
+        }
+    }
+
+    void aMillionGpuPlanOpensFittedInTheWindow()
+    {
+        // As a plan opens on the Topology tab: the window lays out after the fit (the status
+        // line wraps), and the drawing stays fitted, with no scroll bar.
+        MainWindow window(false);
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* tabs = window.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->widget(i)->isAncestorOf(window.topologyEditor()) ||
+                tabs->widget(i) == window.topologyEditor())
+                tabs->setCurrentIndex(i);
+        Plan plan = window.document()->plan();
+        plan.cluster = preset("dgx-h100", 125000, 32);
+        window.document()->reset(plan, QString());
+        QTest::qWait(300);
+        QGraphicsView* view = window.topologyEditor()->view();
+        QVERIFY(view->isVisible());
+        QVERIFY(!view->horizontalScrollBar()->isVisible());
+        QVERIFY(!view->verticalScrollBar()->isVisible());
+        const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+        QVERIFY(shown.adjusted(-1, -1, 1, 1).contains(view->scene()->itemsBoundingRect()));
     }
 
     void everyEditIsUndoable()

@@ -5,6 +5,7 @@
 #include "inputlimits.h"
 #include "modelio.h"
 #include "planio.h"
+#include "topologydelta.h"
 #include "topologygraph.h"
 
 #include <QDateTime>
@@ -16,8 +17,81 @@
 namespace paraplan::ui {
 namespace {
 
-// One edit: the plan before and after. Consecutive edits of the same field within a short
-// while merge, so that dragging a slider is a single step.
+using Drawing = std::shared_ptr<const TopologyGraph>;
+
+// What an undo step keeps of the plan's drawings: not the drawings, but how the one before
+// and the one after relate (the same one or none, one changed into the other, or a drawing on
+// one side only, kept as a change of its cluster's own layout) and what changed (a
+// GraphDelta). Either drawing is rebuilt from the other, the one the plan shows.
+class StepDrawings
+{
+public:
+    void record(const Drawing& before, const Drawing& after, const ClusterSpec& beforeCluster,
+                const ClusterSpec& afterCluster)
+    {
+        m_delta = GraphDelta();
+        if (before == after)
+            m_kind = Kind::Same;
+        else if (before && after)
+            m_kind = Kind::Changed;
+        else
+            m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
+        if (m_kind == Kind::Changed)
+            m_delta = GraphDelta::between(*before, *after);
+        else if (m_kind == Kind::BeforeOnly)
+            m_delta = GraphDelta::between(graphFromCluster(beforeCluster), *before);
+        else if (m_kind == Kind::AfterOnly)
+            m_delta = GraphDelta::between(graphFromCluster(afterCluster), *after);
+    }
+
+    bool same() const { return m_kind == Kind::Same; }
+    size_t bytes() const { return m_delta.bytes(); }
+
+    Drawing before(const Drawing& after, const ClusterSpec& beforeCluster) const
+    {
+        if (m_kind == Kind::Same)
+            return after;
+        if (m_kind == Kind::AfterOnly)
+            return nullptr;
+        const bool changed = m_kind == Kind::Changed;
+        if (changed && !after)
+            return nullptr; // not the step's own drawing (cannot happen: steps run in order)
+        auto graph =
+            std::make_shared<TopologyGraph>(changed ? *after : graphFromCluster(beforeCluster));
+        if (changed)
+            m_delta.revert(graph.get());
+        else
+            m_delta.apply(graph.get());
+        return graph;
+    }
+
+    Drawing after(const Drawing& before, const ClusterSpec& afterCluster) const
+    {
+        if (m_kind == Kind::Same)
+            return before;
+        if (m_kind == Kind::BeforeOnly || (m_kind == Kind::Changed && !before))
+            return nullptr;
+        auto graph = std::make_shared<TopologyGraph>(
+            m_kind == Kind::Changed ? *before : graphFromCluster(afterCluster));
+        m_delta.apply(graph.get());
+        return graph;
+    }
+
+private:
+    enum class Kind
+    {
+        Same,
+        Changed,
+        BeforeOnly,
+        AfterOnly,
+    };
+    Kind m_kind = Kind::Same;
+    GraphDelta m_delta;
+};
+
+// One edit: the plan before and after (without their drawings: see StepDrawings, so that a
+// step's size follows the edit, not the cluster). Consecutive edits of the same field within
+// a short while merge, so that dragging a slider is a single step.
 class EditCommand : public QUndoCommand
 {
 public:
@@ -27,6 +101,9 @@ public:
           m_before(std::move(before)), m_after(std::move(after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
+        m_pending = std::move(m_after.drawing); // the first redo (the push) shows it as it is
+        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster);
+        m_before.drawing.reset();
     }
 
     int id() const override
@@ -42,21 +119,44 @@ public:
         if (next->m_field != m_field || next->m_mergeKey != m_mergeKey ||
             next->m_time - m_time > 1500)
             return false;
+        // The document shows `next`'s result now; this step's first drawing is rebuilt from it.
+        if (!m_drawings.same() || !next->m_drawings.same()) {
+            const Drawing last = m_document->plan().drawing;
+            const Drawing middle = next->m_drawings.before(last, next->m_before.cluster);
+            const Drawing first = m_drawings.before(middle, m_before.cluster);
+            m_drawings.record(first, last, m_before.cluster, next->m_after.cluster);
+        }
         m_after = next->m_after;
         m_time = next->m_time;
         setText(next->text());
         return true;
     }
 
-    void undo() override { m_document->setPlanFromHistory(m_before); }
-    void redo() override { m_document->setPlanFromHistory(m_after); }
+    void undo() override
+    {
+        Plan plan = m_before;
+        plan.drawing = m_drawings.before(m_document->plan().drawing, m_before.cluster);
+        m_document->setPlanFromHistory(plan);
+    }
+    void redo() override
+    {
+        Plan plan = m_after;
+        plan.drawing = m_pending ? std::move(m_pending)
+                                 : m_drawings.after(m_document->plan().drawing, m_after.cluster);
+        m_pending.reset();
+        m_document->setPlanFromHistory(plan);
+    }
+
+    size_t bytes() const { return sizeof(*this) + m_drawings.bytes(); }
 
 private:
     PlanDocument* m_document;
     Field m_field;
     int m_mergeKey;
-    Plan m_before;
-    Plan m_after;
+    Plan m_before; ///< without its drawing
+    Plan m_after;  ///< without its drawing
+    StepDrawings m_drawings;
+    Drawing m_pending; ///< the drawing after, until the first redo shows it
     qint64 m_time;
 };
 
@@ -233,11 +333,18 @@ void PlanDocument::edit(const QString& description, Field field,
     finalizeCluster(&after.cluster, &error); // torus dimensions follow the chip count
     // An edit elsewhere that changes the cluster (nodes, preset, an import) leaves the drawing
     // behind unless the drawing still describes the new cluster.
-    if (after.drawing && field != Field::Topology &&
-        clusterToJsonText(after.cluster) != clusterToJsonText(m_plan.cluster) &&
+    if (after.drawing && field != Field::Topology && after.cluster != m_plan.cluster &&
         !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
         after.drawing.reset();
     m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
+}
+
+size_t PlanDocument::historyBytes() const
+{
+    size_t bytes = 0;
+    for (int i = 0; i < m_undo.count(); ++i)
+        bytes += static_cast<const EditCommand*>(m_undo.command(i))->bytes();
+    return bytes;
 }
 
 void PlanDocument::setPlanFromHistory(const Plan& plan)

@@ -88,6 +88,10 @@ public:
     /// undo or redo), e.g. where a layout came from.
     void setNote(const QString& note) { m_note = note; }
 
+    /// The bytes the undo history holds (its steps keep what each edit changed, never a copy
+    /// of the drawing): what tests bound.
+    size_t historyBytes() const;
+
     /// Sets the plan without pushing history; used by the undo commands.
     void setPlanFromHistory(const Plan& plan);
 

@@ -15,16 +15,13 @@ PlanEvaluator::PlanEvaluator(QObject* parent) : QObject(parent)
 
 std::shared_ptr<const StepEngine> PlanEvaluator::engineFor(const ClusterSpec& cluster)
 {
-    const std::string key = clusterToJsonText(cluster);
-    std::shared_ptr<const StepEngine>& engine = m_engines[key];
-    if (!engine) {
-        if (m_engines.size() > 64) { // bound the cache; keep the entry being made
-            auto keep = std::move(engine);
-            m_engines.clear();
-            engine = std::move(keep);
-        }
-        engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
-    }
+    for (const auto& [known, engine] : m_engines)
+        if (known == cluster)
+            return engine;
+    if (m_engines.size() > 64) // bound the cache
+        m_engines.clear();
+    auto engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
+    m_engines.emplace_back(cluster, engine);
     return engine;
 }
 
@@ -39,8 +36,8 @@ void PlanEvaluator::evaluate(const Plan& plan)
     }
     auto results = std::make_shared<PlanResults>();
     results->plan = plan;
-    // The plan's own engine, looked up once (the lookup serialises the cluster) for the
-    // plan and the sweeps that keep its cluster.
+    // The plan's own engine, looked up once for the plan and the sweeps that keep its
+    // cluster.
     const std::shared_ptr<const StepEngine> engine = engineFor(plan.cluster);
     results->cost = engine->evaluate(plan);
     if (!results->cost.ok) {

@@ -44,7 +44,8 @@ private:
     /// Shared: a sweep keeps its engine while the cache may drop entries.
     std::shared_ptr<const StepEngine> engineFor(const ClusterSpec& cluster);
 
-    std::map<std::string, std::shared_ptr<const StepEngine>> m_engines;
+    /// Engines by cluster (compared member by member), the plan's and its what-ifs'.
+    std::vector<std::pair<ClusterSpec, std::shared_ptr<const StepEngine>>> m_engines;
     std::shared_ptr<const PlanResults> m_latest;
 };
 

@@ -108,7 +108,10 @@ void PlotView::setMinimumPlotHeight(int height)
 void PlotView::queueReplot()
 {
     fitLegendColumns();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    // A plot out of sight (on another tab) is redrawn as it is shown (showEvent): redrawing
+    // the hidden ones was most of an edit's redraw. Exports draw afresh (toPainter, savePng).
+    if (isVisible())
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 // As many legend columns as the plot's own layout asks for, but no more than fit the widest

@@ -107,14 +107,15 @@ void PracticePanel::regenerate()
     m_questions.clear();
     if (m_results && m_results->cost.ok) {
         const ClusterSpec& cluster = m_results->plan.cluster;
-        std::shared_ptr<const StepEngine>& engine = m_engines[clusterToJsonText(cluster)];
+        std::shared_ptr<const StepEngine> engine;
+        for (const auto& [known, made] : m_engines)
+            if (known == cluster)
+                engine = made;
         if (!engine) {
-            if (m_engines.size() > 8) { // bound the cache; keep the entry being made
-                auto keep = std::move(engine);
+            if (m_engines.size() > 8) // bound the cache
                 m_engines.clear();
-                engine = std::move(keep);
-            }
             engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
+            m_engines.emplace_back(cluster, engine);
         }
         m_questions = practiceQuestions(m_results->plan, m_results->cost, *engine);
     }

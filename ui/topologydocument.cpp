@@ -2,20 +2,25 @@
 
 #include "clusterio.h"
 #include "plandocument.h"
+#include "topologydelta.h"
 
 #include <QDateTime>
 #include <QUndoCommand>
 
+#include <optional>
+
 namespace paraplan::ui {
 namespace {
 
+// A drawing edit of a document on its own (no plan): what the edit changed, not the graphs.
 class GraphCommand : public QUndoCommand
 {
 public:
-    GraphCommand(TopologyDocument* document, const QString& text, int mergeId, TopologyGraph before,
-                 TopologyGraph after)
-        : QUndoCommand(text), m_document(document), m_mergeId(mergeId), m_before(std::move(before)),
-          m_after(std::move(after)), m_time(QDateTime::currentMSecsSinceEpoch())
+    GraphCommand(TopologyDocument* document, const QString& text, int mergeId,
+                 const TopologyGraph& before, TopologyGraph after)
+        : QUndoCommand(text), m_document(document), m_mergeId(mergeId),
+          m_delta(GraphDelta::between(before, after)), m_pending(std::move(after)),
+          m_time(QDateTime::currentMSecsSinceEpoch())
     {
     }
     int id() const override { return m_mergeId == 0 ? -1 : m_mergeId; }
@@ -24,18 +29,37 @@ public:
         const auto* next = static_cast<const GraphCommand*>(other);
         if (next->m_time - m_time > 1500)
             return false;
-        m_after = next->m_after;
+        const TopologyGraph& last = m_document->graph(); // `next` is shown
+        TopologyGraph first = last;
+        next->m_delta.revert(&first);
+        m_delta.revert(&first);
+        m_delta = GraphDelta::between(first, last);
         m_time = next->m_time;
         return true;
     }
-    void undo() override { m_document->setGraphFromHistory(m_before); }
-    void redo() override { m_document->setGraphFromHistory(m_after); }
+    void undo() override
+    {
+        TopologyGraph graph = m_document->graph();
+        m_delta.revert(&graph);
+        m_document->setGraphFromHistory(graph);
+    }
+    void redo() override
+    {
+        if (m_pending) {
+            m_document->setGraphFromHistory(*m_pending);
+            m_pending.reset();
+            return;
+        }
+        TopologyGraph graph = m_document->graph();
+        m_delta.apply(&graph);
+        m_document->setGraphFromHistory(graph);
+    }
 
 private:
     TopologyDocument* m_document;
     int m_mergeId;
-    TopologyGraph m_before;
-    TopologyGraph m_after;
+    GraphDelta m_delta;
+    std::optional<TopologyGraph> m_pending; ///< shown by the first redo (the push), then let go
     qint64 m_time;
 };
 
@@ -85,15 +109,16 @@ void TopologyDocument::attach(PlanDocument* plan)
 void TopologyDocument::syncFromPlan()
 {
     const Plan& plan = m_plan->plan();
-    std::string cluster = clusterToJsonText(plan.cluster);
-    if (plan.drawing.get() == m_syncedDrawing && cluster == m_syncedCluster && m_syncedDrawing)
+    const bool sameCluster = m_synced && plan.cluster == m_syncedCluster;
+    if (plan.drawing.get() == m_syncedDrawing && sameCluster && m_syncedDrawing)
         return;
-    if (!plan.drawing && !m_syncedDrawing && cluster == m_syncedCluster)
+    if (!plan.drawing && !m_syncedDrawing && sameCluster)
         return;
     m_graph = graphForPlan(plan, HardwareCatalog::bundled());
     m_clusterRead = false;
     m_syncedDrawing = plan.drawing.get();
-    m_syncedCluster = std::move(cluster);
+    m_syncedCluster = plan.cluster;
+    m_synced = true;
     emit graphChanged();
     // A cluster laid out afresh (a preset, an import, undo past the drawing) is fitted to
     // the window; the user's own edits keep the view where it is.
@@ -110,9 +135,9 @@ void TopologyDocument::reset(const TopologyGraph& graph)
     emit graphReset();
 }
 
-void TopologyDocument::setGraphFromHistory(const TopologyGraph& graph)
+void TopologyDocument::setGraphFromHistory(TopologyGraph graph)
 {
-    m_graph = graph;
+    m_graph = std::move(graph);
     m_clusterRead = false;
     emit graphChanged();
 }

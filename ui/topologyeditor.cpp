@@ -446,9 +446,14 @@ void TopologyEditor::resizeEvent(QResizeEvent* event)
     }
 }
 
+QGraphicsView* TopologyEditor::view() const
+{
+    return m_view;
+}
+
 void TopologyEditor::fitToWindow()
 {
-    m_view->fitInView(m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    m_view->fitScene();
 }
 
 bool TopologyEditor::generateFatTree(const std::string& preset, int nodes, int perRack,

@@ -23,6 +23,7 @@ class QGroupBox;
 namespace paraplan::ui {
 
 class NodeItem;
+class ZoomView;
 class RackItem;
 
 class PlanDocument;
@@ -47,7 +48,7 @@ public:
               const std::function<void(TopologyGraph&)>& change);
     /// Replaces the graph without history (a new cluster from the plan or a file).
     void reset(const TopologyGraph& graph);
-    void setGraphFromHistory(const TopologyGraph& graph);
+    void setGraphFromHistory(TopologyGraph graph);
 
     /// The cluster the drawing describes, or why it cannot be modelled.
     bool cluster(ClusterSpec* cluster, QString* error) const;
@@ -64,7 +65,8 @@ private:
     QUndoStack m_undo;
     PlanDocument* m_plan = nullptr;
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
-    std::string m_syncedCluster;
+    ClusterSpec m_syncedCluster;
+    bool m_synced = false;
     bool m_committing = false;
     // The cluster the graph describes, read once per graph.
     mutable bool m_clusterRead = false;
@@ -83,7 +85,7 @@ public:
     ~TopologyEditor() override;
 
     TopologyDocument* document() { return m_document; }
-    QGraphicsView* view() const { return m_view; }
+    QGraphicsView* view() const;
     QGraphicsScene* scene() const { return m_scene; }
 
     /// Colours GPUs by the plan's groups and links by the traffic they carry.
@@ -144,7 +146,7 @@ private:
 
     TopologyDocument* m_document;
     QGraphicsScene* m_scene;
-    QGraphicsView* m_view;
+    ZoomView* m_view;
     QGroupBox* m_properties;
     QFormLayout* m_propertyForm;
     QLabel* m_status;

@@ -286,8 +286,31 @@ void SpineItem::mousePressEvent(QGraphicsSceneMouseEvent* event)
 
 // --- ZoomView ------------------------------------------------------------------------------
 
+void ZoomView::fitScene()
+{
+    // fitInView's 2-pixel margin, in the viewport a scroll bar does not narrow: fitting into
+    // the current viewport (or fitting a rect smaller than the scene's) left a bar showing.
+    const QRectF rect = sceneRect();
+    const QSize room = maximumViewportSize() - QSize(4, 4);
+    if (rect.isEmpty() || room.width() < 1 || room.height() < 1)
+        return;
+    const double scale = std::min(room.width() / rect.width(), room.height() / rect.height());
+    m_fitted = QTransform::fromScale(scale, scale);
+    setTransform(*m_fitted);
+    centerOn(rect.center());
+}
+
+void ZoomView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    // Still as Fit left it (no zoom since, by the wheel or a call): fit the new size.
+    if (m_fitted && transform() == *m_fitted)
+        fitScene();
+}
+
 void ZoomView::wheelEvent(QWheelEvent* event)
 {
+    m_fitted.reset();
     const double factor = std::pow(1.0015, event->angleDelta().y());
     setTransformationAnchor(AnchorUnderMouse);
     scale(factor, factor);

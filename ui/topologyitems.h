@@ -7,7 +7,9 @@
 
 #include <QGraphicsItem>
 #include <QGraphicsView>
+
 #include <QVector>
+#include <optional>
 
 class QGraphicsSceneMouseEvent;
 class QPainter;
@@ -104,8 +106,17 @@ class ZoomView : public QGraphicsView
 public:
     using QGraphicsView::QGraphicsView;
 
+    /// Shows the whole scene rect (what the scroll bars range over) in the room the view has
+    /// without scroll bars, so that no bar shows at any size; it stays fitted as the view is
+    /// resized (the status line below it wraps, the window settles) until the user zooms.
+    void fitScene();
+
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    std::optional<QTransform> m_fitted; ///< the transform Fit set, while the view is fitted
 };
 
 } // namespace paraplan::ui

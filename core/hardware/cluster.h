@@ -123,6 +123,40 @@ struct ClusterSpec
     long long totalGpus() const { return static_cast<long long>(nodes) * gpusPerNode(); }
 };
 
+/// Member-wise equality of every field (Sourced figures compare value, origin and source).
+/// tst_topologyequality changes each field of each struct (and counts the fields) and expects
+/// inequality, so a field added to one of them must be compared too.
+bool operator==(const NVLinkPair& a, const NVLinkPair& b);
+bool operator==(const NodeSpec& a, const NodeSpec& b);
+bool operator==(const NetworkSpec& a, const NetworkSpec& b);
+bool operator==(const TorusSpec& a, const TorusSpec& b);
+bool operator==(const FailureWhatIf& a, const FailureWhatIf& b);
+bool operator==(const ClusterSpec& a, const ClusterSpec& b);
+inline bool operator!=(const NVLinkPair& a, const NVLinkPair& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const NodeSpec& a, const NodeSpec& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const NetworkSpec& a, const NetworkSpec& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const TorusSpec& a, const TorusSpec& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const FailureWhatIf& a, const FailureWhatIf& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const ClusterSpec& a, const ClusterSpec& b)
+{
+    return !(a == b);
+}
+
 /// The cluster's source as shown to users, with the rack size the plan sets when it differs
 /// from the one the source gives ("...; here 8 nodes per rack, a plan entry, in place of 32").
 std::string clusterSource(const ClusterSpec& cluster);

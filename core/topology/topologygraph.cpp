@@ -438,8 +438,7 @@ bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster,
     g.base = cluster;
     ClusterSpec drawn;
     std::string error;
-    return clusterFromGraph(g, &drawn, &error, catalog) &&
-           clusterToJsonText(drawn) == clusterToJsonText(cluster);
+    return clusterFromGraph(g, &drawn, &error, catalog) && drawn == cluster;
 }
 
 TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog)
@@ -451,8 +450,7 @@ TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog)
         std::string error;
         // An unfinished drawing (not yet a cluster the model can read) is shown as drawn;
         // the plan keeps its last valid cluster meanwhile.
-        if (!clusterFromGraph(g, &drawn, &error, catalog) ||
-            clusterToJsonText(drawn) == clusterToJsonText(plan.cluster))
+        if (!clusterFromGraph(g, &drawn, &error, catalog) || drawn == plan.cluster)
             return g;
     }
     return graphFromCluster(plan.cluster);

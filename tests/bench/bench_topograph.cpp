@@ -1,10 +1,12 @@
 // The topology model's conversions at 2,048 and 16,384 DGX H100 nodes (and a million GPUs):
 // the cluster laid out as a drawing (graphFromCluster) and the drawing read back as the
-// cluster the cost model uses (clusterFromGraph), plus node and rack look-ups by id. Both run
-// on every cluster edit; they must grow linearly with the node count (issue 17).
+// cluster the cost model uses (clusterFromGraph), plus node and rack look-ups by id and the
+// delta an undo step keeps. They run on every cluster edit; they must grow linearly with the
+// node count (issue 17).
 // Run: build/bench/bench_topograph
 #include "benchmain.h"
 #include "clusterio.h"
+#include "topologydelta.h"
 #include "topologygraph.h"
 
 using namespace paraplan;
@@ -69,7 +71,8 @@ void BM_LookUpEveryNodeAndRack(benchmark::State& state)
     state.SetComplexityN(state.range(0));
 }
 
-// What the window still spends per edit to tell whether the plan's cluster changed.
+// What the window spent per edit to tell whether the plan's cluster changed, before clusters
+// compared member by member (BM_ClusterEquality).
 void BM_ClusterToJsonText(benchmark::State& state)
 {
     const ClusterSpec cluster = dgxCluster(16384);
@@ -81,9 +84,56 @@ void BM_ClusterToJsonText(benchmark::State& state)
     }
 }
 
+// What it spends now: two equal clusters compared field by field (the worst case: no early
+// difference), and the same verdict as their JSON texts.
+void BM_ClusterEquality(benchmark::State& state)
+{
+    const ClusterSpec a = dgxCluster(16384);
+    const ClusterSpec b = dgxCluster(16384);
+    ClusterSpec other = b;
+    other.what_if.nic_factor = 0.5;
+    for (auto _ : state) {
+        const bool same = a == b;
+        benchmark::DoNotOptimize(same);
+        if (!bench::check(state, same, "equal clusters compare equal"))
+            return;
+    }
+    bench::check(state,
+                 (a == other) == (clusterToJsonText(a) == clusterToJsonText(other)) &&
+                     clusterToJsonText(a) == clusterToJsonText(b),
+                 "equality agrees with the JSON texts");
+}
+
+// One undo step of a drawing edit (two nodes moved): the delta found, applied and reverted.
+// Linear in the nodes (one pass over both drawings); its size does not grow with them.
+void BM_GraphDelta(benchmark::State& state)
+{
+    const TopologyGraph before = graphFromCluster(dgxCluster(static_cast<int>(state.range(0))));
+    TopologyGraph after = before;
+    after.nodes.front().x += 10;
+    after.nodes.back().y += 10;
+    size_t bytes = 0;
+    for (auto _ : state) {
+        const GraphDelta delta = GraphDelta::between(before, after);
+        bytes = delta.bytes();
+        benchmark::DoNotOptimize(bytes);
+    }
+    TopologyGraph graph = before;
+    const GraphDelta delta = GraphDelta::between(before, after);
+    delta.apply(&graph);
+    const bool forward = graph == after;
+    delta.revert(&graph);
+    bench::check(state, forward && graph == before && bytes < 16 * 1024,
+                 "the delta is small and restores both drawings");
+    state.counters["bytes"] = static_cast<double>(bytes);
+    state.SetComplexityN(state.range(0));
+}
+
 } // namespace
 
 BENCHMARK(BM_ClusterToJsonText)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ClusterEquality)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GraphDelta)->Arg(2048)->Arg(16384)->Arg(125000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GraphFromCluster)->Arg(2048)->Arg(16384)->Arg(125000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ClusterFromGraph)->Arg(2048)->Arg(16384)->Arg(125000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LookUpEveryNodeAndRack)->Arg(2048)->Arg(16384)->Unit(benchmark::kMillisecond);

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "topologygraph.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace paraplan {
+
+/// Value equality of drawings: every field, node specs by value (shared or not).
+bool operator==(const TopoNode& a, const TopoNode& b);
+bool operator==(const TopoRack& a, const TopoRack& b);
+bool operator==(const TopologyGraph& a, const TopologyGraph& b);
+inline bool operator!=(const TopoNode& a, const TopoNode& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const TopoRack& a, const TopoRack& b)
+{
+    return !(a == b);
+}
+inline bool operator!=(const TopologyGraph& a, const TopologyGraph& b)
+{
+    return !(a == b);
+}
+
+/// What one edit changed in a drawing, kept small: the racks and nodes that changed (runs of
+/// removed and inserted ones, found by walking both lists by ID), the node specs as runs of
+/// shared specs when any changed, and the graph's own fields. An undo step holds this instead
+/// of a copy of the drawing, so its size follows the edit, not the cluster.
+class GraphDelta
+{
+public:
+    GraphDelta() = default;
+    /// The change that turns `before` into `after`.
+    static GraphDelta between(const TopologyGraph& before, const TopologyGraph& after);
+
+    /// Turns the `before` drawing into `after` in place (exactly: every field, shared specs).
+    void apply(TopologyGraph* graph) const;
+    /// Turns the `after` drawing back into `before` in place.
+    void revert(TopologyGraph* graph) const;
+
+    /// The bytes this delta holds (its own size, the racks, nodes, names and specs' runs it
+    /// keeps; the specs themselves are shared with the drawings).
+    size_t bytes() const;
+
+    template <class T> struct Hunk
+    {
+        size_t at = 0; ///< position in the `before` list
+        std::vector<T> removed;
+        std::vector<T> inserted;
+    };
+    struct SpecRun
+    {
+        size_t count = 0;
+        SharedNodeSpec spec;
+    };
+
+private:
+    TopologyGraph m_headBefore; ///< the graph's fields, without racks and nodes
+    TopologyGraph m_headAfter;
+    std::vector<Hunk<TopoRack>> m_racks;
+    std::vector<Hunk<TopoNode>> m_nodes;
+    bool m_specsChanged = false;
+    std::vector<SpecRun> m_specsBefore; ///< every node's spec, in runs
+    std::vector<SpecRun> m_specsAfter;
+};
+
+} // namespace paraplan

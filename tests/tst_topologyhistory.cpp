@@ -1,0 +1,189 @@
+// The undo history of drawing edits: each step keeps what its edit changed, never a copy of
+// the drawing, so its size does not grow with the cluster; undo and redo after many edits of
+// a large plan restore every drawing and cluster exactly.
+#include "clusterio.h"
+#include "plandocument.h"
+#include "topologydelta.h"
+#include "topologyeditor.h"
+
+#include <QTest>
+
+#include <memory>
+
+using namespace paraplan;
+using namespace paraplan::ui;
+
+namespace {
+
+ClusterSpec preset(const char* id, int nodes, int perRack)
+{
+    ClusterOptions options;
+    options.nodes = nodes;
+    options.nodes_per_rack = perRack;
+    ClusterSpec cluster;
+    std::string error;
+    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
+        qFatal("%s", error.c_str());
+    return cluster;
+}
+
+// One state of the plan: its cluster and drawing (a copy of the drawing, or none).
+struct State
+{
+    ClusterSpec cluster;
+    std::shared_ptr<const TopologyGraph> drawing;
+};
+
+State stateOf(const PlanDocument& document)
+{
+    const Plan& plan = document.plan();
+    return {plan.cluster,
+            plan.drawing ? std::make_shared<const TopologyGraph>(*plan.drawing) : nullptr};
+}
+
+bool same(const State& state, const PlanDocument& document)
+{
+    const Plan& plan = document.plan();
+    if (!(plan.cluster == state.cluster) || !plan.drawing != !state.drawing)
+        return false;
+    return !plan.drawing || *plan.drawing == *state.drawing;
+}
+
+// A series of edits through the editor's document and the plan: moves, renames, what-ifs,
+// node-type properties, added and deleted nodes, a drag (merged steps), and a plan edit of the
+// cluster that leaves the drawing behind. Records the state after each step.
+std::vector<State> editAll(PlanDocument* plan, TopologyDocument* topology)
+{
+    std::vector<State> states{stateOf(*plan)};
+    auto node = [topology](size_t index) { return topology->graph().nodes[index].id; };
+    const int first = node(0);
+    const int middle = node(topology->graph().nodes.size() / 2);
+    const int last = node(topology->graph().nodes.size() - 1);
+    topology->edit("move", 0, [=](TopologyGraph& g) {
+        g.node(first)->x += 30;
+        g.node(last)->y += 10;
+    });
+    states.push_back(stateOf(*plan));
+    for (int step = 1; step <= 4; ++step) // a drag: one step
+        topology->edit("drag", 77, [=](TopologyGraph& g) { g.node(middle)->x += 5; });
+    states.push_back(stateOf(*plan));
+    topology->edit("rename", 0, [=](TopologyGraph& g) { g.node(middle)->name = "spare"; });
+    states.push_back(stateOf(*plan));
+    topology->edit("NICs at 50%", 0, [=](TopologyGraph& g) { g.node(last)->nic_factor = 0.5; });
+    states.push_back(stateOf(*plan));
+    topology->edit("uplink", 0, [](TopologyGraph& g) { g.racks.back().uplink_factor = 0.5; });
+    states.push_back(stateOf(*plan));
+    topology->edit("NIC rate", 0, [](TopologyGraph& g) {
+        g.editNodeSpecs([](NodeSpec& spec) { spec.nic_GBps = userEntry(25, "test entry"); });
+    });
+    states.push_back(stateOf(*plan));
+    topology->edit("delete", 0, [=](TopologyGraph& g) {
+        g.nodes.erase(g.nodes.begin() + static_cast<long>(g.nodes.size() / 3));
+        g.nodes.erase(g.nodes.begin() + 1);
+    });
+    states.push_back(stateOf(*plan));
+    topology->edit("add", 0, [](TopologyGraph& g) {
+        TopoNode added = g.nodes.back();
+        added.id = g.takeId();
+        added.name = "added";
+        g.nodes.push_back(added);
+    });
+    states.push_back(stateOf(*plan));
+    // A cluster edit elsewhere: the drawing no longer describes the cluster and is dropped.
+    plan->edit("racks", Field::ClusterRack,
+               [](Plan& p) { p.cluster.network.nodes_per_rack = p.cluster.nodes / 2; });
+    states.push_back(stateOf(*plan));
+    topology->edit("move again", 0, [](TopologyGraph& g) { g.nodes.front().x += 1; });
+    states.push_back(stateOf(*plan));
+    return states;
+}
+
+} // namespace
+
+class TestTopologyHistory : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void undoAndRedoRestoreALargePlanExactly()
+    {
+        PlanDocument plan;
+        Plan start = examplePlan();
+        start.cluster = preset("dgx-h100", 20000, 32); // 160,000 GPUs
+        plan.reset(start, QString());
+        TopologyDocument topology;
+        topology.attach(&plan);
+        const std::vector<State> states = editAll(&plan, &topology);
+        QUndoStack* undo = plan.undoStack();
+        QCOMPARE(undo->count(), static_cast<int>(states.size()) - 1);
+        QVERIFY(!states[states.size() - 2].drawing); // the cluster edit dropped the drawing
+        for (int k = undo->count(); k-- > 0;) {
+            undo->undo();
+            QVERIFY2(same(states[static_cast<size_t>(k)], plan), qPrintable(QString::number(k)));
+            // The editor shows the plan's drawing (or the cluster laid out when there is none).
+            QVERIFY(topology.graph() == graphForPlan(plan.plan(), HardwareCatalog::bundled()));
+        }
+        for (int k = 1; k <= undo->count(); ++k) {
+            undo->redo();
+            QVERIFY2(same(states[static_cast<size_t>(k)], plan), qPrintable(QString::number(k)));
+        }
+        // Half way back and forth again: the steps rebuild from whatever the plan shows.
+        for (int k = 0; k < 5; ++k)
+            undo->undo();
+        QVERIFY(same(states[states.size() - 6], plan));
+        undo->redo();
+        QVERIFY(same(states[states.size() - 5], plan));
+    }
+
+    void theHistoryDoesNotGrowWithTheCluster()
+    {
+        // The same edits on 125 and on 125,000 nodes (1,000 and 1,000,000 GPUs): the history
+        // holds about the same bytes, and far less than one drawing.
+        std::vector<size_t> bytes;
+        for (int nodes : {125, 125000}) {
+            PlanDocument plan;
+            Plan start = examplePlan();
+            start.cluster = preset("dgx-h100", nodes, 32);
+            plan.reset(start, QString());
+            TopologyDocument topology;
+            topology.attach(&plan);
+            editAll(&plan, &topology);
+            bytes.push_back(plan.historyBytes());
+            qInfo("%d nodes: %d undo steps hold %zu bytes", nodes, plan.undoStack()->count(),
+                  plan.historyBytes());
+        }
+        // Ten steps on a million GPUs: the same bytes as on a thousand, and under a fiftieth
+        // of the node records of one drawing (a copy per step would be ten drawings).
+        QCOMPARE(bytes[1], bytes[0]);
+        QVERIFY2(bytes[1] * 50 < 125000 * sizeof(TopoNode), qPrintable(QString::number(bytes[1])));
+    }
+
+    void aDocumentOnItsOwnKeepsDeltasToo()
+    {
+        TopologyDocument topology;
+        const TopologyGraph start = graphFromCluster(preset("dgx-h100", 64, 8));
+        topology.reset(start);
+        const int id = start.nodes[10].id;
+        topology.edit("move", 0, [id](TopologyGraph& g) { g.node(id)->x += 3; });
+        const TopologyGraph moved = topology.graph();
+        for (int step = 0; step < 3; ++step) // merged
+            topology.edit("drag", 5, [id](TopologyGraph& g) { g.node(id)->y += 2; });
+        topology.edit("spec", 0, [](TopologyGraph& g) {
+            g.editNodeSpecs([](NodeSpec& spec) { spec.nics = 2; });
+        });
+        const TopologyGraph end = topology.graph();
+        QCOMPARE(topology.undoStack()->count(), 3);
+        topology.undoStack()->undo();
+        topology.undoStack()->undo();
+        QVERIFY(topology.graph() == moved);
+        topology.undoStack()->undo();
+        QVERIFY(topology.graph() == start);
+        topology.undoStack()->redo();
+        topology.undoStack()->redo();
+        topology.undoStack()->redo();
+        QVERIFY(topology.graph() == end);
+    }
+};
+
+QTEST_MAIN(TestTopologyHistory)
+#include "tst_topologyhistory.moc"
