@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace paraplan::detail {
@@ -92,10 +93,14 @@ void Evaluation::tensorParallel()
             tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
         }
         cost.tp_within_node = !cluster.is_torus && tpCost.call.nodes_spanned == 1;
-        if (!cost.tp_within_node)
-            cost.warnings.push_back("TP = " + std::to_string(p.tp) + " spans " +
-                                    std::to_string(tpCost.call.nodes_spanned) +
-                                    " nodes: its collectives cross the network");
+        if (!cost.tp_within_node) {
+            std::string& text = cost.addWarning();
+            text += "TP = ";
+            appendNumber(text, p.tp);
+            text += " spans ";
+            appendNumber(text, tpCost.call.nodes_spanned);
+            text += " nodes: its collectives cross the network";
+        }
     }
 }
 
@@ -385,23 +390,27 @@ void Evaluation::sharedLinks()
             const double deficit = busy[t] - hideable - exposedHere;
             if (deficit <= 0)
                 continue;
-            const std::string group = busiest[t];
-            double* field = group == "tp"   ? &b.tp_comm_exposed_s
-                            : group == "cp" ? &b.cp_comm_exposed_s
-                            : group == "ep" ? &b.ep_comm_exposed_s
-                            : group == "pp" ? &b.pp_comm_exposed_s
-                                            : &b.dp_comm_exposed_s;
+            const char* group = busiest[t];
+            auto is = [group](const char* name) { return std::strcmp(group, name) == 0; };
+            double* field = is("tp")   ? &b.tp_comm_exposed_s
+                            : is("cp") ? &b.cp_comm_exposed_s
+                            : is("ep") ? &b.ep_comm_exposed_s
+                            : is("pp") ? &b.pp_comm_exposed_s
+                                       : &b.dp_comm_exposed_s;
             *field += deficit;
             for (CollectiveCost& cc : cost.collectives) {
-                if (group == cc.group && touches(cc.call, static_cast<Tier>(t))) {
+                if (is(cc.group) && touches(cc.call, static_cast<Tier>(t))) {
                     cc.exposed_s += deficit;
                     break;
                 }
             }
-            cost.warnings.push_back(std::string(tierName(static_cast<Tier>(t))) +
-                                    " links are busy " + units::formatSeconds(busy[t]) +
-                                    " per step, more than the compute can hide: " +
-                                    units::formatSeconds(deficit) + " more exposed");
+            std::string& text = cost.addWarning();
+            text += tierName(static_cast<Tier>(t));
+            text += " links are busy ";
+            text += units::formatSeconds(busy[t]);
+            text += " per step, more than the compute can hide: ";
+            text += units::formatSeconds(deficit);
+            text += " more exposed";
         }
     }
 

@@ -8,12 +8,25 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace paraplan::detail {
 
 using layercost::Context;
+
+// `value` in decimal at the end of `text` (as std::to_string writes it, with no temporary).
+inline void appendNumber(std::string& text, long long value)
+{
+    char digits[24];
+    const auto written = std::to_chars(digits, digits + sizeof digits, value);
+    text.append(digits, written.ptr);
+}
+
+// This thread's buffer of the stage layer counts (an evaluation's; reused by the next).
+std::vector<int>& stageScratch();
 
 // Per-tier busy seconds of one GPU's links.
 using TierBusy = std::array<double, 8>;
@@ -91,7 +104,7 @@ struct Evaluation
         : plan(plan_), cluster(cluster_), model(model_), catalog(catalog_), cost(cost_),
           m(plan_.model), p(plan_.parallel), tr(plan_.training), fig(plan_.figures), gpu(&gpu_),
           count(countParameters(m)), strides(groupStrides(p)), c{plan_, m, p},
-          as(cost_.assumptions), b(cost_.breakdown)
+          as(cost_.assumptions), b(cost_.breakdown), layersPerStage(stageScratch())
     {
         busiest.fill("");
     }
@@ -160,7 +173,7 @@ struct Evaluation
     double ppPerMicrobatch = 0;
 
     // Stages.
-    std::vector<int> layersPerStage;
+    std::vector<int>& layersPerStage; // stageScratch()
     int m_ = 0;
     double inFlightScale = 1;
     double wBytes = 2;

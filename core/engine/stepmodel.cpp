@@ -78,11 +78,70 @@ size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int r
 } // namespace
 
 StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog)
-    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog), m_serial(++g_engineSerial)
+    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog),
+      m_gpu(catalog.gpu(cluster.gpu_id)), m_serial(++g_engineSerial)
 {
 }
 
+void SpareStrings::keep(std::vector<std::string>& from)
+{
+    // Last first: take() hands them out again in their order.
+    for (size_t i = from.size(); i-- > 0;) {
+        from[i].clear();
+        m_strings.push_back(std::move(from[i]));
+    }
+    from.clear();
+}
+
+std::string& SpareStrings::take(std::vector<std::string>& to)
+{
+    if (m_strings.empty()) {
+        // Room for any warning but a long list of stage sizes: a reused answer keeps it.
+        to.emplace_back().reserve(256);
+        // And room here for every string in use, so that keep() never grows.
+        m_strings.reserve(to.size());
+    } else {
+        to.push_back(std::move(m_strings.back()));
+        m_strings.pop_back();
+    }
+    return to.back();
+}
+
+void StepCost::clear()
+{
+    // Everything back to its default by construction, then the buffers handed back emptied:
+    // a field added later is cleared too.
+    std::vector<PlanIssue> keptIssues = std::move(issues);
+    std::vector<CollectiveCost> keptCollectives = std::move(collectives);
+    std::vector<StageCost> keptStages = std::move(stages);
+    std::vector<LinkUse> keptLinks = std::move(links);
+    std::string fwdSource = std::move(assumptions.attention_fwd_figure.source);
+    std::string bwdSource = std::move(assumptions.attention_bwd_figure.source);
+    m_spareWarnings.keep(warnings);
+    std::vector<std::string> keptWarnings = std::move(warnings);
+    *this = StepCost(); // the spare warnings stay (SpareStrings is not assigned)
+    keptIssues.clear();
+    keptCollectives.clear();
+    keptStages.clear();
+    keptLinks.clear();
+    fwdSource.clear();
+    bwdSource.clear();
+    issues = std::move(keptIssues);
+    collectives = std::move(keptCollectives);
+    stages = std::move(keptStages);
+    links = std::move(keptLinks);
+    warnings = std::move(keptWarnings);
+    assumptions.attention_fwd_figure.source = std::move(fwdSource);
+    assumptions.attention_bwd_figure.source = std::move(bwdSource);
+}
+
 namespace detail {
+
+std::vector<int>& stageScratch()
+{
+    static thread_local std::vector<int> layers;
+    return layers;
+}
 
 const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
                                          CollectiveOp op, double bytes, int ranks, int stride)
@@ -143,8 +202,8 @@ void Evaluation::setup()
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
         // The engine's GPU is the plan's (evaluate() checks the ids match).
-        as.attention_fwd_figure = attentionFigure(plan, false, gpu);
-        as.attention_bwd_figure = attentionFigure(plan, true, gpu);
+        assignAttentionFigure(plan, false, gpu, &as.attention_fwd_figure);
+        assignAttentionFigure(plan, true, gpu, &as.attention_bwd_figure);
         c.attnFwd = kernels::attentionShare(as.attention_fwd_figure.value, a, c.seqLocal, c.d);
         c.attnBwd = kernels::attentionShare(as.attention_bwd_figure.value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
@@ -159,7 +218,7 @@ void Evaluation::setup()
 void Evaluation::stageSetup()
 {
     // Stages: layers, compute and memory.
-    layersPerStage = stageLayerCounts(m, p);
+    stageLayerCounts(m, p, &layersPerStage);
     m_ = p.microBatches();
     cost.microbatches = m_;
     inFlightScale = p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
@@ -203,27 +262,28 @@ void Evaluation::stageSetup()
         !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
     if (uneven && !explicitSplit) {
         // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place.
-        std::string text = std::to_string(m.layers);
+        std::string& text = cost.addWarning();
         text.reserve(64 + 6 * layersPerStage.size());
+        appendNumber(text, m.layers);
         text += " layers over pp = ";
-        text += std::to_string(p.pp);
+        appendNumber(text, p.pp);
         text += " stages are split unevenly:";
-        char number[16];
         for (int n : layersPerStage) {
-            const auto written = std::to_chars(number, number + sizeof number, n);
             text += ' ';
-            text.append(number, written.ptr);
+            appendNumber(text, n);
         }
-        cost.warnings.push_back(std::move(text));
     }
     // Rotary models run past their context window only after a context extension; learned
     // position tables cannot (a rule rejects that).
-    if (!m.learned_positions && m.max_positions > 0 && plan.training.seq_len > m.max_positions)
-        cost.warnings.push_back("seq_len " + std::to_string(plan.training.seq_len) +
-                                " exceeds the model's context window of " +
-                                std::to_string(m.max_positions) +
-                                " tokens (max_position_embeddings): train at this length only "
-                                "with a context extension (e.g. RoPE scaling)");
+    if (!m.learned_positions && m.max_positions > 0 && plan.training.seq_len > m.max_positions) {
+        std::string& text = cost.addWarning();
+        text += "seq_len ";
+        appendNumber(text, plan.training.seq_len);
+        text += " exceeds the model's context window of ";
+        appendNumber(text, m.max_positions);
+        text += " tokens (max_position_embeddings): train at this length only with a context "
+                "extension (e.g. RoPE scaling)";
+    }
 }
 
 void Evaluation::stages()
@@ -357,10 +417,14 @@ void Evaluation::metrics()
         if (tr.gpu_hour_usd > 0)
             mt.cost_usd = mt.gpu_hours * tr.gpu_hour_usd;
     }
-    if (!cost.fits)
-        cost.warnings.push_back("does not fit: the fullest stage needs " +
-                                units::formatNumber(units::toGiB(cost.max_stage_total_bytes)) +
-                                " GiB of " + units::formatNumber(gpu->hbm_GiB) + " GiB HBM");
+    if (!cost.fits) {
+        std::string& text = cost.addWarning();
+        text += "does not fit: the fullest stage needs ";
+        text += units::formatNumber(units::toGiB(cost.max_stage_total_bytes));
+        text += " GiB of ";
+        text += units::formatNumber(gpu->hbm_GiB);
+        text += " GiB HBM";
+    }
 }
 
 bool allFinite(const StepCost& cost)
@@ -389,24 +453,33 @@ bool allFinite(const StepCost& cost)
 StepCost StepEngine::evaluate(const Plan& plan) const
 {
     StepCost cost;
-    cost.issues = validatePlan(plan, *m_catalog);
+    evaluate(plan, cost);
+    return cost;
+}
+
+void StepEngine::evaluate(const Plan& plan, StepCost& cost) const
+{
+    cost.clear();
+    // The engine's GPU is looked up once; a plan for another GPU is refused below.
+    const GpuSpec* planGpu =
+        plan.cluster.gpu_id == m_cluster.gpu_id ? m_gpu : m_catalog->gpu(plan.cluster.gpu_id);
+    validatePlan(plan, planGpu, &cost.issues);
     if (plan.cluster.totalGpus() != m_cluster.totalGpus() ||
         plan.cluster.gpu_id != m_cluster.gpu_id)
         cost.issues.push_back({"engine-cluster", "cluster",
                                "the plan's cluster differs from the one this engine was built "
                                "for"});
     if (!cost.issues.empty())
-        return cost;
-    const GpuSpec* gpu = m_catalog->gpu(m_cluster.gpu_id);
-    if (!gpu) {
+        return;
+    if (!m_gpu) {
         cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
-        return cost;
+        return;
     }
     // At most one collective per kind (tp, cp, ep, pp, and three for dp) and one link use
     // per tier: room for them at once rather than growing as they come.
     cost.collectives.reserve(8);
     cost.links.reserve(8);
-    detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
+    detail::Evaluation e(plan, m_cluster, m_collectives, *m_gpu, *m_catalog, cost);
     e.engineSerial = m_serial;
     e.setup();
     e.layerCollectives();
@@ -424,10 +497,9 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         cost.issues.push_back({"non-finite", "plan",
                                "the step cost came out as a non-finite number for this plan; "
                                "please report it with the plan file"});
-        return cost;
+        return;
     }
     cost.ok = true;
-    return cost;
 }
 
 } // namespace paraplan
