@@ -360,6 +360,47 @@ private slots:
         QCOMPARE(differing, 0);
     }
 
+    // One engine evaluating plans of different models (its per-thread tables of layer and
+    // collective answers are keyed by what they depend on, not by the engine alone) answers
+    // as an engine built for each plan does.
+    void oneEngineManyModelsEqualsFreshEngines()
+    {
+        const std::vector<Base> all = bases();
+        const Plan& base = all.front().plan;
+        const StepEngine shared(base.cluster, HardwareCatalog::bundled());
+        std::vector<Plan> variants;
+        auto vary = [&variants, &base](auto change) {
+            Plan p = base;
+            change(p.model);
+            variants.push_back(p);
+        };
+        vary([](ModelSpec&) {});
+        vary([](ModelSpec& m) { m.hidden += 128; });
+        vary([](ModelSpec& m) { m.ffn_hidden *= 2; });
+        vary([](ModelSpec& m) { m.kv_heads = m.heads / 8; });
+        vary([](ModelSpec& m) { m.head_dim = 2 * m.headDim(); });
+        vary([](ModelSpec& m) { m.vocab += 1000; });
+        vary([](ModelSpec& m) {
+            m.mlp = m.mlp == MlpKind::SwiGLU ? MlpKind::GeLU : MlpKind::SwiGLU;
+        });
+        vary([](ModelSpec& m) { m.dropout = !m.dropout; });
+        vary([](ModelSpec& m) { m.biases = !m.biases; });
+        vary([](ModelSpec& m) { m.learned_positions = !m.learned_positions; });
+        int compared = 0;
+        StepCost reused;
+        for (int round = 0; round < 2; ++round) {
+            for (const Plan& p : variants) {
+                const StepCost fresh =
+                    StepEngine(p.cluster, HardwareCatalog::bundled()).evaluate(p);
+                shared.evaluate(p, reused);
+                QCOMPARE(fingerprint(reused), fingerprint(fresh));
+                QCOMPARE(fingerprint(shared.evaluate(p)), fingerprint(fresh));
+                compared += fresh.ok ? 1 : 0;
+            }
+        }
+        QVERIFY2(compared >= 16, qPrintable(QString::number(compared)));
+    }
+
     // The fingerprint sees a change in any last bit of a result (so the comparison above can
     // fail): one ulp more on one stage's time changes it.
     void theFingerprintSeesOneBit()

@@ -33,6 +33,8 @@ struct Context
     bool eager = false;         // element-wise work as PyTorch eager operators
     bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
+    // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
+    // answers: layerKey in stepmodel.cpp.)
 };
 
 /// Forward, backward (dgrad + wgrad) of one GEMM; `slowdown` stretches the forward and dgrad

@@ -43,6 +43,8 @@ struct ModelSpec
     int kv_lora_rank = 0;  ///< the compressed KV width
     int rope_head_dim = 0; ///< the decoupled RoPE part of each Q/K head
     int v_head_dim = 0;
+    // (A number added above that the layer cost reads belongs in the engine's key of its
+    // per-layer answers too: layerKey in stepmodel.cpp.)
     std::string source;
 
     bool isMoe() const { return experts > 0; }

@@ -167,6 +167,104 @@ const CollectiveResult& sharedCollective(unsigned long long engine, const Collec
 
 using namespace layercost;
 
+namespace {
+
+// Every input of layercost::layerCompute: the engine (its GPU's kernel figures), the context's
+// figures, the layout's degrees it reads and every number of the model (a field added to
+// ModelSpec or Context that the layer cost reads belongs here). Degrees that vary most
+// across a search's layouts come first: a compare fails early.
+constexpr size_t kLayerKeySize = 46;
+using LayerKey = std::array<double, kLayerKeySize>;
+
+LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
+{
+    const ModelSpec& m = c.m;
+    const ParallelLayout& p = c.p;
+    const double values[] = {double(p.tp),
+                             double(p.micro_batch),
+                             double(p.recompute),
+                             double(p.cp),
+                             double(p.ep),
+                             double(c.sp),
+                             double(c.eager),
+                             double(c.pytorch),
+                             double(c.flash),
+                             c.overlapSlowdown,
+                             moe ? 1.0 : 0.0,
+                             double(engine),
+                             c.peak,
+                             c.hbm,
+                             c.gemmShare,
+                             c.gemmReference,
+                             c.attnFwd,
+                             c.attnBwd,
+                             c.actBytes,
+                             c.seqLocal,
+                             c.tokens,
+                             c.headsLocal,
+                             c.kvLocal,
+                             c.d,
+                             double(m.layers),
+                             double(m.hidden),
+                             double(m.heads),
+                             double(m.kv_heads),
+                             double(m.head_dim),
+                             double(m.ffn_hidden),
+                             double(m.vocab),
+                             double(m.mlp),
+                             double(m.tied_embeddings),
+                             double(m.learned_positions),
+                             double(m.max_positions),
+                             double(m.biases),
+                             double(m.dropout),
+                             double(m.experts),
+                             double(m.experts_per_token),
+                             double(m.expert_ffn_hidden),
+                             double(m.dense_layers),
+                             double(m.shared_expert_ffn_hidden),
+                             double(m.q_lora_rank),
+                             double(m.kv_lora_rank),
+                             double(m.rope_head_dim),
+                             double(m.v_head_dim)};
+    static_assert(sizeof values / sizeof *values == kLayerKeySize, "layer key size");
+    LayerKey key;
+    std::copy(std::begin(values), std::end(values), key.begin());
+    return key;
+}
+
+} // namespace
+
+// layercost::layerCompute through this thread's table of its answers: a pure function of
+// its key, which a search asks again at every layout with the same TP degree, micro-batch and
+// recompute mode (the pipeline, data-parallel and ZeRO choices leave it alone). Bit for bit
+// the same: a hit is a copy of what layerCompute returned for equal inputs.
+static const LayerCompute& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
+{
+    struct Entry
+    {
+        bool used = false;
+        LayerKey key{};
+        LayerCompute value;
+    };
+    static thread_local std::array<Entry, 32> table;
+    const LayerKey key = layerKey(engine, c, moe);
+    uint64_t h = engine * 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < 12; ++i) { // the degrees, flags and engine
+        uint64_t bits = 0;
+        std::memcpy(&bits, &key[i], sizeof bits);
+        h = (h ^ bits) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+    }
+    Entry& e = table[static_cast<size_t>(h % table.size())];
+    // Compared bit for bit (a -0.0 is not a 0.0 here).
+    if (!e.used || std::memcmp(e.key.data(), key.data(), sizeof key) != 0) {
+        e.value = layerCompute(c, moe);
+        e.key = key;
+        e.used = true;
+    }
+    return e.value;
+}
+
 void Evaluation::setup()
 {
     c.gpu = gpu;
@@ -210,9 +308,9 @@ void Evaluation::setup()
         as.attention_bwd_share = c.attnBwd;
     }
 
-    cost.dense_layer = layerCompute(c, false);
+    cost.dense_layer = sharedLayerCompute(engineSerial, c, false);
     if (m.isMoe())
-        cost.moe_layer = layerCompute(c, true);
+        cost.moe_layer = sharedLayerCompute(engineSerial, c, true);
 }
 
 void Evaluation::stageSetup()
