@@ -109,30 +109,12 @@ std::string& SpareStrings::take(std::vector<std::string>& to)
 
 void StepCost::clear()
 {
-    // Everything back to its default by construction, then the buffers handed back emptied:
-    // a field added later is cleared too.
-    std::vector<PlanIssue> keptIssues = std::move(issues);
-    std::vector<CollectiveCost> keptCollectives = std::move(collectives);
-    std::vector<StageCost> keptStages = std::move(stages);
-    std::vector<LinkUse> keptLinks = std::move(links);
-    std::string fwdSource = std::move(assumptions.attention_fwd_figure.source);
-    std::string bwdSource = std::move(assumptions.attention_bwd_figure.source);
+    // Copied from a default answer: every field back to its default (a field added later
+    // too), while a vector or string assigned an empty one keeps its capacity. The warnings'
+    // strings go to the spare ones first (assigning would free them).
+    static const StepCost empty;
     m_spareWarnings.keep(warnings);
-    std::vector<std::string> keptWarnings = std::move(warnings);
-    *this = StepCost(); // the spare warnings stay (SpareStrings is not assigned)
-    keptIssues.clear();
-    keptCollectives.clear();
-    keptStages.clear();
-    keptLinks.clear();
-    fwdSource.clear();
-    bwdSource.clear();
-    issues = std::move(keptIssues);
-    collectives = std::move(keptCollectives);
-    stages = std::move(keptStages);
-    links = std::move(keptLinks);
-    warnings = std::move(keptWarnings);
-    assumptions.attention_fwd_figure.source = std::move(fwdSource);
-    assumptions.attention_bwd_figure.source = std::move(bwdSource);
+    *this = empty; // the spare warnings stay (SpareStrings is not assigned)
 }
 
 namespace detail {
