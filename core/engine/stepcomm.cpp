@@ -206,34 +206,60 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     const double reduceBytes = as.grad_reduce_bytes;
     const double bytes = st.params * reduceBytes;
     const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-    const CollectiveResult& r = collective(op, bytes, shardRanks, dpStride);
-    double rsExposed = r.time_s;
+    // The collectives' times: looked up for the stage reported (its results are kept), else
+    // from this evaluation's times by parameter count (most stages hold the same layers).
+    const CollectiveResult* r = nullptr;
+    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
+    BucketTimes* known = nullptr;
+    if (!report) {
+        for (BucketTimes& t : bucketTimes) {
+            if (t.params == st.params) {
+                known = &t;
+                break;
+            }
+        }
+    }
+    BucketTimes times;
+    if (known) {
+        times = *known;
+    } else {
+        r = &collective(op, bytes, shardRanks, dpStride);
+        times.reduce = r->time_s;
+        if (p.dp_overlap)
+            times.bucket =
+                collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride)
+                    .time_s;
+        if (p.zero >= 1) {
+            g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
+            times.gather = g->time_s;
+        }
+        times.params = st.params;
+        bucketTimes[bucketTimesNext] = times;
+        bucketTimesNext = (bucketTimesNext + 1) % bucketTimes.size();
+    }
+    double rsExposed = times.reduce;
     if (p.dp_overlap) {
-        const CollectiveResult& bucket =
-            collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
         // Overlap with this stage's last micro-batch backward; stages after the
         // first finish earlier by the backward passes still running upstream.
         const double window = st.backward_s + st.recompute_s;
         const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
-        rsExposed = std::max(bucket.time_s, r.time_s - window - slack);
+        rsExposed = std::max(times.bucket, times.reduce - window - slack);
     }
     double gatherExposed = 0;
-    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
     if (p.zero >= 1) {
-        g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
         // The updated parameters, gathered during the next step's first forward.
-        gatherExposed = p.dp_overlap ? std::max(0.0, g->time_s - st.forward_s) : g->time_s;
+        gatherExposed = p.dp_overlap ? std::max(0.0, times.gather - st.forward_s) : times.gather;
     }
     *exposed = rsExposed + gatherExposed;
-    *overlapped =
-        std::max(0.0, r.time_s - rsExposed) + (g ? std::max(0.0, g->time_s - gatherExposed) : 0.0);
+    *overlapped = std::max(0.0, times.reduce - rsExposed) +
+                  (p.zero >= 1 ? std::max(0.0, times.gather - gatherExposed) : 0.0);
     if (report) {
         *reduce = CollectiveCost{
             "dp",     p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
-            r,        dpStride,
-            1,        r.time_s,
+            *r,       dpStride,
+            1,        r->time_s,
             rsExposed};
-        addBusy(&busy, &busiest, &busiestSeconds, r, 1, "dp");
+        addBusy(&busy, &busiest, &busiestSeconds, *r, 1, "dp");
         if (g) {
             *gather = CollectiveCost{
                 "dp",         "updated parameter shards all-gathered", *g, dpStride, 1, g->time_s,

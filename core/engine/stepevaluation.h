@@ -190,6 +190,18 @@ struct Evaluation
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
 
+    // Data-parallel sync: the collectives' times of a stage's bucketed sync by its parameter
+    // count (params -1: unused), the last few asked.
+    struct BucketTimes
+    {
+        double params = -1;
+        double reduce = 0; // the gradient all-reduce or reduce-scatter
+        double bucket = 0; // its last bucket (dp_overlap)
+        double gather = 0; // the updated parameters' all-gather (ZeRO >= 1)
+    };
+    std::array<BucketTimes, 4> bucketTimes{};
+    size_t bucketTimesNext = 0;
+
     mutable CollectiveMemo memo; // collective()'s answers
 };
 

@@ -47,8 +47,10 @@ namespace {
 std::atomic<unsigned long long> g_engineSerial{0};
 
 // This thread's answers of the collective models of the engines it evaluated with: a
-// direct-mapped table keyed by the engine's serial and the request. The model is a pure
-// function of the request, so an answer from here is the one it would compute, bit for bit.
+// two-way table keyed by the engine's serial and the request (two requests of one evaluation
+// that hash to one slot would otherwise push each other out at every evaluation). The model
+// is a pure function of the request, so an answer from here is the one it would compute, bit
+// for bit.
 struct CollectiveCache
 {
     struct Entry
@@ -60,7 +62,8 @@ struct CollectiveCache
         int stride = 0;
         CollectiveResult result;
     };
-    std::array<Entry, 256> entries;
+    std::array<Entry, 256> entries;          // slots 2k and 2k + 1 hold the requests hashed to k
+    std::array<unsigned char, 128> victim{}; // which of a pair the next miss replaces
 };
 
 size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int ranks, int stride)
@@ -72,7 +75,7 @@ size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int r
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 32;
-    return static_cast<size_t>(h & 255);
+    return static_cast<size_t>(h & 127);
 }
 
 } // namespace
@@ -129,10 +132,16 @@ const CollectiveResult& sharedCollective(unsigned long long engine, const Collec
                                          CollectiveOp op, double bytes, int ranks, int stride)
 {
     static thread_local CollectiveCache cache;
-    CollectiveCache::Entry& e = cache.entries[cacheSlot(engine, op, bytes, ranks, stride)];
-    if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
-        e.stride == stride)
-        return e.result;
+    const size_t pair = cacheSlot(engine, op, bytes, ranks, stride);
+    for (size_t way = 0; way < 2; ++way) {
+        const CollectiveCache::Entry& e = cache.entries[2 * pair + way];
+        if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
+            e.stride == stride)
+            return e.result;
+    }
+    unsigned char& victim = cache.victim[pair];
+    CollectiveCache::Entry& e = cache.entries[2 * pair + victim];
+    victim ^= 1;
     CollectiveRequest request;
     request.op = op;
     request.bytes = bytes;
@@ -341,17 +350,25 @@ void Evaluation::stageSetup()
     const bool explicitSplit =
         !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
     if (uneven && !explicitSplit) {
-        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place.
+        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place,
+        // the counts a buffer at a time.
         std::string& text = cost.addWarning();
         text.reserve(64 + 6 * layersPerStage.size());
         appendNumber(text, m.layers);
         text += " layers over pp = ";
         appendNumber(text, p.pp);
         text += " stages are split unevenly:";
+        char counts[256];
+        char* end = counts;
         for (int n : layersPerStage) {
-            text += ' ';
-            appendNumber(text, n);
+            if (end + 16 > counts + sizeof counts) {
+                text.append(counts, end);
+                end = counts;
+            }
+            *end++ = ' ';
+            end = std::to_chars(end, counts + sizeof counts, n).ptr;
         }
+        text.append(counts, end);
     }
     // Rotary models run past their context window only after a context extension; learned
     // position tables cannot (a rule rejects that).
