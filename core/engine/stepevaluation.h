@@ -115,6 +115,8 @@ struct Evaluation
     void otherParallel();
     void stageSetup();
     void stages();
+    void stageTimesAndStates(StageCost& st, int i, int denseHere);
+    void stageInFlight(StageCost& st, int i, int denseHere);
     void pipeline();
     void dataParallel();
     void zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,

@@ -387,80 +387,103 @@ void Evaluation::stages()
 {
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
+    // The last stage between the first and the last costed in full: a later one with the same
+    // layers is the same but for its place in the pipeline (deep pipelines repeat one stage).
+    const StageCost* like = nullptr;
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
-        st.stage = i;
-        st.layers = layersPerStage[static_cast<size_t>(i)];
+        const int layers = layersPerStage[static_cast<size_t>(i)];
         // MoE layers follow the leading dense layers.
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
-        const int denseHere = std::max(0, std::min(layerIndex + st.layers, denseEnd) - layerIndex);
-        st.moe_layers = st.layers - denseHere;
-        layerIndex += st.layers;
-        const LayerCompute& dl = cost.dense_layer;
-        const LayerCompute& ml = cost.moe_layer;
-        st.forward_s = denseHere * dl.forward_s + st.moe_layers * ml.forward_s;
-        st.backward_s = denseHere * dl.backward_s + st.moe_layers * ml.backward_s;
-        st.recompute_s = denseHere * dl.recompute_s + st.moe_layers * ml.recompute_s;
-        if (i == p.pp - 1) {
-            st.forward_s += cost.lm_head_s / 3;
-            st.backward_s += cost.lm_head_s * 2 / 3;
+        const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
+        layerIndex += layers;
+        const bool middle = i > 0 && i < p.pp - 1;
+        if (middle && like && like->layers == layers && like->moe_layers == layers - denseHere) {
+            st = *like;
+            st.stage = i;
+        } else {
+            st.stage = i;
+            st.layers = layers;
+            st.moe_layers = layers - denseHere;
+            stageTimesAndStates(st, i, denseHere);
+            if (middle)
+                like = &st;
         }
-        if (i == 0) {
-            st.forward_s += cost.embedding_s / 3;
-            st.backward_s += cost.embedding_s * 2 / 3;
-        }
-        st.tp_comm_s = st.layers * tpExposedPerLayer;
-        // CP sends overlap the attention compute they feed.
-        const double attention =
-            denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
-            st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
-        st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
-        st.ep_comm_s = st.moe_layers * epPerLayer;
-        st.pp_comm_s = ppPerMicrobatch;
-        st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
-                          st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
+        stageInFlight(st, i, denseHere);
         sumMicrobatch += st.microbatch_s;
         if (st.microbatch_s > maxMicrobatch) {
             maxMicrobatch = st.microbatch_s;
             cost.critical_stage = i;
         }
-
-        // Memory.
-        st.params = denseHere * denseParams + st.moe_layers * moeParams;
-        if (i == 0)
-            st.params += count.embedding / p.tp;
-        if (i == p.pp - 1) {
-            st.params += count.final_norm;
-            // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
-            if (!m.tied_embeddings || p.pp > 1)
-                st.params += double(m.vocab) * m.hidden / p.tp;
-        }
-        // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
-        // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
-        const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
-        const double gradShard = p.zero >= 2 ? shard : 1;
-        const double optShard = p.zero >= 1 ? shard : 1;
-        st.weights_bytes = st.params * wBytes / paramShard;
-        st.grads_bytes = st.params * gradBytes / gradShard;
-        st.optimizer_bytes = st.params * optBytes / optShard;
-        st.in_flight_microbatches = std::min<double>(m_, p.pp - i) * inFlightScale;
-        st.activation_bytes_per_layer =
-            st.layers ? (denseHere * denseAct + st.moe_layers * moeAct) / st.layers : 0;
-        st.activations_bytes =
-            (denseHere * denseAct + st.moe_layers * moeAct) * st.in_flight_microbatches;
-        st.buffers_bytes = recomputeWorkingSet;
-        if (i == p.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
-            st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
-        if (c.sp)
-            st.buffers_bytes += activation; // the all-gathered input of a TP region
-        if (p.zero >= 3 && p.pp == 1) // gathered parameters: the computing and prefetched layers
-            st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
-        st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes +
-                         st.activations_bytes + st.buffers_bytes;
-        st.fits = st.total_bytes <= hbmBytes;
         cost.max_stage_total_bytes = std::max(cost.max_stage_total_bytes, st.total_bytes);
     }
     cost.fits = cost.max_stage_total_bytes <= hbmBytes;
+}
+
+void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
+{
+    const LayerCompute& dl = cost.dense_layer;
+    const LayerCompute& ml = cost.moe_layer;
+    st.forward_s = denseHere * dl.forward_s + st.moe_layers * ml.forward_s;
+    st.backward_s = denseHere * dl.backward_s + st.moe_layers * ml.backward_s;
+    st.recompute_s = denseHere * dl.recompute_s + st.moe_layers * ml.recompute_s;
+    if (i == p.pp - 1) {
+        st.forward_s += cost.lm_head_s / 3;
+        st.backward_s += cost.lm_head_s * 2 / 3;
+    }
+    if (i == 0) {
+        st.forward_s += cost.embedding_s / 3;
+        st.backward_s += cost.embedding_s * 2 / 3;
+    }
+    st.tp_comm_s = st.layers * tpExposedPerLayer;
+    // CP sends overlap the attention compute they feed.
+    const double attention =
+        denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
+        st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
+    st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
+    st.ep_comm_s = st.moe_layers * epPerLayer;
+    st.pp_comm_s = ppPerMicrobatch;
+    st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
+                      st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
+
+    // Memory.
+    st.params = denseHere * denseParams + st.moe_layers * moeParams;
+    if (i == 0)
+        st.params += count.embedding / p.tp;
+    if (i == p.pp - 1) {
+        st.params += count.final_norm;
+        // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
+        if (!m.tied_embeddings || p.pp > 1)
+            st.params += double(m.vocab) * m.hidden / p.tp;
+    }
+    // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
+    // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
+    const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
+    const double gradShard = p.zero >= 2 ? shard : 1;
+    const double optShard = p.zero >= 1 ? shard : 1;
+    st.weights_bytes = st.params * wBytes / paramShard;
+    st.grads_bytes = st.params * gradBytes / gradShard;
+    st.optimizer_bytes = st.params * optBytes / optShard;
+    st.activation_bytes_per_layer =
+        st.layers ? (denseHere * denseAct + st.moe_layers * moeAct) / st.layers : 0;
+    st.buffers_bytes = recomputeWorkingSet;
+    if (i == p.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
+        st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
+    if (c.sp)
+        st.buffers_bytes += activation; // the all-gathered input of a TP region
+    if (p.zero >= 3 && p.pp == 1)       // gathered parameters: the computing and prefetched layers
+        st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
+}
+
+void Evaluation::stageInFlight(StageCost& st, int i, int denseHere)
+{
+    // What depends on the stage's place: the micro-batches whose activations it holds.
+    st.in_flight_microbatches = std::min<double>(m_, p.pp - i) * inFlightScale;
+    st.activations_bytes =
+        (denseHere * denseAct + st.moe_layers * moeAct) * st.in_flight_microbatches;
+    st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
+                     st.buffers_bytes;
+    st.fits = st.total_bytes <= hbmBytes;
 }
 
 void Evaluation::pipeline()
