@@ -189,6 +189,7 @@ struct Evaluation
     double denseParams = 0;
     double moeParams = 0;
     double hbmBytes = 0;
+    double lmHead = 0; // the LM head's forward and backward (layercost::lmHeadSeconds)
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
 

@@ -225,17 +225,24 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
 
 } // namespace
 
-// layercost::layerCompute through this thread's table of its answers: a pure function of
-// its key, which a search asks again at every layout with the same TP degree, micro-batch and
-// recompute mode (the pipeline, data-parallel and ZeRO choices leave it alone). Bit for bit
-// the same: a hit is a copy of what layerCompute returned for equal inputs.
-static const LayerCompute& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
+struct LayerAnswers
+{
+    LayerCompute layer;
+    double lmHead = 0; // layercost::lmHeadSeconds (with the dense layer)
+};
+
+// layercost::layerCompute (and the LM head) through this thread's table of its answers: a pure
+// function of its key, which a search asks again at every layout with the same TP degree,
+// micro-batch and recompute mode (the pipeline, data-parallel and ZeRO choices leave it
+// alone). Bit for bit the same: a hit is a copy of what they returned for equal inputs.
+
+static const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
 {
     struct Entry
     {
         bool used = false;
         LayerKey key{};
-        LayerCompute value;
+        LayerAnswers value;
     };
     static thread_local std::array<Entry, 32> table;
     const LayerKey key = layerKey(engine, c, moe);
@@ -249,7 +256,8 @@ static const LayerCompute& sharedLayerCompute(unsigned long long engine, const C
     Entry& e = table[static_cast<size_t>(h % table.size())];
     // Compared bit for bit (a -0.0 is not a 0.0 here).
     if (!e.used || std::memcmp(e.key.data(), key.data(), sizeof key) != 0) {
-        e.value = layerCompute(c, moe);
+        e.value.layer = layerCompute(c, moe);
+        e.value.lmHead = moe ? 0 : lmHeadSeconds(c);
         e.key = key;
         e.used = true;
     }
@@ -299,9 +307,11 @@ void Evaluation::setup()
         as.attention_bwd_share = c.attnBwd;
     }
 
-    cost.dense_layer = sharedLayerCompute(engineSerial, c, false);
+    const LayerAnswers& dense = sharedLayerCompute(engineSerial, c, false);
+    cost.dense_layer = dense.layer;
+    lmHead = dense.lmHead;
     if (m.isMoe())
-        cost.moe_layer = sharedLayerCompute(engineSerial, c, true);
+        cost.moe_layer = sharedLayerCompute(engineSerial, c, true).layer;
 }
 
 void Evaluation::stageSetup()
@@ -331,18 +341,8 @@ void Evaluation::stageSetup()
     cost.hbm_bytes = hbmBytes;
 
     // LM head and embedding: the last and first stage carry them.
-    {
-        double fwd = 0;
-        double bwd = 0;
-        double flops = 0;
-        addGemm(c, c.tokens, m.hidden, double(m.vocab) / p.tp, 1, &fwd, &bwd, &flops);
-        const double logits = c.tokens * m.vocab / p.tp;
-        // Softmax cross-entropy: fused, 12 bytes per logit; eager PyTorch casts the logits to
-        // fp32 and runs log-softmax, its reductions and backward as separate kernels.
-        const double lossBytes = c.eager ? 40 : 2 + 4 + 4 + 2;
-        cost.lm_head_s = fwd + bwd + logits * lossBytes / c.hbm;
-        cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
-    }
+    cost.lm_head_s = lmHead; // setup()'s, with the dense layer's answers
+    cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
 
     bool uneven = false;
     for (int n : layersPerStage)
