@@ -401,6 +401,37 @@ private slots:
         QVERIFY2(compared >= 16, qPrintable(QString::number(compared)));
     }
 
+    // The model's checks remembered for the last model that passed them are not taken for
+    // another: a broken model after a sound one (on the same thread, the same engine) gets
+    // exactly validateModel's problems, and the sound one is accepted again after it.
+    void aBrokenModelAfterASoundOneIsRejected()
+    {
+        const Plan sound = bases().front().plan;
+        const StepEngine engine(sound.cluster, HardwareCatalog::bundled());
+        StepCost cost;
+        for (auto breakIt : std::vector<void (*)(ModelSpec&)>{
+                 [](ModelSpec& m) { m.kv_heads = m.heads - 1; }, [](ModelSpec& m) { m.layers = 0; },
+                 [](ModelSpec& m) { m.dense_layers = m.layers + 1; },
+                 [](ModelSpec& m) { m.experts_per_token = 2; }}) {
+            engine.evaluate(sound, cost);
+            QVERIFY(cost.ok);
+            Plan broken = sound;
+            breakIt(broken.model);
+            const std::vector<std::string> problems = validateModel(broken.model);
+            QVERIFY(!problems.empty());
+            engine.evaluate(broken, cost);
+            QVERIFY(!cost.ok);
+            QCOMPARE(cost.issues.size(), problems.size());
+            for (size_t i = 0; i < problems.size(); ++i) {
+                QCOMPARE(cost.issues[i].rule, std::string("model"));
+                QCOMPARE(cost.issues[i].message, problems[i]);
+            }
+            QCOMPARE(validatePlan(broken, HardwareCatalog::bundled()).size(), problems.size());
+        }
+        engine.evaluate(sound, cost);
+        QVERIFY(cost.ok);
+    }
+
     // The fingerprint sees a change in any last bit of a result (so the comparison above can
     // fail): one ulp more on one stage's time changes it.
     void theFingerprintSeesOneBit()

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace paraplan {
@@ -121,8 +122,20 @@ namespace {
 
 void modelAndClusterIssues(const Plan& plan, const GpuSpec* gpu, std::vector<PlanIssue>* issues)
 {
-    for (std::string& problem : validateModel(plan.model))
-        issues->push_back({"model", "model", std::move(problem)});
+    // The model's checks read its numbers alone: this thread remembers the last model they
+    // passed (a search validates one model's layouts).
+    static thread_local bool known = false;
+    static thread_local ModelNumbers valid{};
+    const ModelNumbers numbers = modelNumbers(plan.model);
+    if (!known || std::memcmp(numbers.data(), valid.data(), sizeof numbers) != 0) {
+        std::vector<std::string> problems = validateModel(plan.model);
+        for (std::string& problem : problems)
+            issues->push_back({"model", "model", std::move(problem)});
+        if (problems.empty()) {
+            valid = numbers;
+            known = true;
+        }
+    }
     for (std::string& problem : validateCluster(plan.cluster, gpu))
         issues->push_back({"cluster", "cluster", std::move(problem)});
 }

@@ -25,6 +25,9 @@ inline void appendNumber(std::string& text, long long value)
     text.append(digits, written.ptr);
 }
 
+// countParameters(m), from this thread's last answer when the model's numbers are the same.
+const ParameterCount& sharedParameterCount(const ModelSpec& m);
+
 // This thread's buffer of the stage layer counts (an evaluation's; reused by the next).
 std::vector<int>& stageScratch();
 
@@ -103,7 +106,7 @@ struct Evaluation
                const GpuSpec& gpu_, const HardwareCatalog& catalog_, StepCost& cost_)
         : plan(plan_), cluster(cluster_), model(model_), catalog(catalog_), cost(cost_),
           m(plan_.model), p(plan_.parallel), tr(plan_.training), fig(plan_.figures), gpu(&gpu_),
-          count(countParameters(m)), strides(groupStrides(p)), c{plan_, m, p},
+          count(sharedParameterCount(m)), strides(groupStrides(p)), c{plan_, m, p},
           as(cost_.assumptions), b(cost_.breakdown), layersPerStage(stageScratch())
     {
         busiest.fill("");
@@ -138,6 +141,7 @@ struct Evaluation
     }
 
     unsigned long long engineSerial = 0; // StepEngine's serial: which model the answers are of
+    double gemmReference = 0; // kernels::gemmReferenceEfficiency of the GPU, from the engine
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;

@@ -84,6 +84,8 @@ StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalo
     : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog),
       m_gpu(catalog.gpu(cluster.gpu_id)), m_serial(++g_engineSerial)
 {
+    if (m_gpu)
+        m_gemmReference = kernels::gemmReferenceEfficiency(m_gpu->kernels);
 }
 
 void SpareStrings::keep(std::vector<std::string>& from)
@@ -162,14 +164,13 @@ namespace {
 
 // Every input of layercost::layerCompute: the engine (its GPU's kernel figures), the context's
 // figures, the layout's degrees it reads and every number of the model (a field added to
-// ModelSpec or Context that the layer cost reads belongs here). Degrees that vary most
-// across a search's layouts come first: a compare fails early.
-constexpr size_t kLayerKeySize = 46;
-using LayerKey = std::array<double, kLayerKeySize>;
+// Context that the layer cost reads belongs here). Degrees that vary most across a search's
+// layouts come first: a compare fails early.
+constexpr size_t kLayerInputs = 24;
+using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
 {
-    const ModelSpec& m = c.m;
     const ParallelLayout& p = c.p;
     const double values[] = {double(p.tp),
                              double(p.micro_batch),
@@ -194,36 +195,31 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.tokens,
                              c.headsLocal,
                              c.kvLocal,
-                             c.d,
-                             double(m.layers),
-                             double(m.hidden),
-                             double(m.heads),
-                             double(m.kv_heads),
-                             double(m.head_dim),
-                             double(m.ffn_hidden),
-                             double(m.vocab),
-                             double(m.mlp),
-                             double(m.tied_embeddings),
-                             double(m.learned_positions),
-                             double(m.max_positions),
-                             double(m.biases),
-                             double(m.dropout),
-                             double(m.experts),
-                             double(m.experts_per_token),
-                             double(m.expert_ffn_hidden),
-                             double(m.dense_layers),
-                             double(m.shared_expert_ffn_hidden),
-                             double(m.q_lora_rank),
-                             double(m.kv_lora_rank),
-                             double(m.rope_head_dim),
-                             double(m.v_head_dim)};
-    static_assert(sizeof values / sizeof *values == kLayerKeySize, "layer key size");
+                             c.d};
+    static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
+    const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
     std::copy(std::begin(values), std::end(values), key.begin());
+    std::copy(model.begin(), model.end(), key.begin() + kLayerInputs);
     return key;
 }
 
 } // namespace
+
+// countParameters through this thread's last answer (a search evaluates one model's layouts).
+const ParameterCount& sharedParameterCount(const ModelSpec& m)
+{
+    static thread_local bool known = false;
+    static thread_local ModelNumbers numbers{};
+    static thread_local ParameterCount count;
+    const ModelNumbers now = modelNumbers(m);
+    if (!known || std::memcmp(now.data(), numbers.data(), sizeof now) != 0) {
+        count = countParameters(m);
+        numbers = now;
+        known = true;
+    }
+    return count;
+}
 
 struct LayerAnswers
 {
@@ -273,7 +269,7 @@ void Evaluation::setup()
     c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
-    c.gemmReference = kernels::gemmReferenceEfficiency(gpu->kernels);
+    c.gemmReference = gemmReference; // of the engine's GPU, which is this one
     c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
     c.seqLocal = double(tr.seq_len) / p.cp;
     c.tokens = p.micro_batch * c.seqLocal;
@@ -601,6 +597,7 @@ void StepEngine::evaluate(const Plan& plan, StepCost& cost) const
     cost.links.reserve(8);
     detail::Evaluation e(plan, m_cluster, m_collectives, *m_gpu, *m_catalog, cost);
     e.engineSerial = m_serial;
+    e.gemmReference = m_gemmReference;
     e.setup();
     e.layerCollectives();
     e.stageSetup();

@@ -234,7 +234,7 @@ class StepEngine
 {
 public:
     /// `catalog` supplies the cluster's GPU (its peaks, HBM and kernel figures) and the rules'
-    /// hardware checks; it must outlive the engine.
+    /// hardware checks; it must outlive the engine, unchanged (the GPU is looked up here, once).
     StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog);
 
     StepCost evaluate(const Plan& plan) const;
@@ -248,7 +248,8 @@ private:
     ClusterSpec m_cluster;
     CollectiveModel m_collectives;
     const HardwareCatalog* m_catalog;
-    const GpuSpec* m_gpu; ///< the cluster's GPU in the catalog, resolved once (null: unknown)
+    const GpuSpec* m_gpu;       ///< the cluster's GPU in the catalog, resolved once (null: unknown)
+    double m_gemmReference = 0; ///< kernels::gemmReferenceEfficiency of its kernel figures
     /// Unique per constructed engine: keys the threads' caches of its collective answers
     /// (a copy shares it, and the same model).
     unsigned long long m_serial;
