@@ -74,6 +74,8 @@ void Evaluation::tensorParallel()
                                 "calls each) around attention and MLP, forward and backward"
                               : "all-reduce after attention and MLP, forward and backward";
         tpCost.call = collective(op, activation, p.tp, strides.tp);
+        // Its place at the head of the collectives, filled in by criticalCollectives().
+        cost.collectives.emplace_back();
         tpCost.stride = strides.tp;
         double each = tpCost.call.time_s;
         if (c.sp) {
@@ -153,9 +155,10 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
     const int layers = std::max(1, st.layers);
     const double layerParams = st.params / layers;
-    const CollectiveResult g =
+    // Both in the evaluation's memo (a ring of 8: the second does not push the first out).
+    const CollectiveResult& g =
         collective(CollectiveOp::AllGather, layerParams * wBytes, shardRanks, dpStride);
-    const CollectiveResult r =
+    const CollectiveResult& r =
         collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes, shardRanks, dpStride);
     // Under PP the gathered stage stays resident across micro-batches: one gather
     // and one reduce-scatter per layer per step; else per micro-batch.
@@ -222,6 +225,16 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     BucketTimes times;
     if (known) {
         times = *known;
+    } else if (!report) {
+        // Only their times: read from this thread's answers, not copied into the memo.
+        auto time = [&](CollectiveOp o, double b) {
+            return sharedCollective(engineSerial, model, o, b, shardRanks, dpStride).time_s;
+        };
+        times.reduce = time(op, bytes);
+        if (p.dp_overlap)
+            times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
+        if (p.zero >= 1)
+            times.gather = time(CollectiveOp::AllGather, st.params * wBytes);
     } else {
         r = &collective(op, bytes, shardRanks, dpStride);
         times.reduce = r->time_s;
@@ -233,6 +246,8 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
             g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
             times.gather = g->time_s;
         }
+    }
+    if (!known) {
         times.params = st.params;
         bucketTimes[bucketTimesNext] = times;
         bucketTimesNext = (bucketTimesNext + 1) % bucketTimes.size();
@@ -373,7 +388,7 @@ void Evaluation::criticalCollectives()
         } else {
             addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step, "tp");
         }
-        cost.collectives.insert(cost.collectives.begin(), tpCost);
+        cost.collectives.front() = tpCost; // the place tensorParallel() kept
     }
     if (p.cp > 1) {
         cpCost.calls_per_step = m_ * layersCritical * 3.0 * (p.cp - 1);
