@@ -142,6 +142,7 @@ struct Evaluation
 
     unsigned long long engineSerial = 0; // StepEngine's serial: which model the answers are of
     double gemmReference = 0; // kernels::gemmReferenceEfficiency of the GPU, from the engine
+    const std::string* hbmText = nullptr; // units::formatNumber(gpu->hbm_GiB), from the engine
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;

@@ -84,8 +84,10 @@ StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalo
     : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog),
       m_gpu(catalog.gpu(cluster.gpu_id)), m_serial(++g_engineSerial)
 {
-    if (m_gpu)
+    if (m_gpu) {
         m_gemmReference = kernels::gemmReferenceEfficiency(m_gpu->kernels);
+        m_hbmText = units::formatNumber(m_gpu->hbm_GiB);
+    }
 }
 
 void SpareStrings::keep(std::vector<std::string>& from)
@@ -538,7 +540,7 @@ void Evaluation::metrics()
         text += "does not fit: the fullest stage needs ";
         text += units::formatNumber(units::toGiB(cost.max_stage_total_bytes));
         text += " GiB of ";
-        text += units::formatNumber(gpu->hbm_GiB);
+        text += *hbmText; // units::formatNumber(gpu->hbm_GiB), the engine's
         text += " GiB HBM";
     }
 }
@@ -598,6 +600,7 @@ void StepEngine::evaluate(const Plan& plan, StepCost& cost) const
     detail::Evaluation e(plan, m_cluster, m_collectives, *m_gpu, *m_catalog, cost);
     e.engineSerial = m_serial;
     e.gemmReference = m_gemmReference;
+    e.hbmText = &m_hbmText;
     e.setup();
     e.layerCollectives();
     e.stageSetup();

@@ -250,6 +250,7 @@ private:
     const HardwareCatalog* m_catalog;
     const GpuSpec* m_gpu;       ///< the cluster's GPU in the catalog, resolved once (null: unknown)
     double m_gemmReference = 0; ///< kernels::gemmReferenceEfficiency of its kernel figures
+    std::string m_hbmText;      ///< its HBM in GiB as the "does not fit" warning writes it
     /// Unique per constructed engine: keys the threads' caches of its collective answers
     /// (a copy shares it, and the same model).
     unsigned long long m_serial;
