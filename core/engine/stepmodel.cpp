@@ -62,8 +62,9 @@ struct CollectiveCache
         int stride = 0;
         CollectiveResult result;
     };
-    std::array<Entry, 256> entries;          // slots 2k and 2k + 1 hold the requests hashed to k
-    std::array<unsigned char, 128> victim{}; // which of a pair the next miss replaces
+    static constexpr size_t kPairs = 256;
+    std::array<Entry, 2 * kPairs> entries;      // slots 2k and 2k + 1: the requests hashed to k
+    std::array<unsigned char, kPairs> victim{}; // which of a pair the next miss replaces
 };
 
 size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int ranks, int stride)
@@ -75,7 +76,7 @@ size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int r
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 32;
-    return static_cast<size_t>(h & 127);
+    return static_cast<size_t>(h % CollectiveCache::kPairs);
 }
 
 } // namespace
@@ -242,7 +243,7 @@ static const LayerAnswers& sharedLayerCompute(unsigned long long engine, const C
         LayerKey key{};
         LayerAnswers value;
     };
-    static thread_local std::array<Entry, 32> table;
+    static thread_local std::array<Entry, 64> table;
     const LayerKey key = layerKey(engine, c, moe);
     uint64_t h = engine * 0x9E3779B97F4A7C15ULL;
     for (size_t i = 0; i < 12; ++i) { // the degrees, flags and engine
