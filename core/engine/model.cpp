@@ -92,7 +92,7 @@ ModelNumbers modelNumbers(const ModelSpec& m)
             double(m.head_dim),
             double(m.ffn_hidden),
             double(m.vocab),
-            double(m.mlp),
+            double(static_cast<int>(m.mlp)),
             double(m.tied_embeddings),
             double(m.learned_positions),
             double(m.max_positions),

@@ -177,7 +177,7 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
     const ParallelLayout& p = c.p;
     const double values[] = {double(p.tp),
                              double(p.micro_batch),
-                             double(p.recompute),
+                             double(static_cast<int>(p.recompute)),
                              double(p.cp),
                              double(p.ep),
                              double(c.sp),
