@@ -224,6 +224,8 @@ const ParameterCount& sharedParameterCount(const ModelSpec& m)
     return count;
 }
 
+namespace {
+
 struct LayerAnswers
 {
     LayerCompute layer;
@@ -234,8 +236,7 @@ struct LayerAnswers
 // function of its key, which a search asks again at every layout with the same TP degree,
 // micro-batch and recompute mode (the pipeline, data-parallel and ZeRO choices leave it
 // alone). Bit for bit the same: a hit is a copy of what they returned for equal inputs.
-
-static const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
+const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
 {
     struct Entry
     {
@@ -262,6 +263,8 @@ static const LayerAnswers& sharedLayerCompute(unsigned long long engine, const C
     }
     return e.value;
 }
+
+} // namespace
 
 void Evaluation::setup()
 {
