@@ -267,6 +267,20 @@ LayerCompute layerCompute(const Context& c, bool moe)
     return l;
 }
 
+double lmHeadSeconds(const Context& c)
+{
+    const ModelSpec& m = c.m;
+    double fwd = 0;
+    double bwd = 0;
+    double flops = 0;
+    addGemm(c, c.tokens, m.hidden, double(m.vocab) / c.p.tp, 1, &fwd, &bwd, &flops);
+    const double logits = c.tokens * m.vocab / c.p.tp;
+    // Softmax cross-entropy: fused, 12 bytes per logit; eager PyTorch casts the logits to
+    // fp32 and runs log-softmax, its reductions and backward as separate kernels.
+    const double lossBytes = c.eager ? 40 : 2 + 4 + 4 + 2;
+    return fwd + bwd + logits * lossBytes / c.hbm;
+}
+
 // Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, Table 2,
 // generalised to GQA, SwiGLU, MoE, dropout-free models and FlashAttention).
 double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)

@@ -33,6 +33,8 @@ struct Context
     bool eager = false;         // element-wise work as PyTorch eager operators
     bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
+    // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
+    // answers: layerKey in stepmodel.cpp.)
 };
 
 /// Forward, backward (dgrad + wgrad) of one GEMM; `slowdown` stretches the forward and dgrad
@@ -42,6 +44,8 @@ void addGemm(const Context& c, double M, double K, double N, double batch, doubl
              double* backward, double* flops, double slowdown = 1, GemmTiming* timing = nullptr);
 /// One transformer layer (dense, or its MoE variant), one micro-batch.
 LayerCompute layerCompute(const Context& c, bool moe);
+/// The LM head's forward and backward with its softmax cross-entropy, one micro-batch.
+double lmHeadSeconds(const Context& c);
 /// Activation bytes of one layer for one micro-batch.
 double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute);
 /// Parameters of one layer held per GPU before ZeRO sharding.

@@ -83,6 +83,32 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, int seq_len)
     return flops;
 }
 
+ModelNumbers modelNumbers(const ModelSpec& m)
+{
+    return {double(m.layers),
+            double(m.hidden),
+            double(m.heads),
+            double(m.kv_heads),
+            double(m.head_dim),
+            double(m.ffn_hidden),
+            double(m.vocab),
+            double(static_cast<int>(m.mlp)),
+            double(m.tied_embeddings),
+            double(m.learned_positions),
+            double(m.max_positions),
+            double(m.biases),
+            double(m.dropout),
+            double(m.experts),
+            double(m.experts_per_token),
+            double(m.expert_ffn_hidden),
+            double(m.dense_layers),
+            double(m.shared_expert_ffn_hidden),
+            double(m.q_lora_rank),
+            double(m.kv_lora_rank),
+            double(m.rope_head_dim),
+            double(m.v_head_dim)};
+}
+
 std::vector<std::string> validateModel(const ModelSpec& m)
 {
     std::vector<std::string> problems;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct ModelSpec
     int kv_lora_rank = 0;  ///< the compressed KV width
     int rope_head_dim = 0; ///< the decoupled RoPE part of each Q/K head
     int v_head_dim = 0;
+    // (A number added above belongs in modelNumbers() too: the keys of the engine's tables of
+    // answers that depend on the model.)
     std::string source;
 
     bool isMoe() const { return experts > 0; }
@@ -51,6 +54,12 @@ struct ModelSpec
     bool isMla() const { return kv_lora_rank > 0; }
     int valueHeadDim() const { return isMla() && v_head_dim > 0 ? v_head_dim : headDim(); }
 };
+
+/// Every number of the model (all but its names and source), in a fixed order: what the
+/// engine's per-thread tables of answers that depend on the model are keyed by (validateModel,
+/// countParameters and the per-layer cost read nothing else of it).
+using ModelNumbers = std::array<double, 22>;
+ModelNumbers modelNumbers(const ModelSpec& model);
 
 /// Parameter counts, by part.
 struct ParameterCount

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace paraplan {
@@ -117,13 +118,34 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     return f;
 }
 
+namespace {
+
+void modelAndClusterIssues(const Plan& plan, const GpuSpec* gpu, std::vector<PlanIssue>* issues)
+{
+    // The model's checks read its numbers alone: this thread remembers the last model they
+    // passed (a search validates one model's layouts).
+    static thread_local bool known = false;
+    static thread_local ModelNumbers valid{};
+    const ModelNumbers numbers = modelNumbers(plan.model);
+    if (!known || std::memcmp(numbers.data(), valid.data(), sizeof numbers) != 0) {
+        std::vector<std::string> problems = validateModel(plan.model);
+        for (std::string& problem : problems)
+            issues->push_back({"model", "model", std::move(problem)});
+        if (problems.empty()) {
+            valid = numbers;
+            known = true;
+        }
+    }
+    for (std::string& problem : validateCluster(plan.cluster, gpu))
+        issues->push_back({"cluster", "cluster", std::move(problem)});
+}
+
+} // namespace
+
 std::vector<PlanIssue> validateModelAndCluster(const Plan& plan, const HardwareCatalog& catalog)
 {
     std::vector<PlanIssue> issues;
-    for (std::string& problem : validateModel(plan.model))
-        issues.push_back({"model", "model", std::move(problem)});
-    for (std::string& problem : validateCluster(plan.cluster, catalog))
-        issues.push_back({"cluster", "cluster", std::move(problem)});
+    modelAndClusterIssues(plan, catalog.gpu(plan.cluster.gpu_id), &issues);
     return issues;
 }
 
@@ -134,7 +156,7 @@ struct PlanRules
 {
     const Plan& plan;
     std::vector<PlanIssue>& issues;
-    const HardwareCatalog& catalog;
+    const GpuSpec* gpu; // the catalog's entry for the plan's GPU, or null
     const ModelSpec& m = plan.model;
     const ParallelLayout& p = plan.parallel;
     const TrainingSettings& t = plan.training;
@@ -275,7 +297,9 @@ void PlanRules::pipeline()
     if (p.interleave > 1 && p.pp > 1) {
         // Megatron's virtual pipeline needs at least one layer in every model chunk; uneven
         // stages (--decoder-first/last-pipeline-num-layers) are allowed with it.
-        const std::vector<int> layers = stageLayerCounts(m, p);
+        // In this thread's buffer: validation runs on every evaluation of a search.
+        static thread_local std::vector<int> layers;
+        stageLayerCounts(m, p, &layers);
         for (size_t i = 0; i < layers.size(); ++i) {
             if (layers[i] < p.interleave) {
                 issue("interleave-layers", "parallel.interleave",
@@ -350,7 +374,6 @@ void PlanRules::sharding()
 
 void PlanRules::training()
 {
-    const GpuSpec* gpu = catalog.gpu(plan.cluster.gpu_id);
     if (gpu && t.attention == AttentionKernel::Flash3 &&
         !gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Flash3)].available)
         issue("attention-gpu", "training.attention",
@@ -401,41 +424,59 @@ void PlanRules::figures()
 
 std::vector<PlanIssue> validatePlan(const Plan& plan, const HardwareCatalog& catalog)
 {
-    std::vector<PlanIssue> issues = validateModelAndCluster(plan, catalog);
-    if (!issues.empty())
-        return issues;
-    PlanRules rules{plan, issues, catalog};
+    std::vector<PlanIssue> issues;
+    validatePlan(plan, catalog.gpu(plan.cluster.gpu_id), &issues);
+    return issues;
+}
+
+void validatePlan(const Plan& plan, const GpuSpec* gpu, std::vector<PlanIssue>* issues)
+{
+    issues->clear();
+    modelAndClusterIssues(plan, gpu, issues);
+    if (!issues->empty())
+        return;
+    PlanRules rules{plan, *issues, gpu};
     if (!rules.degrees())
-        return issues;
+        return;
     rules.tensorParallel();
     rules.pipeline();
     rules.batchContextExperts();
     rules.sharding();
     rules.training();
     rules.figures();
-    return issues;
 }
 
-std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& p)
+std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& layout)
 {
+    std::vector<int> counts;
+    stageLayerCounts(model, layout, &counts);
+    return counts;
+}
+
+void stageLayerCounts(const ModelSpec& model, const ParallelLayout& p, std::vector<int>* out)
+{
+    out->clear();
     const int pp = p.pp;
     const int layers = model.layers;
     if (pp < 1 || layers < pp)
-        return {};
+        return;
     if (!p.stage_layers.empty()) {
         if (static_cast<int>(p.stage_layers.size()) != pp)
-            return {};
+            return;
         long long sum = 0;
         for (int n : p.stage_layers) {
             if (n < 1)
-                return {};
+                return;
             sum += n;
         }
-        return sum == layers ? p.stage_layers : std::vector<int>{};
+        if (sum == layers)
+            *out = p.stage_layers;
+        return;
     }
-    // Only the first and last stage can be fixed; the others share the rest. One allocation:
-    // the search evaluates layouts by the million.
-    std::vector<int> counts(static_cast<size_t>(pp), 0);
+    // Only the first and last stage can be fixed; the others share the rest. In the caller's
+    // buffer: the search evaluates layouts by the million.
+    std::vector<int>& counts = *out;
+    counts.assign(static_cast<size_t>(pp), 0);
     const bool fixedFirst = pp > 1 && p.first_stage_layers > 0;
     const bool fixedLast = pp > 1 && p.last_stage_layers > 0;
     long long rest = layers;
@@ -449,10 +490,15 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
     }
     auto fixed = [&](int i) { return (i == 0 && fixedFirst) || (i == pp - 1 && fixedLast); };
     const int free = pp - (fixedFirst ? 1 : 0) - (fixedLast ? 1 : 0);
-    if (free == 0)
-        return rest == 0 ? counts : std::vector<int>{};
-    if (rest < free)
-        return {};
+    if (free == 0) {
+        if (rest != 0)
+            counts.clear();
+        return;
+    }
+    if (rest < free) {
+        counts.clear();
+        return;
+    }
     const long long base = rest / free;
     long long extra = rest % free;
     for (int i = 0; i < pp; ++i) {
@@ -472,7 +518,6 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
     give(0);
     if (pp > 1)
         give(pp - 1);
-    return counts;
 }
 
 const char* trainingStackName(TrainingStack stack)
@@ -512,15 +557,25 @@ Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& 
 
 Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu)
 {
+    Sourced figure;
+    assignAttentionFigure(plan, backward, gpu, &figure);
+    return figure;
+}
+
+void assignAttentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu, Sourced* figure)
+{
     const Sourced& own =
         backward ? plan.figures.attention_bwd_fraction : plan.figures.attention_fraction;
-    if (own.origin == Origin::UserEntry || own.origin == Origin::Measurement)
-        return own;
-    const AttentionFigures* a =
-        gpu ? kernels::attentionFigures(*gpu, resolvedAttention(plan)) : nullptr;
-    if (!a)
-        return own;
-    return {backward ? a->bwd : a->fwd, a->origin, a->source};
+    const AttentionFigures* a = nullptr;
+    if (own.origin != Origin::UserEntry && own.origin != Origin::Measurement && gpu)
+        a = kernels::attentionFigures(*gpu, resolvedAttention(plan));
+    if (!a) {
+        *figure = own;
+        return;
+    }
+    figure->value = backward ? a->bwd : a->fwd;
+    figure->origin = a->origin;
+    figure->source = a->source; // into the string's own buffer
 }
 
 KernelStyle resolvedKernelStyle(const Plan& plan)

@@ -190,6 +190,9 @@ struct PlanIssue
 std::vector<PlanIssue> validateModelAndCluster(const Plan& plan, const HardwareCatalog& catalog);
 /// Checks the plan against every rule; empty when valid.
 std::vector<PlanIssue> validatePlan(const Plan& plan, const HardwareCatalog& catalog);
+/// The same into `issues` (cleared first, its capacity kept), with the plan's GPU already
+/// looked up (`gpu`: the catalog's entry for plan.cluster.gpu_id, or null).
+void validatePlan(const Plan& plan, const GpuSpec* gpu, std::vector<PlanIssue>* issues);
 
 /// The default engine figures for a GPU, with sources.
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
@@ -200,6 +203,9 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
 /// the middle stages first (the first holds the embedding, the last the LM head). Empty when
 /// the layout cannot be split (see validatePlan).
 std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& layout);
+/// The same into `counts` (its capacity kept; empty when the layout cannot be split).
+void stageLayerCounts(const ModelSpec& model, const ParallelLayout& layout,
+                      std::vector<int>* counts);
 
 /// What `auto` settings resolve to, and why (the plan's stack: ZeRO-3 layouts run on PyTorch
 /// FSDP-style stacks (torchtitan, DeepSpeed, Hugging Face), the rest on Megatron-style ones).
@@ -212,6 +218,8 @@ Sourced attentionFigure(const Plan& plan, bool backward, const HardwareCatalog& 
 /// The same with the plan's GPU already looked up (`gpu`: the catalog's entry for
 /// plan.cluster.gpu_id, or null).
 Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu);
+/// The same into `figure` (its source string's buffer reused).
+void assignAttentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu, Sourced* figure);
 bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 

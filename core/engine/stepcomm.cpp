@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace paraplan::detail {
@@ -73,6 +74,8 @@ void Evaluation::tensorParallel()
                                 "calls each) around attention and MLP, forward and backward"
                               : "all-reduce after attention and MLP, forward and backward";
         tpCost.call = collective(op, activation, p.tp, strides.tp);
+        // Its place at the head of the collectives, filled in by criticalCollectives().
+        cost.collectives.emplace_back();
         tpCost.stride = strides.tp;
         double each = tpCost.call.time_s;
         if (c.sp) {
@@ -92,10 +95,14 @@ void Evaluation::tensorParallel()
             tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
         }
         cost.tp_within_node = !cluster.is_torus && tpCost.call.nodes_spanned == 1;
-        if (!cost.tp_within_node)
-            cost.warnings.push_back("TP = " + std::to_string(p.tp) + " spans " +
-                                    std::to_string(tpCost.call.nodes_spanned) +
-                                    " nodes: its collectives cross the network");
+        if (!cost.tp_within_node) {
+            std::string& text = cost.addWarning();
+            text += "TP = ";
+            appendNumber(text, p.tp);
+            text += " spans ";
+            appendNumber(text, tpCost.call.nodes_spanned);
+            text += " nodes: its collectives cross the network";
+        }
     }
 }
 
@@ -148,9 +155,10 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
     const int layers = std::max(1, st.layers);
     const double layerParams = st.params / layers;
-    const CollectiveResult g =
+    // Both in the evaluation's memo (a ring of 8: the second does not push the first out).
+    const CollectiveResult& g =
         collective(CollectiveOp::AllGather, layerParams * wBytes, shardRanks, dpStride);
-    const CollectiveResult r =
+    const CollectiveResult& r =
         collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes, shardRanks, dpStride);
     // Under PP the gathered stage stays resident across micro-batches: one gather
     // and one reduce-scatter per layer per step; else per micro-batch.
@@ -201,34 +209,72 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     const double reduceBytes = as.grad_reduce_bytes;
     const double bytes = st.params * reduceBytes;
     const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-    const CollectiveResult& r = collective(op, bytes, shardRanks, dpStride);
-    double rsExposed = r.time_s;
+    // The collectives' times: looked up for the stage reported (its results are kept), else
+    // from this evaluation's times by parameter count (most stages hold the same layers).
+    const CollectiveResult* r = nullptr;
+    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
+    BucketTimes* known = nullptr;
+    if (!report) {
+        for (BucketTimes& t : bucketTimes) {
+            if (t.params == st.params) {
+                known = &t;
+                break;
+            }
+        }
+    }
+    BucketTimes times;
+    if (known) {
+        times = *known;
+    } else if (!report) {
+        // Only their times: read from this thread's answers, not copied into the memo.
+        auto time = [&](CollectiveOp o, double b) {
+            return sharedCollective(engineSerial, model, o, b, shardRanks, dpStride).time_s;
+        };
+        times.reduce = time(op, bytes);
+        if (p.dp_overlap)
+            times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
+        if (p.zero >= 1)
+            times.gather = time(CollectiveOp::AllGather, st.params * wBytes);
+    } else {
+        r = &collective(op, bytes, shardRanks, dpStride);
+        times.reduce = r->time_s;
+        if (p.dp_overlap)
+            times.bucket =
+                collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride)
+                    .time_s;
+        if (p.zero >= 1) {
+            g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
+            times.gather = g->time_s;
+        }
+    }
+    if (!known) {
+        times.params = st.params;
+        bucketTimes[bucketTimesNext] = times;
+        bucketTimesNext = (bucketTimesNext + 1) % bucketTimes.size();
+    }
+    double rsExposed = times.reduce;
     if (p.dp_overlap) {
-        const CollectiveResult& bucket =
-            collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride);
         // Overlap with this stage's last micro-batch backward; stages after the
         // first finish earlier by the backward passes still running upstream.
         const double window = st.backward_s + st.recompute_s;
         const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
-        rsExposed = std::max(bucket.time_s, r.time_s - window - slack);
+        rsExposed = std::max(times.bucket, times.reduce - window - slack);
     }
     double gatherExposed = 0;
-    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
     if (p.zero >= 1) {
-        g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
         // The updated parameters, gathered during the next step's first forward.
-        gatherExposed = p.dp_overlap ? std::max(0.0, g->time_s - st.forward_s) : g->time_s;
+        gatherExposed = p.dp_overlap ? std::max(0.0, times.gather - st.forward_s) : times.gather;
     }
     *exposed = rsExposed + gatherExposed;
-    *overlapped =
-        std::max(0.0, r.time_s - rsExposed) + (g ? std::max(0.0, g->time_s - gatherExposed) : 0.0);
+    *overlapped = std::max(0.0, times.reduce - rsExposed) +
+                  (p.zero >= 1 ? std::max(0.0, times.gather - gatherExposed) : 0.0);
     if (report) {
         *reduce = CollectiveCost{
             "dp",     p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
-            r,        dpStride,
-            1,        r.time_s,
+            *r,       dpStride,
+            1,        r->time_s,
             rsExposed};
-        addBusy(&busy, &busiest, &busiestSeconds, r, 1, "dp");
+        addBusy(&busy, &busiest, &busiestSeconds, *r, 1, "dp");
         if (g) {
             *gather = CollectiveCost{
                 "dp",         "updated parameter shards all-gathered", *g, dpStride, 1, g->time_s,
@@ -342,7 +388,7 @@ void Evaluation::criticalCollectives()
         } else {
             addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step, "tp");
         }
-        cost.collectives.insert(cost.collectives.begin(), tpCost);
+        cost.collectives.front() = tpCost; // the place tensorParallel() kept
     }
     if (p.cp > 1) {
         cpCost.calls_per_step = m_ * layersCritical * 3.0 * (p.cp - 1);
@@ -385,23 +431,27 @@ void Evaluation::sharedLinks()
             const double deficit = busy[t] - hideable - exposedHere;
             if (deficit <= 0)
                 continue;
-            const std::string group = busiest[t];
-            double* field = group == "tp"   ? &b.tp_comm_exposed_s
-                            : group == "cp" ? &b.cp_comm_exposed_s
-                            : group == "ep" ? &b.ep_comm_exposed_s
-                            : group == "pp" ? &b.pp_comm_exposed_s
-                                            : &b.dp_comm_exposed_s;
+            const char* group = busiest[t];
+            auto is = [group](const char* name) { return std::strcmp(group, name) == 0; };
+            double* field = is("tp")   ? &b.tp_comm_exposed_s
+                            : is("cp") ? &b.cp_comm_exposed_s
+                            : is("ep") ? &b.ep_comm_exposed_s
+                            : is("pp") ? &b.pp_comm_exposed_s
+                                       : &b.dp_comm_exposed_s;
             *field += deficit;
             for (CollectiveCost& cc : cost.collectives) {
-                if (group == cc.group && touches(cc.call, static_cast<Tier>(t))) {
+                if (is(cc.group) && touches(cc.call, static_cast<Tier>(t))) {
                     cc.exposed_s += deficit;
                     break;
                 }
             }
-            cost.warnings.push_back(std::string(tierName(static_cast<Tier>(t))) +
-                                    " links are busy " + units::formatSeconds(busy[t]) +
-                                    " per step, more than the compute can hide: " +
-                                    units::formatSeconds(deficit) + " more exposed");
+            std::string& text = cost.addWarning();
+            text += tierName(static_cast<Tier>(t));
+            text += " links are busy ";
+            text += units::formatSeconds(busy[t]);
+            text += " per step, more than the compute can hide: ";
+            text += units::formatSeconds(deficit);
+            text += " more exposed";
         }
     }
 

@@ -8,12 +8,28 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace paraplan::detail {
 
 using layercost::Context;
+
+// `value` in decimal at the end of `text` (as std::to_string writes it, with no temporary).
+inline void appendNumber(std::string& text, long long value)
+{
+    char digits[24];
+    const auto written = std::to_chars(digits, digits + sizeof digits, value);
+    text.append(digits, written.ptr);
+}
+
+// countParameters(m), from this thread's last answer when the model's numbers are the same.
+const ParameterCount& sharedParameterCount(const ModelSpec& m);
+
+// This thread's buffer of the stage layer counts (an evaluation's; reused by the next).
+std::vector<int>& stageScratch();
 
 // Per-tier busy seconds of one GPU's links.
 using TierBusy = std::array<double, 8>;
@@ -90,8 +106,8 @@ struct Evaluation
                const GpuSpec& gpu_, const HardwareCatalog& catalog_, StepCost& cost_)
         : plan(plan_), cluster(cluster_), model(model_), catalog(catalog_), cost(cost_),
           m(plan_.model), p(plan_.parallel), tr(plan_.training), fig(plan_.figures), gpu(&gpu_),
-          count(countParameters(m)), strides(groupStrides(p)), c{plan_, m, p},
-          as(cost_.assumptions), b(cost_.breakdown)
+          count(sharedParameterCount(m)), strides(groupStrides(p)), c{plan_, m, p},
+          as(cost_.assumptions), b(cost_.breakdown), layersPerStage(stageScratch())
     {
         busiest.fill("");
     }
@@ -102,6 +118,8 @@ struct Evaluation
     void otherParallel();
     void stageSetup();
     void stages();
+    void stageTimesAndStates(StageCost& st, int i, int denseHere);
+    void stageInFlight(StageCost& st, int i, int denseHere);
     void pipeline();
     void dataParallel();
     void zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
@@ -123,6 +141,8 @@ struct Evaluation
     }
 
     unsigned long long engineSerial = 0; // StepEngine's serial: which model the answers are of
+    double gemmReference = 0; // kernels::gemmReferenceEfficiency of the GPU, from the engine
+    const std::string* hbmText = nullptr; // units::formatNumber(gpu->hbm_GiB), from the engine
     const Plan& plan;
     const ClusterSpec& cluster;
     const CollectiveModel& model;
@@ -160,7 +180,7 @@ struct Evaluation
     double ppPerMicrobatch = 0;
 
     // Stages.
-    std::vector<int> layersPerStage;
+    std::vector<int>& layersPerStage; // stageScratch()
     int m_ = 0;
     double inFlightScale = 1;
     double wBytes = 2;
@@ -174,8 +194,21 @@ struct Evaluation
     double denseParams = 0;
     double moeParams = 0;
     double hbmBytes = 0;
+    double lmHead = 0; // the LM head's forward and backward (layercost::lmHeadSeconds)
     double sumMicrobatch = 0;
     double maxMicrobatch = 0;
+
+    // Data-parallel sync: the collectives' times of a stage's bucketed sync by its parameter
+    // count (params -1: unused), the last few asked.
+    struct BucketTimes
+    {
+        double params = -1;
+        double reduce = 0; // the gradient all-reduce or reduce-scatter
+        double bucket = 0; // its last bucket (dp_overlap)
+        double gather = 0; // the updated parameters' all-gather (ZeRO >= 1)
+    };
+    std::array<BucketTimes, 4> bucketTimes{};
+    size_t bucketTimesNext = 0;
 
     mutable CollectiveMemo memo; // collective()'s answers
 };

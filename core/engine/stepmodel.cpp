@@ -47,8 +47,10 @@ namespace {
 std::atomic<unsigned long long> g_engineSerial{0};
 
 // This thread's answers of the collective models of the engines it evaluated with: a
-// direct-mapped table keyed by the engine's serial and the request. The model is a pure
-// function of the request, so an answer from here is the one it would compute, bit for bit.
+// two-way table keyed by the engine's serial and the request (two requests of one evaluation
+// that hash to one slot would otherwise push each other out at every evaluation). The model
+// is a pure function of the request, so an answer from here is the one it would compute, bit
+// for bit.
 struct CollectiveCache
 {
     struct Entry
@@ -60,7 +62,9 @@ struct CollectiveCache
         int stride = 0;
         CollectiveResult result;
     };
-    std::array<Entry, 256> entries;
+    static constexpr size_t kPairs = 256;
+    std::array<Entry, 2 * kPairs> entries;      // slots 2k and 2k + 1: the requests hashed to k
+    std::array<unsigned char, kPairs> victim{}; // which of a pair the next miss replaces
 };
 
 size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int ranks, int stride)
@@ -72,26 +76,77 @@ size_t cacheSlot(unsigned long long engine, CollectiveOp op, double bytes, int r
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 32;
-    return static_cast<size_t>(h & 255);
+    return static_cast<size_t>(h % CollectiveCache::kPairs);
 }
 
 } // namespace
 
 StepEngine::StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog)
-    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog), m_serial(++g_engineSerial)
+    : m_cluster(cluster), m_collectives(cluster), m_catalog(&catalog),
+      m_gpu(catalog.gpu(cluster.gpu_id)), m_serial(++g_engineSerial)
 {
+    if (m_gpu) {
+        m_gemmReference = kernels::gemmReferenceEfficiency(m_gpu->kernels);
+        m_hbmText = units::formatNumber(m_gpu->hbm_GiB);
+    }
+}
+
+void SpareStrings::keep(std::vector<std::string>& from)
+{
+    // Last first: take() hands them out again in their order.
+    for (size_t i = from.size(); i-- > 0;) {
+        from[i].clear();
+        m_strings.push_back(std::move(from[i]));
+    }
+    from.clear();
+}
+
+std::string& SpareStrings::take(std::vector<std::string>& to)
+{
+    if (m_strings.empty()) {
+        // Room for any warning but a long list of stage sizes: a reused answer keeps it.
+        to.emplace_back().reserve(256);
+        // And room here for every string in use, so that keep() never grows.
+        m_strings.reserve(to.size());
+    } else {
+        to.push_back(std::move(m_strings.back()));
+        m_strings.pop_back();
+    }
+    return to.back();
+}
+
+void StepCost::clear()
+{
+    // Copied from a default answer: every field back to its default (a field added later
+    // too), while a vector or string assigned an empty one keeps its capacity. The warnings'
+    // strings go to the spare ones first (assigning would free them).
+    static const StepCost empty;
+    m_spareWarnings.keep(warnings);
+    *this = empty; // the spare warnings stay (SpareStrings is not assigned)
 }
 
 namespace detail {
+
+std::vector<int>& stageScratch()
+{
+    static thread_local std::vector<int> layers;
+    return layers;
+}
 
 const CollectiveResult& sharedCollective(unsigned long long engine, const CollectiveModel& model,
                                          CollectiveOp op, double bytes, int ranks, int stride)
 {
     static thread_local CollectiveCache cache;
-    CollectiveCache::Entry& e = cache.entries[cacheSlot(engine, op, bytes, ranks, stride)];
-    if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
-        e.stride == stride)
-        return e.result;
+    const size_t pair = cacheSlot(engine, op, bytes, ranks, stride);
+    for (size_t way = 0; way < 2; ++way) {
+        const CollectiveCache::Entry& e = cache.entries[2 * pair + way];
+        if (e.engine == engine && e.op == op && e.bytes == bytes && e.ranks == ranks &&
+            e.stride == stride)
+            return e.result;
+    }
+    unsigned char& victim = cache.victim[pair];
+    CollectiveCache::Entry& e = cache.entries[2 * pair + victim];
+    victim ^= 1;
     CollectiveRequest request;
     request.op = op;
     request.bytes = bytes;
@@ -108,6 +163,109 @@ const CollectiveResult& sharedCollective(unsigned long long engine, const Collec
 
 using namespace layercost;
 
+namespace {
+
+// Every input of layercost::layerCompute: the engine (its GPU's kernel figures), the context's
+// figures, the layout's degrees it reads and every number of the model (a field added to
+// Context that the layer cost reads belongs here). Degrees that vary most across a search's
+// layouts come first: a compare fails early.
+constexpr size_t kLayerInputs = 24;
+using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
+
+LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
+{
+    const ParallelLayout& p = c.p;
+    const double values[] = {double(p.tp),
+                             double(p.micro_batch),
+                             double(static_cast<int>(p.recompute)),
+                             double(p.cp),
+                             double(p.ep),
+                             double(c.sp),
+                             double(c.eager),
+                             double(c.pytorch),
+                             double(c.flash),
+                             c.overlapSlowdown,
+                             moe ? 1.0 : 0.0,
+                             double(engine),
+                             c.peak,
+                             c.hbm,
+                             c.gemmShare,
+                             c.gemmReference,
+                             c.attnFwd,
+                             c.attnBwd,
+                             c.actBytes,
+                             c.seqLocal,
+                             c.tokens,
+                             c.headsLocal,
+                             c.kvLocal,
+                             c.d};
+    static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
+    const ModelNumbers model = modelNumbers(c.m);
+    LayerKey key;
+    std::copy(std::begin(values), std::end(values), key.begin());
+    std::copy(model.begin(), model.end(), key.begin() + kLayerInputs);
+    return key;
+}
+
+} // namespace
+
+// countParameters through this thread's last answer (a search evaluates one model's layouts).
+const ParameterCount& sharedParameterCount(const ModelSpec& m)
+{
+    static thread_local bool known = false;
+    static thread_local ModelNumbers numbers{};
+    static thread_local ParameterCount count;
+    const ModelNumbers now = modelNumbers(m);
+    if (!known || std::memcmp(now.data(), numbers.data(), sizeof now) != 0) {
+        count = countParameters(m);
+        numbers = now;
+        known = true;
+    }
+    return count;
+}
+
+namespace {
+
+struct LayerAnswers
+{
+    LayerCompute layer;
+    double lmHead = 0; // layercost::lmHeadSeconds (with the dense layer)
+};
+
+// layercost::layerCompute (and the LM head) through this thread's table of its answers: a pure
+// function of its key, which a search asks again at every layout with the same TP degree,
+// micro-batch and recompute mode (the pipeline, data-parallel and ZeRO choices leave it
+// alone). Bit for bit the same: a hit is a copy of what they returned for equal inputs.
+const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context& c, bool moe)
+{
+    struct Entry
+    {
+        bool used = false;
+        LayerKey key{};
+        LayerAnswers value;
+    };
+    static thread_local std::array<Entry, 64> table;
+    const LayerKey key = layerKey(engine, c, moe);
+    uint64_t h = engine * 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < 12; ++i) { // the degrees, flags and engine
+        uint64_t bits = 0;
+        std::memcpy(&bits, &key[i], sizeof bits);
+        h = (h ^ bits) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+    }
+    Entry& e = table[static_cast<size_t>(h % table.size())];
+    // Compared bit for bit (a -0.0 is not a 0.0 here).
+    if (!e.used || std::memcmp(e.key.data(), key.data(), sizeof key) != 0) {
+        e.value.layer = layerCompute(c, moe);
+        e.value.lmHead = moe ? 0 : lmHeadSeconds(c);
+        e.key = key;
+        e.used = true;
+    }
+    return e.value;
+}
+
+} // namespace
+
 void Evaluation::setup()
 {
     c.gpu = gpu;
@@ -117,7 +275,7 @@ void Evaluation::setup()
     c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
-    c.gemmReference = kernels::gemmReferenceEfficiency(gpu->kernels);
+    c.gemmReference = gemmReference; // of the engine's GPU, which is this one
     c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
     c.seqLocal = double(tr.seq_len) / p.cp;
     c.tokens = p.micro_batch * c.seqLocal;
@@ -143,23 +301,25 @@ void Evaluation::setup()
         AttentionFigures none;
         const AttentionFigures& a = af ? *af : none;
         // The engine's GPU is the plan's (evaluate() checks the ids match).
-        as.attention_fwd_figure = attentionFigure(plan, false, gpu);
-        as.attention_bwd_figure = attentionFigure(plan, true, gpu);
+        assignAttentionFigure(plan, false, gpu, &as.attention_fwd_figure);
+        assignAttentionFigure(plan, true, gpu, &as.attention_bwd_figure);
         c.attnFwd = kernels::attentionShare(as.attention_fwd_figure.value, a, c.seqLocal, c.d);
         c.attnBwd = kernels::attentionShare(as.attention_bwd_figure.value, a, c.seqLocal, c.d);
         as.attention_fwd_share = c.attnFwd;
         as.attention_bwd_share = c.attnBwd;
     }
 
-    cost.dense_layer = layerCompute(c, false);
+    const LayerAnswers& dense = sharedLayerCompute(engineSerial, c, false);
+    cost.dense_layer = dense.layer;
+    lmHead = dense.lmHead;
     if (m.isMoe())
-        cost.moe_layer = layerCompute(c, true);
+        cost.moe_layer = sharedLayerCompute(engineSerial, c, true).layer;
 }
 
 void Evaluation::stageSetup()
 {
     // Stages: layers, compute and memory.
-    layersPerStage = stageLayerCounts(m, p);
+    stageLayerCounts(m, p, &layersPerStage);
     m_ = p.microBatches();
     cost.microbatches = m_;
     inFlightScale = p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
@@ -183,18 +343,8 @@ void Evaluation::stageSetup()
     cost.hbm_bytes = hbmBytes;
 
     // LM head and embedding: the last and first stage carry them.
-    {
-        double fwd = 0;
-        double bwd = 0;
-        double flops = 0;
-        addGemm(c, c.tokens, m.hidden, double(m.vocab) / p.tp, 1, &fwd, &bwd, &flops);
-        const double logits = c.tokens * m.vocab / p.tp;
-        // Softmax cross-entropy: fused, 12 bytes per logit; eager PyTorch casts the logits to
-        // fp32 and runs log-softmax, its reductions and backward as separate kernels.
-        const double lossBytes = c.eager ? 40 : 2 + 4 + 4 + 2;
-        cost.lm_head_s = fwd + bwd + logits * lossBytes / c.hbm;
-        cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
-    }
+    cost.lm_head_s = lmHead; // setup()'s, with the dense layer's answers
+    cost.embedding_s = c.tokens * m.hidden * (2 + 4 + 4) / c.hbm;
 
     bool uneven = false;
     for (int n : layersPerStage)
@@ -202,108 +352,140 @@ void Evaluation::stageSetup()
     const bool explicitSplit =
         !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0;
     if (uneven && !explicitSplit) {
-        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place.
-        std::string text = std::to_string(m.layers);
+        // "126 layers over pp = 16 stages are split unevenly: 7 8 ... 7", built in place,
+        // the counts a buffer at a time.
+        std::string& text = cost.addWarning();
         text.reserve(64 + 6 * layersPerStage.size());
+        appendNumber(text, m.layers);
         text += " layers over pp = ";
-        text += std::to_string(p.pp);
+        appendNumber(text, p.pp);
         text += " stages are split unevenly:";
-        char number[16];
+        char counts[256];
+        char* end = counts;
         for (int n : layersPerStage) {
-            const auto written = std::to_chars(number, number + sizeof number, n);
-            text += ' ';
-            text.append(number, written.ptr);
+            if (end + 16 > counts + sizeof counts) {
+                text.append(counts, end);
+                end = counts;
+            }
+            *end++ = ' ';
+            end = std::to_chars(end, counts + sizeof counts, n).ptr;
         }
-        cost.warnings.push_back(std::move(text));
+        text.append(counts, end);
     }
     // Rotary models run past their context window only after a context extension; learned
     // position tables cannot (a rule rejects that).
-    if (!m.learned_positions && m.max_positions > 0 && plan.training.seq_len > m.max_positions)
-        cost.warnings.push_back("seq_len " + std::to_string(plan.training.seq_len) +
-                                " exceeds the model's context window of " +
-                                std::to_string(m.max_positions) +
-                                " tokens (max_position_embeddings): train at this length only "
-                                "with a context extension (e.g. RoPE scaling)");
+    if (!m.learned_positions && m.max_positions > 0 && plan.training.seq_len > m.max_positions) {
+        std::string& text = cost.addWarning();
+        text += "seq_len ";
+        appendNumber(text, plan.training.seq_len);
+        text += " exceeds the model's context window of ";
+        appendNumber(text, m.max_positions);
+        text += " tokens (max_position_embeddings): train at this length only with a context "
+                "extension (e.g. RoPE scaling)";
+    }
 }
 
 void Evaluation::stages()
 {
     cost.stages.resize(static_cast<size_t>(p.pp));
     int layerIndex = 0;
+    // The last stage between the first and the last costed in full: a later one with the same
+    // layers is the same but for its place in the pipeline (deep pipelines repeat one stage).
+    const StageCost* like = nullptr;
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
-        st.stage = i;
-        st.layers = layersPerStage[static_cast<size_t>(i)];
+        const int layers = layersPerStage[static_cast<size_t>(i)];
         // MoE layers follow the leading dense layers.
         const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
-        const int denseHere = std::max(0, std::min(layerIndex + st.layers, denseEnd) - layerIndex);
-        st.moe_layers = st.layers - denseHere;
-        layerIndex += st.layers;
-        const LayerCompute& dl = cost.dense_layer;
-        const LayerCompute& ml = cost.moe_layer;
-        st.forward_s = denseHere * dl.forward_s + st.moe_layers * ml.forward_s;
-        st.backward_s = denseHere * dl.backward_s + st.moe_layers * ml.backward_s;
-        st.recompute_s = denseHere * dl.recompute_s + st.moe_layers * ml.recompute_s;
-        if (i == p.pp - 1) {
-            st.forward_s += cost.lm_head_s / 3;
-            st.backward_s += cost.lm_head_s * 2 / 3;
+        const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
+        layerIndex += layers;
+        const bool middle = i > 0 && i < p.pp - 1;
+        if (middle && like && like->layers == layers && like->moe_layers == layers - denseHere) {
+            st = *like;
+            st.stage = i;
+        } else {
+            st.stage = i;
+            st.layers = layers;
+            st.moe_layers = layers - denseHere;
+            stageTimesAndStates(st, i, denseHere);
+            if (middle)
+                like = &st;
         }
-        if (i == 0) {
-            st.forward_s += cost.embedding_s / 3;
-            st.backward_s += cost.embedding_s * 2 / 3;
-        }
-        st.tp_comm_s = st.layers * tpExposedPerLayer;
-        // CP sends overlap the attention compute they feed.
-        const double attention =
-            denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
-            st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
-        st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
-        st.ep_comm_s = st.moe_layers * epPerLayer;
-        st.pp_comm_s = ppPerMicrobatch;
-        st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
-                          st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
+        stageInFlight(st, i, denseHere);
         sumMicrobatch += st.microbatch_s;
         if (st.microbatch_s > maxMicrobatch) {
             maxMicrobatch = st.microbatch_s;
             cost.critical_stage = i;
         }
-
-        // Memory.
-        st.params = denseHere * denseParams + st.moe_layers * moeParams;
-        if (i == 0)
-            st.params += count.embedding / p.tp;
-        if (i == p.pp - 1) {
-            st.params += count.final_norm;
-            // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
-            if (!m.tied_embeddings || p.pp > 1)
-                st.params += double(m.vocab) * m.hidden / p.tp;
-        }
-        // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
-        // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
-        const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
-        const double gradShard = p.zero >= 2 ? shard : 1;
-        const double optShard = p.zero >= 1 ? shard : 1;
-        st.weights_bytes = st.params * wBytes / paramShard;
-        st.grads_bytes = st.params * gradBytes / gradShard;
-        st.optimizer_bytes = st.params * optBytes / optShard;
-        st.in_flight_microbatches = std::min<double>(m_, p.pp - i) * inFlightScale;
-        st.activation_bytes_per_layer =
-            st.layers ? (denseHere * denseAct + st.moe_layers * moeAct) / st.layers : 0;
-        st.activations_bytes =
-            (denseHere * denseAct + st.moe_layers * moeAct) * st.in_flight_microbatches;
-        st.buffers_bytes = recomputeWorkingSet;
-        if (i == p.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
-            st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
-        if (c.sp)
-            st.buffers_bytes += activation; // the all-gathered input of a TP region
-        if (p.zero >= 3 && p.pp == 1) // gathered parameters: the computing and prefetched layers
-            st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
-        st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes +
-                         st.activations_bytes + st.buffers_bytes;
-        st.fits = st.total_bytes <= hbmBytes;
         cost.max_stage_total_bytes = std::max(cost.max_stage_total_bytes, st.total_bytes);
     }
     cost.fits = cost.max_stage_total_bytes <= hbmBytes;
+}
+
+void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
+{
+    const LayerCompute& dl = cost.dense_layer;
+    const LayerCompute& ml = cost.moe_layer;
+    st.forward_s = denseHere * dl.forward_s + st.moe_layers * ml.forward_s;
+    st.backward_s = denseHere * dl.backward_s + st.moe_layers * ml.backward_s;
+    st.recompute_s = denseHere * dl.recompute_s + st.moe_layers * ml.recompute_s;
+    if (i == p.pp - 1) {
+        st.forward_s += cost.lm_head_s / 3;
+        st.backward_s += cost.lm_head_s * 2 / 3;
+    }
+    if (i == 0) {
+        st.forward_s += cost.embedding_s / 3;
+        st.backward_s += cost.embedding_s * 2 / 3;
+    }
+    st.tp_comm_s = st.layers * tpExposedPerLayer;
+    // CP sends overlap the attention compute they feed.
+    const double attention =
+        denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
+        st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
+    st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
+    st.ep_comm_s = st.moe_layers * epPerLayer;
+    st.pp_comm_s = ppPerMicrobatch;
+    st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
+                      st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
+
+    // Memory.
+    st.params = denseHere * denseParams + st.moe_layers * moeParams;
+    if (i == 0)
+        st.params += count.embedding / p.tp;
+    if (i == p.pp - 1) {
+        st.params += count.final_norm;
+        // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
+        if (!m.tied_embeddings || p.pp > 1)
+            st.params += double(m.vocab) * m.hidden / p.tp;
+    }
+    // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
+    // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
+    const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
+    const double gradShard = p.zero >= 2 ? shard : 1;
+    const double optShard = p.zero >= 1 ? shard : 1;
+    st.weights_bytes = st.params * wBytes / paramShard;
+    st.grads_bytes = st.params * gradBytes / gradShard;
+    st.optimizer_bytes = st.params * optBytes / optShard;
+    st.activation_bytes_per_layer =
+        st.layers ? (denseHere * denseAct + st.moe_layers * moeAct) / st.layers : 0;
+    st.buffers_bytes = recomputeWorkingSet;
+    if (i == p.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
+        st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
+    if (c.sp)
+        st.buffers_bytes += activation; // the all-gathered input of a TP region
+    if (p.zero >= 3 && p.pp == 1)       // gathered parameters: the computing and prefetched layers
+        st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
+}
+
+void Evaluation::stageInFlight(StageCost& st, int i, int denseHere)
+{
+    // What depends on the stage's place: the micro-batches whose activations it holds.
+    st.in_flight_microbatches = std::min<double>(m_, p.pp - i) * inFlightScale;
+    st.activations_bytes =
+        (denseHere * denseAct + st.moe_layers * moeAct) * st.in_flight_microbatches;
+    st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
+                     st.buffers_bytes;
+    st.fits = st.total_bytes <= hbmBytes;
 }
 
 void Evaluation::pipeline()
@@ -357,10 +539,14 @@ void Evaluation::metrics()
         if (tr.gpu_hour_usd > 0)
             mt.cost_usd = mt.gpu_hours * tr.gpu_hour_usd;
     }
-    if (!cost.fits)
-        cost.warnings.push_back("does not fit: the fullest stage needs " +
-                                units::formatNumber(units::toGiB(cost.max_stage_total_bytes)) +
-                                " GiB of " + units::formatNumber(gpu->hbm_GiB) + " GiB HBM");
+    if (!cost.fits) {
+        std::string& text = cost.addWarning();
+        text += "does not fit: the fullest stage needs ";
+        text += units::formatNumber(units::toGiB(cost.max_stage_total_bytes));
+        text += " GiB of ";
+        text += *hbmText; // units::formatNumber(gpu->hbm_GiB), the engine's
+        text += " GiB HBM";
+    }
 }
 
 bool allFinite(const StepCost& cost)
@@ -389,25 +575,36 @@ bool allFinite(const StepCost& cost)
 StepCost StepEngine::evaluate(const Plan& plan) const
 {
     StepCost cost;
-    cost.issues = validatePlan(plan, *m_catalog);
+    evaluate(plan, cost);
+    return cost;
+}
+
+void StepEngine::evaluate(const Plan& plan, StepCost& cost) const
+{
+    cost.clear();
+    // The engine's GPU is looked up once; a plan for another GPU is refused below.
+    const GpuSpec* planGpu =
+        plan.cluster.gpu_id == m_cluster.gpu_id ? m_gpu : m_catalog->gpu(plan.cluster.gpu_id);
+    validatePlan(plan, planGpu, &cost.issues);
     if (plan.cluster.totalGpus() != m_cluster.totalGpus() ||
         plan.cluster.gpu_id != m_cluster.gpu_id)
         cost.issues.push_back({"engine-cluster", "cluster",
                                "the plan's cluster differs from the one this engine was built "
                                "for"});
     if (!cost.issues.empty())
-        return cost;
-    const GpuSpec* gpu = m_catalog->gpu(m_cluster.gpu_id);
-    if (!gpu) {
+        return;
+    if (!m_gpu) {
         cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
-        return cost;
+        return;
     }
     // At most one collective per kind (tp, cp, ep, pp, and three for dp) and one link use
     // per tier: room for them at once rather than growing as they come.
     cost.collectives.reserve(8);
     cost.links.reserve(8);
-    detail::Evaluation e(plan, m_cluster, m_collectives, *gpu, *m_catalog, cost);
+    detail::Evaluation e(plan, m_cluster, m_collectives, *m_gpu, *m_catalog, cost);
     e.engineSerial = m_serial;
+    e.gemmReference = m_gemmReference;
+    e.hbmText = &m_hbmText;
     e.setup();
     e.layerCollectives();
     e.stageSetup();
@@ -424,10 +621,9 @@ StepCost StepEngine::evaluate(const Plan& plan) const
         cost.issues.push_back({"non-finite", "plan",
                                "the step cost came out as a non-finite number for this plan; "
                                "please report it with the plan file"});
-        return cost;
+        return;
     }
     cost.ok = true;
-    return cost;
 }
 
 } // namespace paraplan

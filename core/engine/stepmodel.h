@@ -175,6 +175,25 @@ struct StepAssumptions
     double slowest_gpu_factor = 1; ///< the slowest GPU's time relative to a typical one
 };
 
+/// Strings kept for reuse: a copy or a move starts empty (they are buffers, not data).
+class SpareStrings
+{
+public:
+    SpareStrings() = default;
+    SpareStrings(const SpareStrings&) {}
+    SpareStrings(SpareStrings&&) noexcept {}
+    SpareStrings& operator=(const SpareStrings&) { return *this; }
+    SpareStrings& operator=(SpareStrings&&) noexcept { return *this; }
+
+    /// Moves every string of `from` here, leaving `from` empty (its capacity kept).
+    void keep(std::vector<std::string>& from);
+    /// A string of the pool (empty, its capacity kept), or a new one, moved to the end of `to`.
+    std::string& take(std::vector<std::string>& to);
+
+private:
+    std::vector<std::string> m_strings;
+};
+
 struct StepCost
 {
     bool ok = false;
@@ -198,6 +217,15 @@ struct StepCost
     bool tp_within_node = true;
     std::vector<LinkUse> links; ///< tiers with traffic, busiest first
     StepAssumptions assumptions;
+
+    /// Back to a default-constructed answer, keeping the capacity of every vector and string
+    /// (StepEngine::evaluate(plan, into) fills a cleared answer without allocating).
+    void clear();
+    /// A new warning at the end of `warnings`, empty, in a string a cleared answer kept.
+    std::string& addWarning() { return m_spareWarnings.take(warnings); }
+
+private:
+    SpareStrings m_spareWarnings; ///< the strings of cleared warnings
 };
 
 /// Evaluates plans on one cluster. Construction builds the cluster's collective model (the
@@ -206,16 +234,23 @@ class StepEngine
 {
 public:
     /// `catalog` supplies the cluster's GPU (its peaks, HBM and kernel figures) and the rules'
-    /// hardware checks; it must outlive the engine.
+    /// hardware checks; it must outlive the engine, unchanged (the GPU is looked up here, once).
     StepEngine(const ClusterSpec& cluster, const HardwareCatalog& catalog);
 
     StepCost evaluate(const Plan& plan) const;
+    /// The same answer into `into`, which is cleared first and keeps its buffers: a caller
+    /// that evaluates many plans with one StepCost makes no heap allocation for a valid plan
+    /// once the buffers have grown (tst_stepalloc).
+    void evaluate(const Plan& plan, StepCost& into) const;
     const CollectiveModel& collectives() const { return m_collectives; }
 
 private:
     ClusterSpec m_cluster;
     CollectiveModel m_collectives;
     const HardwareCatalog* m_catalog;
+    const GpuSpec* m_gpu;       ///< the cluster's GPU in the catalog, resolved once (null: unknown)
+    double m_gemmReference = 0; ///< kernels::gemmReferenceEfficiency of its kernel figures
+    std::string m_hbmText;      ///< its HBM in GiB as the "does not fit" warning writes it
     /// Unique per constructed engine: keys the threads' caches of its collective answers
     /// (a copy shares it, and the same model).
     unsigned long long m_serial;

@@ -165,11 +165,16 @@ std::string clusterSource(const ClusterSpec& cluster)
 
 std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
 {
+    return validateCluster(cluster, catalog.gpu(cluster.gpu_id));
+}
+
+std::vector<std::string> validateCluster(const ClusterSpec& cluster, const GpuSpec* gpu)
+{
     std::vector<std::string> problems;
     ClusterChecks checks{cluster, problems};
     auto problem = [&](std::string text) { problems.push_back(std::move(text)); };
 
-    if (!catalog.gpu(cluster.gpu_id))
+    if (!gpu)
         problem("gpu: unknown GPU '" + cluster.gpu_id + "' (see 'paraplan-cli presets')");
     if (!checks.within(limits::kNodes, cluster.nodes))
         return problems;

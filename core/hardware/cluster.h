@@ -10,6 +10,7 @@
 namespace paraplan {
 
 class HardwareCatalog;
+struct GpuSpec;
 
 /// An achievable share of a link's line rate (node.nvlink_ring_efficiency, nvls_efficiency,
 /// pcie_efficiency, nic_efficiency): at least 1% (a smaller one is a mistake, and 0 is not
@@ -164,6 +165,9 @@ std::string clusterSource(const ClusterSpec& cluster);
 /// Checks a cluster for values the model cannot use; returns one message per problem.
 std::vector<std::string> validateCluster(const ClusterSpec& cluster,
                                          const HardwareCatalog& catalog);
+/// The same with the cluster's GPU already looked up (`gpu`: the catalog's entry for
+/// cluster.gpu_id, or null when it has none).
+std::vector<std::string> validateCluster(const ClusterSpec& cluster, const GpuSpec* gpu);
 
 /// Resolves the automatic parts (torus dims and wrap-around) after the chip count is final.
 bool finalizeCluster(ClusterSpec* cluster, std::string* error);

@@ -1,6 +1,8 @@
 // One evaluation: issue 17's targets are at most 1 us for GPT-3 175B on 64 A100s and at most
 // 2 us for Llama 3 405B on 16,384 H100s, one thread. Run: taskset -c 0 build/bench/bench_step
-// The "allocs" counter is the heap allocations of one evaluation (a counting operator new).
+// The "allocs" counter is the heap allocations of one evaluation (a counting operator new):
+// evaluate(plan, into) with one reused StepCost, as the search calls it, makes none for a valid
+// plan (checked); BM_EvaluateGpt3On64ByValue is evaluate(plan), which returns a new StepCost.
 #include "clusterio.h"
 #include "modelio.h"
 #include "planio.h"
@@ -63,6 +65,26 @@ Plan plan(const char* model, const char* cluster, int nodes, int tp, int pp, int
 void run(benchmark::State& state, const Plan& p)
 {
     const StepEngine engine(p.cluster, HardwareCatalog::bundled());
+    StepCost cost;
+    engine.evaluate(p, cost); // the buffers grow once
+    const long long before = g_allocations.load();
+    for (auto _ : state) {
+        engine.evaluate(p, cost);
+        benchmark::DoNotOptimize(cost.step_time_s);
+        if (!bench::check(state, cost.ok && cost.step_time_s > 0, "the plan was rejected"))
+            break;
+    }
+    const long long allocations = g_allocations.load() - before;
+    bench::check(state, allocations == 0, "an evaluation into a reused StepCost allocated");
+    state.SetItemsProcessed(state.iterations());
+    state.counters["allocs"] =
+        benchmark::Counter(double(allocations), benchmark::Counter::kAvgIterations);
+}
+
+// evaluate(plan): a new StepCost each call (its vectors allocated and freed).
+void runByValue(benchmark::State& state, const Plan& p)
+{
+    const StepEngine engine(p.cluster, HardwareCatalog::bundled());
     const long long before = g_allocations.load();
     for (auto _ : state) {
         const StepCost cost = engine.evaluate(p);
@@ -77,7 +99,8 @@ void run(benchmark::State& state, const Plan& p)
 
 // The search's pattern: each call a different layout of the same plan (every tp, pp, ZeRO
 // stage, recompute mode and micro-batch that fills the cluster), so no layout is evaluated
-// twice in a row. Counts accepted layouts; the time is per evaluation, rejected ones included.
+// twice in a row. Counts accepted layouts; the time is per evaluation, rejected ones included
+// (a rejected layout allocates its issues' messages; an accepted one nothing, checked).
 void runSweep(benchmark::State& state, const Plan& base)
 {
     const StepEngine engine(base.cluster, HardwareCatalog::bundled());
@@ -104,15 +127,24 @@ void runSweep(benchmark::State& state, const Plan& base)
                     }
     size_t next = 0;
     long long accepted = 0;
+    long long acceptedAllocations = 0;
+    StepCost cost;
+    for (const Plan& p : layouts) // the buffers grow once
+        engine.evaluate(p, cost);
     const long long before = g_allocations.load();
     for (auto _ : state) {
-        const StepCost cost = engine.evaluate(layouts[next]);
+        const long long start = g_allocations.load();
+        engine.evaluate(layouts[next], cost);
         benchmark::DoNotOptimize(cost.step_time_s);
-        accepted += cost.ok ? 1 : 0;
+        if (cost.ok) {
+            ++accepted;
+            acceptedAllocations += g_allocations.load() - start;
+        }
         next = next + 1 == layouts.size() ? 0 : next + 1;
     }
     bench::check(state, accepted > 0 || state.iterations() < static_cast<long long>(layouts.size()),
                  "no layout of the sweep was accepted");
+    bench::check(state, acceptedAllocations == 0, "an accepted layout allocated");
     state.SetItemsProcessed(state.iterations());
     state.counters["layouts"] = double(layouts.size());
     state.counters["accepted"] =
@@ -153,6 +185,12 @@ void BM_EvaluateGpt3On64(benchmark::State& state)
     run(state, plan("gpt3-175b", "dgx-a100", 8, 8, 8, 1, 2048));
 }
 BENCHMARK(BM_EvaluateGpt3On64);
+
+void BM_EvaluateGpt3On64ByValue(benchmark::State& state)
+{
+    runByValue(state, plan("gpt3-175b", "dgx-a100", 8, 8, 8, 1, 2048));
+}
+BENCHMARK(BM_EvaluateGpt3On64ByValue);
 
 void BM_EvaluateSweepGpt3On64(benchmark::State& state)
 {
