@@ -214,6 +214,9 @@ struct alignas(64) Tally
         double at_least_s;
     };
     std::vector<Deferred> deferred;
+    // This thread's answer buffer: the engine fills it in place for each layout it costs
+    // (no allocation per layout once its buffers have grown).
+    StepCost cost;
 };
 /// The most deferred layouts one thread holds (about 10 MB); past it, they are costed at once.
 inline constexpr size_t kMaxDeferred = size_t(1) << 17;

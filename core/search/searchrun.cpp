@@ -36,7 +36,8 @@ void SearchRun::evaluateGiven()
 std::string SearchRun::scoreLayout(Plan& plan, Tally& tally, double* bound)
 {
     const SearchConstraints& limits = options.constraints;
-    const StepCost cost = engine.evaluate(plan);
+    const StepCost& cost = tally.cost;
+    engine.evaluate(plan, tally.cost);
     if (!cost.ok) {
         std::string rule = cost.issues.empty() ? "invalid" : cost.issues.front().rule;
         ++tally.rejected[rule];
@@ -122,7 +123,8 @@ void SearchRun::settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto)
             if (pareto.dominated(d.memory_bytes, d.at_least_s))
                 continue;
             plan.parallel = d.layout;
-            const StepCost cost = engine.evaluate(plan);
+            engine.evaluate(plan, tally.cost);
+            const StepCost& cost = tally.cost;
             --result.bounded;
             ++result.evaluated;
             pareto.insert({searchScore(cost, static_cast<int>(gpus), options.objective),
