@@ -3,9 +3,11 @@
 // process and evaluates sequences of different valid layouts (the examples and presets, swept
 // over tp, pp, ZeRO, recompute and sequence parallelism; plans with warnings among them).
 #include "clusterio.h"
+#include "countingnew.h"
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
+#include "testplans.h"
 
 #include <QDir>
 #include <QTest>
@@ -14,41 +16,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
-
-namespace {
-std::atomic<long long> g_allocations{0};
-} // namespace
-
-void* operator new(std::size_t size)
-{
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size ? size : 1))
-        return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t size)
-{
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size ? size : 1))
-        return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept
-{
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
-void operator delete[](void* p) noexcept
-{
-    std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
 
 using namespace paraplan;
 
@@ -98,24 +65,12 @@ std::vector<Plan> bases()
 std::vector<Plan> layouts(const Plan& base, const StepEngine& engine)
 {
     std::vector<Plan> out;
-    const int gpus = static_cast<int>(base.cluster.totalGpus());
     for (int tp : {1, 2, 4, 8, 16})
         for (int pp : {1, 2, 4, 8, 16})
             for (int zero : {0, 1, 2, 3})
                 for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
                     for (bool sp : {false, true}) {
-                        Plan p = base;
-                        p.parallel.tp = tp;
-                        p.parallel.pp = pp;
-                        p.parallel.interleave = 1;
-                        p.parallel.stage_layers.clear();
-                        p.parallel.first_stage_layers = 0;
-                        p.parallel.last_stage_layers = 0;
-                        const int cp = std::max(1, p.parallel.cp);
-                        p.parallel.dp = std::max(1, gpus / (tp * pp * cp));
-                        p.parallel.zero = zero;
-                        p.parallel.recompute = r;
-                        p.parallel.sequence_parallel = sp;
+                        const Plan p = test::sweptLayout(base, tp, pp, zero, r, sp);
                         if (engine.evaluate(p).ok)
                             out.push_back(p);
                     }
@@ -135,10 +90,10 @@ private slots:
     {
         const Plan plan = bases().front();
         const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
-        const long long before = g_allocations.load();
+        const long long before = test::allocations();
         const StepCost cost = engine.evaluate(plan);
         QVERIFY(cost.ok);
-        QVERIFY(g_allocations.load() - before > 0);
+        QVERIFY(test::allocations() - before > 0);
     }
 
     void aReusedAnswerAllocatesNothing()
@@ -156,19 +111,19 @@ private slots:
                 engine.evaluate(p, cost);
             long long allocations = 0;
             for (size_t i = plans.size(); i-- > 0;) {
-                const long long before = g_allocations.load();
+                const long long before = test::allocations();
                 engine.evaluate(plans[i], cost);
-                allocations += g_allocations.load() - before;
+                allocations += test::allocations() - before;
                 QVERIFY(cost.ok);
                 withWarnings += cost.warnings.empty() ? 0 : 1;
                 ++evaluated;
             }
             // Interleaved with the plan as written (a different pipeline, other warnings).
             for (size_t i = 0; i < plans.size(); i += 3) {
-                const long long before = g_allocations.load();
+                const long long before = test::allocations();
                 engine.evaluate(base, cost);
                 engine.evaluate(plans[i], cost);
-                allocations += g_allocations.load() - before;
+                allocations += test::allocations() - before;
                 evaluated += 2;
             }
             QCOMPARE(allocations, 0LL);

@@ -11,6 +11,7 @@
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
+#include "testplans.h"
 
 #include <QDir>
 #include <QFile>
@@ -259,7 +260,6 @@ std::map<std::string, std::string> sweep(int* evaluated, int* accepted, StepCost
             engine.evaluate(p, *reused);
             return fingerprint(*reused);
         };
-        const int gpus = base.plan.cluster.totalGpus();
         {
             const std::string key = base.name + " as-written";
             char value[32];
@@ -273,18 +273,7 @@ std::map<std::string, std::string> sweep(int* evaluated, int* accepted, StepCost
                 for (int zero : {0, 1, 2, 3}) {
                     for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
                         for (bool sp : {false, true}) {
-                            Plan p = base.plan;
-                            p.parallel.tp = tp;
-                            p.parallel.pp = pp;
-                            p.parallel.interleave = 1;
-                            p.parallel.stage_layers.clear();
-                            p.parallel.first_stage_layers = 0;
-                            p.parallel.last_stage_layers = 0;
-                            const int cp = std::max(1, p.parallel.cp);
-                            p.parallel.dp = std::max(1, gpus / (tp * pp * cp));
-                            p.parallel.zero = zero;
-                            p.parallel.recompute = r;
-                            p.parallel.sequence_parallel = sp;
+                            const Plan p = test::sweptLayout(base.plan, tp, pp, zero, r, sp);
                             const std::string text = answer(p);
                             h = hash(text, h);
                             ++*evaluated;

@@ -6,6 +6,7 @@
 #include "planevaluator.h"
 #include "planio.h"
 #include "testdata.h"
+#include "testplans.h"
 #include "topologyeditor.h"
 #include "topologyitems.h"
 
@@ -26,21 +27,6 @@ using namespace paraplan;
 using namespace paraplan::ui;
 
 namespace {
-
-ClusterSpec preset(const char* id, int nodes, int perRack = -1, double ratio = 0)
-{
-    ClusterOptions options;
-    options.nodes = nodes;
-    if (perRack >= 0)
-        options.nodes_per_rack = perRack;
-    if (ratio > 0)
-        options.spine_oversubscription = ratio;
-    ClusterSpec cluster;
-    std::string error;
-    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
-        qFatal("%s", error.c_str());
-    return cluster;
-}
 
 template <typename Item> int itemsOf(const TopologyEditor& editor)
 {
@@ -73,7 +59,7 @@ private slots:
         QFETCH(QString, id);
         QFETCH(int, nodes);
         ClusterSpec cluster =
-            preset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 16, 2);
+            test::clusterPreset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 16, 2);
         const TopologyGraph graph = graphFromCluster(cluster);
         ClusterSpec back;
         std::string error;
@@ -111,13 +97,13 @@ private slots:
 
     void unlikeNodesAndUnevenRacksAreNamed()
     {
-        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
+        TopologyGraph graph = graphFromCluster(test::clusterPreset("dgx-h100", 8, 4));
         graph.nodes[3].spec.edit().gpus = 4;
         ClusterSpec cluster;
         std::string error;
         QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("identical nodes"));
-        graph = graphFromCluster(preset("dgx-h100", 12, 4));
+        graph = graphFromCluster(test::clusterPreset("dgx-h100", 12, 4));
         graph.nodes[0].rack = graph.racks[1].id; // 3 + 5 + 4
         QVERIFY(!clusterFromGraph(graph, &cluster, &error, HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(error).contains("racks hold different numbers"));
@@ -125,7 +111,7 @@ private slots:
 
     void theWorstWhatIfLimitsTheCluster()
     {
-        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
+        TopologyGraph graph = graphFromCluster(test::clusterPreset("dgx-h100", 8, 4));
         graph.nodes[5].switch_in_service[1] = false;
         graph.nodes[2].nic_factor = 0.5;
         graph.racks[1].uplink_factor = 0.25;
@@ -141,7 +127,7 @@ private slots:
     {
         // Every bundled example's cluster (and a million-GPU one) laid out as a drawing and read
         // back is the same cluster, JSON for JSON; the drawing's nodes share one spec.
-        std::vector<ClusterSpec> clusters{preset("dgx-h100", 125000, 32)};
+        std::vector<ClusterSpec> clusters{test::clusterPreset("dgx-h100", 125000, 32)};
         const QDir examples(test::dataPath("../../resources/examples"));
         for (const QString& name : examples.entryList({"*.paraplan.json"})) {
             Plan plan;
@@ -164,7 +150,7 @@ private slots:
         }
         // A change to every node's spec is made once and still shared; one node's own change
         // leaves the others alone (and is a cluster of unlike nodes).
-        TopologyGraph graph = graphFromCluster(preset("dgx-h100", 64, 32));
+        TopologyGraph graph = graphFromCluster(test::clusterPreset("dgx-h100", 64, 32));
         graph.editNodeSpecs([](NodeSpec& spec) { spec.nics = 4; });
         for (const TopoNode& n : graph.nodes) {
             QCOMPARE(n.spec->nics, 4);
@@ -187,7 +173,7 @@ private slots:
         TopologyEditor editor;
         editor.resize(1280, 800);
         editor.show();
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8192, 32)));
         editor.fitToWindow();
         editor.updateDetail();
         QCOMPARE(itemsOf<NodeItem>(editor), 0);
@@ -200,7 +186,7 @@ private slots:
                                  HardwareCatalog::bundled()));
         QCOMPARE(cluster.nodes, 8192);
         // A small cluster is drawn whole, without the note.
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8, 4)));
         QCOMPARE(itemsOf<NodeItem>(editor), 8);
         QVERIFY(!editor.statusText().contains("Drawn:"));
     }
@@ -213,7 +199,7 @@ private slots:
         editor.resize(1280, 800);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8192, 32)));
         editor.fitToWindow();
         QTRY_COMPARE(itemsOf<NodeItem>(editor), 0);
         const TopoRack rack = editor.document()->graph().racks[70];
@@ -245,7 +231,7 @@ private slots:
         TopologyEditor editor;
         editor.resize(1280, 800);
         editor.show();
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8192, 32)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8192, 32)));
         editor.fitToWindow();
         editor.updateDetail();
         const int rackId = editor.document()->graph().racks[100].id;
@@ -281,7 +267,7 @@ private slots:
         TopologyEditor editor;
         editor.resize(1280, 800);
         editor.show();
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 125000, 32)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 125000, 32)));
         QCOMPARE(editor.document()->graph().gpuCount(), 1000000LL);
         editor.fitToWindow();
         editor.updateDetail();
@@ -319,7 +305,7 @@ private slots:
             editor.show();
             QVERIFY(QTest::qWaitForWindowExposed(&editor));
             editor.document()->reset(graphFromCluster(
-                preset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 32)));
+                test::clusterPreset(id.toUtf8().constData(), nodes, id == "tpu-v4-pod" ? -1 : 32)));
             QCoreApplication::processEvents(); // the status line and level of detail settle
             editor.fitToWindow();
             QCoreApplication::processEvents();
@@ -348,7 +334,7 @@ private slots:
                 tabs->widget(i) == window.topologyEditor())
                 tabs->setCurrentIndex(i);
         Plan plan = window.document()->plan();
-        plan.cluster = preset("dgx-h100", 125000, 32);
+        plan.cluster = test::clusterPreset("dgx-h100", 125000, 32);
         window.document()->reset(plan, QString());
         QTest::qWait(300);
         QGraphicsView* view = window.topologyEditor()->view();
@@ -362,7 +348,7 @@ private slots:
     void everyEditIsUndoable()
     {
         TopologyEditor editor;
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8, 4)));
         QUndoStack* undo = editor.document()->undoStack();
         editor.addNode();
         QCOMPARE(editor.document()->graph().nodes.size(), size_t(9));
@@ -429,7 +415,7 @@ private slots:
         editor.resize(1000, 700);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 4)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 4)));
         editor.fitToWindow();
         const TopoNode first = editor.document()->graph().nodes.front();
         const QPoint start = editor.view()->mapFromScene(QPointF(first.x + 60, first.y + 30));
@@ -456,7 +442,7 @@ private slots:
         editor.resize(1200, 700);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8, 4)));
         editor.fitToWindow();
         const TopologyGraph& g = editor.document()->graph();
         const TopoNode node = g.nodes.front();
@@ -523,7 +509,7 @@ private slots:
     void overlayMarksTheRightGpus()
     {
         TopologyEditor editor;
-        editor.document()->reset(graphFromCluster(preset("dgx-h100", 8, 4)));
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 8, 4)));
         Plan plan = examplePlan();
         std::string message;
         ClusterSpec cluster;

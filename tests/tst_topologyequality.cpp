@@ -2,6 +2,7 @@
 // struct without a comparison fails here), and drawing deltas: what an undo step keeps of a
 // drawing edit turns the drawing before into the one after and back, exactly.
 #include "clusterio.h"
+#include "testplans.h"
 #include "topologydelta.h"
 
 #include <QTest>
@@ -41,19 +42,6 @@ template <class T, class... Fields> constexpr size_t fieldCount()
         return fieldCount<T, Fields..., AnyField>();
     else
         return sizeof...(Fields);
-}
-
-ClusterSpec preset(const char* id, int nodes, int perRack = -1)
-{
-    ClusterOptions options;
-    options.nodes = nodes;
-    if (perRack >= 0)
-        options.nodes_per_rack = perRack;
-    ClusterSpec cluster;
-    std::string error;
-    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
-        qFatal("%s", error.c_str());
-    return cluster;
 }
 
 // A change of each part of a Sourced figure.
@@ -224,7 +212,8 @@ private slots:
     void everyFieldChangesEquality()
     {
         for (const char* id : {"dgx-h100", "a100-nvlink-mesh", "tpu-v4-pod"}) {
-            const ClusterSpec cluster = preset(id, id == std::string("tpu-v4-pod") ? 64 : 16);
+            const ClusterSpec cluster =
+                test::clusterPreset(id, id == std::string("tpu-v4-pod") ? 64 : 16);
             ClusterSpec copy = cluster;
             QVERIFY(copy == cluster);
             QVERIFY(!(copy != cluster));
@@ -267,8 +256,8 @@ private slots:
 
     void drawingsCompareEveryField()
     {
-        const TopologyGraph graph = graphFromCluster(preset("dgx-h100", 8, 4));
-        QVERIFY(graph == graphFromCluster(preset("dgx-h100", 8, 4)));
+        const TopologyGraph graph = graphFromCluster(test::clusterPreset("dgx-h100", 8, 4));
+        QVERIFY(graph == graphFromCluster(test::clusterPreset("dgx-h100", 8, 4)));
         const std::vector<std::function<void(TopologyGraph&)>> changes = {
             [](TopologyGraph& g) { g.name += "x"; },
             [](TopologyGraph& g) { g.gpu_id += "x"; },
@@ -302,7 +291,7 @@ private slots:
     void deltasRestoreExactly()
     {
         std::mt19937 random(17);
-        const TopologyGraph start = graphFromCluster(preset("dgx-h100", 200, 16));
+        const TopologyGraph start = graphFromCluster(test::clusterPreset("dgx-h100", 200, 16));
         TopologyGraph graph = start;
         std::vector<TopologyGraph> states{graph};
         std::vector<GraphDelta> deltas;
@@ -368,7 +357,8 @@ private slots:
         std::vector<size_t> bytes;
         for (int nodes : {1000, 100000}) {
             std::mt19937 random(3);
-            const TopologyGraph before = graphFromCluster(preset("dgx-h100", nodes, 32));
+            const TopologyGraph before =
+                graphFromCluster(test::clusterPreset("dgx-h100", nodes, 32));
             TopologyGraph after = before;
             scatterEdits(&after, &random, 8);
             after.editNodeSpecs([](NodeSpec& spec) { spec.nics = 4; });

@@ -3,6 +3,7 @@
 // a large plan restore every drawing and cluster exactly.
 #include "clusterio.h"
 #include "plandocument.h"
+#include "testplans.h"
 #include "topologydelta.h"
 #include "topologyeditor.h"
 
@@ -14,18 +15,6 @@ using namespace paraplan;
 using namespace paraplan::ui;
 
 namespace {
-
-ClusterSpec preset(const char* id, int nodes, int perRack)
-{
-    ClusterOptions options;
-    options.nodes = nodes;
-    options.nodes_per_rack = perRack;
-    ClusterSpec cluster;
-    std::string error;
-    if (!clusterFromPreset(id, options, &cluster, &error, HardwareCatalog::bundled()))
-        qFatal("%s", error.c_str());
-    return cluster;
-}
 
 // One state of the plan: its cluster and drawing (a copy of the drawing, or none).
 struct State
@@ -109,7 +98,7 @@ private slots:
     {
         PlanDocument plan;
         Plan start = examplePlan();
-        start.cluster = preset("dgx-h100", 20000, 32); // 160,000 GPUs
+        start.cluster = test::clusterPreset("dgx-h100", 20000, 32); // 160,000 GPUs
         plan.reset(start, QString());
         TopologyDocument topology;
         topology.attach(&plan);
@@ -143,7 +132,7 @@ private slots:
         for (int nodes : {125, 125000}) {
             PlanDocument plan;
             Plan start = examplePlan();
-            start.cluster = preset("dgx-h100", nodes, 32);
+            start.cluster = test::clusterPreset("dgx-h100", nodes, 32);
             plan.reset(start, QString());
             TopologyDocument topology;
             topology.attach(&plan);
@@ -161,7 +150,7 @@ private slots:
     void aDocumentOnItsOwnKeepsDeltasToo()
     {
         TopologyDocument topology;
-        const TopologyGraph start = graphFromCluster(preset("dgx-h100", 64, 8));
+        const TopologyGraph start = graphFromCluster(test::clusterPreset("dgx-h100", 64, 8));
         topology.reset(start);
         const int id = start.nodes[10].id;
         topology.edit("move", 0, [id](TopologyGraph& g) { g.node(id)->x += 3; });

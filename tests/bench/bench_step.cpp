@@ -3,6 +3,7 @@
 // The "allocs" counter is the heap allocations of one evaluation (a counting operator new):
 // evaluate(plan, into) with one reused StepCost, as the search calls it, makes none for a valid
 // plan (checked); BM_EvaluateGpt3On64ByValue is evaluate(plan), which returns a new StepCost.
+#include "../countingnew.h"
 #include "clusterio.h"
 #include "modelio.h"
 #include "planio.h"
@@ -14,27 +15,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
-
-namespace {
-std::atomic<long long> g_allocations{0};
-} // namespace
-
-// Every allocation of the process counted (the benchmark reads the count around its loop).
-void* operator new(std::size_t size)
-{
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size ? size : 1))
-        return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept
-{
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
 
 using namespace paraplan;
 
@@ -67,14 +47,14 @@ void run(benchmark::State& state, const Plan& p)
     const StepEngine engine(p.cluster, HardwareCatalog::bundled());
     StepCost cost;
     engine.evaluate(p, cost); // the buffers grow once
-    const long long before = g_allocations.load();
+    const long long before = test::allocations();
     for (auto _ : state) {
         engine.evaluate(p, cost);
         benchmark::DoNotOptimize(cost.step_time_s);
         if (!bench::check(state, cost.ok && cost.step_time_s > 0, "the plan was rejected"))
             break;
     }
-    const long long allocations = g_allocations.load() - before;
+    const long long allocations = test::allocations() - before;
     bench::check(state, allocations == 0, "an evaluation into a reused StepCost allocated");
     state.SetItemsProcessed(state.iterations());
     state.counters["allocs"] =
@@ -85,7 +65,7 @@ void run(benchmark::State& state, const Plan& p)
 void runByValue(benchmark::State& state, const Plan& p)
 {
     const StepEngine engine(p.cluster, HardwareCatalog::bundled());
-    const long long before = g_allocations.load();
+    const long long before = test::allocations();
     for (auto _ : state) {
         const StepCost cost = engine.evaluate(p);
         benchmark::DoNotOptimize(cost.step_time_s);
@@ -93,7 +73,7 @@ void runByValue(benchmark::State& state, const Plan& p)
             break;
     }
     state.SetItemsProcessed(state.iterations());
-    state.counters["allocs"] = benchmark::Counter(double(g_allocations.load() - before),
+    state.counters["allocs"] = benchmark::Counter(double(test::allocations() - before),
                                                   benchmark::Counter::kAvgIterations);
 }
 
@@ -131,14 +111,14 @@ void runSweep(benchmark::State& state, const Plan& base)
     StepCost cost;
     for (const Plan& p : layouts) // the buffers grow once
         engine.evaluate(p, cost);
-    const long long before = g_allocations.load();
+    const long long before = test::allocations();
     for (auto _ : state) {
-        const long long start = g_allocations.load();
+        const long long start = test::allocations();
         engine.evaluate(layouts[next], cost);
         benchmark::DoNotOptimize(cost.step_time_s);
         if (cost.ok) {
             ++accepted;
-            acceptedAllocations += g_allocations.load() - start;
+            acceptedAllocations += test::allocations() - start;
         }
         next = next + 1 == layouts.size() ? 0 : next + 1;
     }
@@ -149,7 +129,7 @@ void runSweep(benchmark::State& state, const Plan& base)
     state.counters["layouts"] = double(layouts.size());
     state.counters["accepted"] =
         benchmark::Counter(double(accepted), benchmark::Counter::kAvgIterations);
-    state.counters["allocs"] = benchmark::Counter(double(g_allocations.load() - before),
+    state.counters["allocs"] = benchmark::Counter(double(test::allocations() - before),
                                                   benchmark::Counter::kAvgIterations);
 }
 
