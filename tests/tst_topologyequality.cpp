@@ -351,6 +351,32 @@ private slots:
         }
     }
 
+    void aShiftedNodeKeepsItsNewSpec()
+    {
+        // One edit removes the first node, gives the next the first one's spec and adds a node
+        // with the second's: the count and the spec at every index are as before, but the
+        // node at each index is not, so the delta must still carry the specs.
+        TopologyGraph before = graphFromCluster(test::clusterPreset("dgx-h100", 2, 2));
+        before.nodes[1].spec.edit().gpus = 4;
+        QVERIFY(!before.nodes[0].spec.sharedWith(before.nodes[1].spec));
+        TopologyGraph after = before;
+        TopoNode added = after.nodes[1];
+        added.id = after.takeId();
+        after.nodes[1].spec = after.nodes[0].spec;
+        after.nodes.erase(after.nodes.begin());
+        after.nodes.push_back(added);
+        QVERIFY(after.nodes[0].spec.sharedWith(before.nodes[0].spec));
+        QVERIFY(after.nodes[1].spec.sharedWith(before.nodes[1].spec));
+        checkDelta(before, after);
+        TopologyGraph graph = before;
+        const GraphDelta delta = GraphDelta::between(before, after);
+        delta.apply(&graph);
+        QCOMPARE(graph.nodes[0].spec->gpus, before.nodes[0].spec->gpus);
+        QVERIFY(graph == after);
+        delta.revert(&graph);
+        QVERIFY(graph == before);
+    }
+
     void aDeltaFollowsTheEditNotTheCluster()
     {
         // The same few node edits on 1,000 and on 100,000 nodes: the same bytes kept.

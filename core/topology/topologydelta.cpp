@@ -217,9 +217,12 @@ GraphDelta GraphDelta::between(const TopologyGraph& before, const TopologyGraph&
     delta.m_headAfter = headOf(after);
     delta.m_racks = diff(before.racks, after.racks);
     delta.m_nodes = diff(before.nodes, after.nodes);
+    // Spec runs are laid by index over the patched nodes: they may be left out only when
+    // every index holds the same node (by ID) with the same shared spec before and after.
     bool specsSame = before.nodes.size() == after.nodes.size();
     for (size_t n = 0; specsSame && n < before.nodes.size(); ++n)
-        specsSame = before.nodes[n].spec.sharedWith(after.nodes[n].spec);
+        specsSame = before.nodes[n].id == after.nodes[n].id &&
+                    before.nodes[n].spec.sharedWith(after.nodes[n].spec);
     if (!specsSame) {
         delta.m_specsChanged = true;
         delta.m_specsBefore = specRuns(before.nodes);
