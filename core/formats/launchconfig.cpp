@@ -44,12 +44,17 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
         !fileName.empty()
             ? fileName
             : launch::fileSlug(plan.name.empty() ? "plan" : plan.name) + config.suffix;
-    config.error = launch::planError(plan, catalog);
+    // One evaluation: whether the plan can be exported at all, its memory verdict and the
+    // step time the stack warning compares.
+    const StepEngine engine(plan.cluster, catalog);
+    const StepCost cost = engine.evaluate(plan);
+    config.error = launch::planError(cost);
     if (!config.error.empty())
         return config;
+    config.fits = cost.fits;
     const bool pytorch = target == LaunchTarget::Torchtitan || target == LaunchTarget::DeepSpeed;
     config.warnings = launch::commonWarnings(
-        plan, catalog, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron, &config.fits);
+        plan, engine, cost, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron);
     switch (target) {
     case LaunchTarget::Megatron:
         exportMegatron(plan, &config);
@@ -185,8 +190,8 @@ std::string headerComment(const Plan& plan, const std::string& release, const ch
     return out;
 }
 
-std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
-                                        TrainingStack stack, bool* fits)
+std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engine,
+                                        const StepCost& cost, TrainingStack stack)
 {
     std::vector<std::string> warnings;
     if (plan.training.gpu_hour_usd > 0)
@@ -202,9 +207,6 @@ std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog&
                            " GPUs do not fill whole nodes of " +
                            std::to_string(plan.cluster.gpusPerNode()) + "; the launcher asks for " +
                            std::to_string(shape.nodes) + " full nodes");
-    const StepEngine engine(plan.cluster, catalog);
-    const StepCost cost = engine.evaluate(plan);
-    *fits = cost.fits;
     if (!cost.fits)
         warnings.push_back(
             "the plan does not fit in memory: " + units::formatGiB(cost.max_stage_total_bytes) +
@@ -257,13 +259,14 @@ std::string fileSlug(const std::string& name)
     return slug.empty() ? "paraplan" : slug;
 }
 
-std::string planError(const Plan& plan, const HardwareCatalog& catalog)
+std::string planError(const StepCost& cost)
 {
-    const std::vector<PlanIssue> issues = validatePlan(plan, catalog);
-    if (issues.empty())
+    if (cost.ok)
         return {};
-    return "the plan is invalid (" + issues.front().field + ": " + issues.front().message +
-           "); fix it before exporting";
+    if (cost.issues.empty()) // every rejection names its rule; say so rather than nothing
+        return "the plan could not be costed; fix it before exporting";
+    return "the plan is invalid (" + cost.issues.front().field + ": " +
+           cost.issues.front().message + "); fix it before exporting";
 }
 
 } // namespace launch

@@ -48,9 +48,9 @@ std::string torchrunLine(const Plan& plan, const std::string& script);
 /// (gpu_hour_usd), clusters no GPU framework runs on (a TPU torus), GPUs that do not fill
 /// nodes, a plan that does not fit in memory (the job would run out of memory as planned), and
 /// a plan costed on another software stack than `stack`, the one the target runs (with the
-/// step time on each). `*fits` receives the memory verdict those warnings were drawn from.
-std::vector<std::string> commonWarnings(const Plan& plan, const HardwareCatalog& catalog,
-                                        TrainingStack stack, bool* fits);
+/// step time on each). `cost` is the plan's evaluation by `engine` (costed: ok).
+std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engine,
+                                        const StepCost& cost, TrainingStack stack);
 
 /// Text on one comment line: a newline or other control character (from a plan or model name)
 /// would end the comment and let the rest run as a command or be read as a setting.
@@ -59,8 +59,8 @@ std::string oneLine(const std::string& text);
 /// The plan's name as a file name: lower case words joined by '_', at most 40 characters.
 std::string fileSlug(const std::string& name);
 
-/// The plan's invalidity as one LaunchConfig error ("" when valid).
-std::string planError(const Plan& plan, const HardwareCatalog& catalog);
+/// Why the engine would not cost the plan, as one LaunchConfig error ("" when it did).
+std::string planError(const StepCost& cost);
 
 /// The flags of one Megatron-LM command line: "--flag" -> its values (none for a switch).
 using MegatronFlags = std::map<std::string, std::vector<std::string>>;
