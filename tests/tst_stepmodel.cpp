@@ -3,6 +3,7 @@
 // rule.
 #include "calibration.h"
 #include "clusterio.h"
+#include "enginecache.h"
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
@@ -53,6 +54,27 @@ class TestStepModel : public QObject
     Q_OBJECT
 
 private slots:
+    void engineCacheKeysOnTheWholeCluster()
+    {
+        // One engine per cluster, compared member by member: the same GPU and node count with
+        // another network is another engine (a key of GPU, nodes and name would share it).
+        EngineCache cache(2, HardwareCatalog::bundled());
+        const ClusterSpec a = test::clusterPreset("dgx-h100", 16, 8);
+        ClusterSpec b = a;
+        b.network.spine_oversubscription.value = 4;
+        const auto first = cache.engineFor(a);
+        QCOMPARE(cache.engineFor(a).get(), first.get());
+        const auto other = cache.engineFor(b);
+        QVERIFY(other.get() != first.get());
+        QCOMPARE(cache.engineFor(b).get(), other.get());
+        // Past its capacity the cache starts again; engines handed out stay valid.
+        ClusterSpec c = a;
+        c.nodes = 8;
+        const auto third = cache.engineFor(c);
+        QVERIFY(cache.engineFor(a).get() != first.get());
+        QVERIFY(first->collectives().cluster() == a);
+        QVERIFY(third->collectives().cluster() == c);
+    }
     // The step waits for the slowest stage's DP sync: the DP collectives reported (the Step
     // time table, the derivation) are that stage's, so their exposed times add up to the
     // breakdown's DP term. On the two-rack example stage 1's sync is slower than the critical

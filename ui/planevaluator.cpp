@@ -15,14 +15,7 @@ PlanEvaluator::PlanEvaluator(QObject* parent) : QObject(parent)
 
 std::shared_ptr<const StepEngine> PlanEvaluator::engineFor(const ClusterSpec& cluster)
 {
-    for (const auto& [known, engine] : m_engines)
-        if (known == cluster)
-            return engine;
-    if (m_engines.size() > 64) // bound the cache
-        m_engines.clear();
-    auto engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
-    m_engines.emplace_back(cluster, engine);
-    return engine;
+    return m_engines.engineFor(cluster);
 }
 
 void PlanEvaluator::evaluate(const Plan& plan)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis.h"
+#include "enginecache.h"
 #include "stepmodel.h"
 
 #include <QObject>
@@ -45,7 +46,7 @@ private:
     std::shared_ptr<const StepEngine> engineFor(const ClusterSpec& cluster);
 
     /// Engines by cluster (compared member by member), the plan's and its what-ifs'.
-    std::vector<std::pair<ClusterSpec, std::shared_ptr<const StepEngine>>> m_engines;
+    EngineCache m_engines{64, HardwareCatalog::bundled()};
     std::shared_ptr<const PlanResults> m_latest;
 };
 

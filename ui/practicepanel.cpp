@@ -106,17 +106,8 @@ void PracticePanel::regenerate()
     const std::string key = current() ? current()->key : std::string();
     m_questions.clear();
     if (m_results && m_results->cost.ok) {
-        const ClusterSpec& cluster = m_results->plan.cluster;
-        std::shared_ptr<const StepEngine> engine;
-        for (const auto& [known, made] : m_engines)
-            if (known == cluster)
-                engine = made;
-        if (!engine) {
-            if (m_engines.size() > 8) // bound the cache
-                m_engines.clear();
-            engine = std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
-            m_engines.emplace_back(cluster, engine);
-        }
+        const std::shared_ptr<const StepEngine> engine =
+            m_engines.engineFor(m_results->plan.cluster);
         m_questions = practiceQuestions(m_results->plan, m_results->cost, *engine);
     }
     // Stay on the same kind of question when the plan changes under it.

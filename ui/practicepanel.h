@@ -52,7 +52,7 @@ private:
 
     std::shared_ptr<const PlanResults> m_results;
     bool m_stale = false;
-    std::vector<std::pair<ClusterSpec, std::shared_ptr<const StepEngine>>> m_engines;
+    EngineCache m_engines{8, HardwareCatalog::bundled()};
     std::vector<PracticeQuestion> m_questions;
     int m_index = 0;
     int m_revealed = 0;

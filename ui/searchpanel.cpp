@@ -408,10 +408,14 @@ void SearchPanel::finish()
             m_status->text() +
             tr(" Step-time bound: %1 layouts costed, %2 judged by their memory alone (they could "
                "not reach the top %3, this plan's rank or the Pareto front); every count, rank "
-               "and the front are those of costing every layout.")
+               "and the front are those of costing every layout%4.")
                 .arg(m_result.evaluated)
                 .arg(m_result.bounded)
-                .arg(job->options.top));
+                .arg(job->options.top)
+                .arg(job->options.threads > 1
+                         ? tr(" (with several threads, how many are costed depends on their "
+                              "timing and may differ from run to run)")
+                         : QString()));
     QStringList rules;
     for (const auto& [rule, count] : m_result.rejected)
         rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);

@@ -24,6 +24,16 @@ struct Sourced
     std::string source;
 };
 
+/// The same figure from the same origin and source (what an edit compares).
+inline bool operator==(const Sourced& a, const Sourced& b)
+{
+    return a.value == b.value && a.origin == b.origin && a.source == b.source;
+}
+inline bool operator!=(const Sourced& a, const Sourced& b)
+{
+    return !(a == b);
+}
+
 inline Sourced preset(double value, std::string source)
 {
     return {value, Origin::Preset, std::move(source)};

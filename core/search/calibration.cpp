@@ -1,5 +1,7 @@
 #include "calibration.h"
 
+#include "enginecache.h"
+
 #include "jsonutil.h"
 #include "planio.h"
 #include "units.h"
@@ -178,15 +180,10 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
         return false;
     }
 
-    std::map<std::string, std::shared_ptr<StepEngine>> engines;
-    auto engineFor = [&](const Plan& plan) {
-        const std::string key = plan.cluster.gpu_id + "/" + std::to_string(plan.cluster.nodes) +
-                                "/" + plan.cluster.name;
-        std::shared_ptr<StepEngine>& engine = engines[key];
-        if (!engine)
-            engine = std::make_shared<StepEngine>(plan.cluster, catalog);
-        return engine;
-    };
+    // One engine per distinct cluster (member by member: rows on the same GPU and node count
+    // may still differ in their network).
+    EngineCache engines(result.rows.size(), catalog);
+    auto engineFor = [&](const Plan& plan) { return engines.engineFor(plan.cluster); };
     std::vector<double> errors;
     double sum = 0;
     for (CalibrationRow& row : result.rows) {

@@ -5,11 +5,6 @@
 namespace paraplan {
 namespace {
 
-bool same(const Sourced& a, const Sourced& b)
-{
-    return a.value == b.value && a.origin == b.origin && a.source == b.source;
-}
-
 // A node's own fields, its spec left out (specs are compared and kept as runs).
 bool sameExceptSpec(const TopoNode& a, const TopoNode& b)
 {
@@ -205,7 +200,7 @@ bool operator==(const TopologyGraph& a, const TopologyGraph& b)
 {
     return a.name == b.name && a.gpu_id == b.gpu_id && a.source == b.source &&
            a.spine_switches == b.spine_switches &&
-           same(a.spine_oversubscription, b.spine_oversubscription) && a.sharp == b.sharp &&
+           a.spine_oversubscription == b.spine_oversubscription && a.sharp == b.sharp &&
            a.is_torus == b.is_torus && a.torus == b.torus && a.next_id == b.next_id &&
            a.base == b.base && a.racks == b.racks && a.nodes == b.nodes;
 }

@@ -182,8 +182,11 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         out << "  step-time bound: " << result.evaluated << " costed, " << result.bounded
             << " judged by their memory alone (they could not reach the top " << search.top
             << ", this plan's rank or the Pareto front); the counts and ranking are the exhaustive "
-               "search's "
-               "(--exhaustive costs every one)\n";
+               "search's (--exhaustive costs every one)"
+            << (search.threads > 1 ? "; with several threads how many are costed depends on "
+                                     "their timing and may differ from run to run"
+                                   : "")
+            << "\n";
     if (!result.rejected.empty()) {
         out << "  invalid by rule:";
         for (const auto& [rule, count] : result.rejected)
