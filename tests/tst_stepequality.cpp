@@ -8,6 +8,8 @@
 // reused over the whole sweep.
 #include "calibration.h"
 #include "clusterio.h"
+#include "fieldcount.h"
+#include "layercost.h"
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
@@ -19,7 +21,9 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <set>
 
 using namespace paraplan;
 
@@ -299,6 +303,58 @@ class TestStepEquality : public QObject
     Q_OBJECT
 
 private slots:
+    void cacheKeysCoverEveryField()
+    {
+        // The engine's per-thread tables key on modelNumbers() (validation, parameter count,
+        // per-layer costs) and, for the per-layer costs, on the layer context too. A field
+        // added to ModelSpec or to layercost::Context changes these counts: key it, then
+        // count it here.
+        QCOMPARE(test::fieldCount<ModelSpec>(), size_t(25)); // the numbers, name, preset, source
+        // (Counted from its three references on: an aggregate with references cannot be
+        // braced from fewer.)
+        using test::AnyField;
+        QCOMPARE((test::fieldCount<layercost::Context, AnyField, AnyField, AnyField>()),
+                 size_t(21)); // layerKey in stepmodel.cpp
+        const std::vector<std::function<void(ModelSpec&)>> changes = {
+            [](ModelSpec& m) { ++m.layers; },
+            [](ModelSpec& m) { ++m.hidden; },
+            [](ModelSpec& m) { ++m.heads; },
+            [](ModelSpec& m) { ++m.kv_heads; },
+            [](ModelSpec& m) { ++m.head_dim; },
+            [](ModelSpec& m) { ++m.ffn_hidden; },
+            [](ModelSpec& m) { ++m.vocab; },
+            [](ModelSpec& m) { m.mlp = m.mlp == MlpKind::GeLU ? MlpKind::SwiGLU : MlpKind::GeLU; },
+            [](ModelSpec& m) { m.tied_embeddings = !m.tied_embeddings; },
+            [](ModelSpec& m) { m.learned_positions = !m.learned_positions; },
+            [](ModelSpec& m) { ++m.max_positions; },
+            [](ModelSpec& m) { m.biases = !m.biases; },
+            [](ModelSpec& m) { m.dropout = !m.dropout; },
+            [](ModelSpec& m) { ++m.experts; },
+            [](ModelSpec& m) { ++m.experts_per_token; },
+            [](ModelSpec& m) { ++m.expert_ffn_hidden; },
+            [](ModelSpec& m) { ++m.dense_layers; },
+            [](ModelSpec& m) { ++m.shared_expert_ffn_hidden; },
+            [](ModelSpec& m) { ++m.q_lora_rank; },
+            [](ModelSpec& m) { ++m.kv_lora_rank; },
+            [](ModelSpec& m) { ++m.rope_head_dim; },
+            [](ModelSpec& m) { ++m.v_head_dim; },
+        };
+        QCOMPARE(changes.size() + 3, test::fieldCount<ModelSpec>());
+        QCOMPARE(changes.size(), std::tuple_size_v<ModelNumbers>);
+        ModelSpec base;
+        std::string error;
+        QVERIFY2(modelFromPreset("gpt3-175b", &base, &error), error.c_str());
+        std::set<ModelNumbers> seen{modelNumbers(base)};
+        for (size_t k = 0; k < changes.size(); ++k) {
+            ModelSpec changed = base;
+            changes[k](changed);
+            QVERIFY2(seen.insert(modelNumbers(changed)).second, qPrintable(QString::number(k)));
+        }
+        ModelSpec renamed = base; // the names and source are not numbers the engine reads
+        renamed.name += " copy";
+        renamed.source += " (copy)";
+        QVERIFY(modelNumbers(renamed) == modelNumbers(base));
+    }
     void everyAnswerEqualsTheReference_data()
     {
         QTest::addColumn<bool>("reuse");

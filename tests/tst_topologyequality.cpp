@@ -2,6 +2,7 @@
 // struct without a comparison fails here), and drawing deltas: what an undo step keeps of a
 // drawing edit turns the drawing before into the one after and back, exactly.
 #include "clusterio.h"
+#include "fieldcount.h"
 #include "testplans.h"
 #include "topologydelta.h"
 
@@ -15,34 +16,6 @@
 using namespace paraplan;
 
 namespace {
-
-// The number of fields of an aggregate: the most initialisers `T{...}` accepts, each of
-// which converts to anything. A field added to a struct raises its count, and the counts
-// below stop matching until the new field is compared and changed here.
-struct AnyField
-{
-    template <class T> operator T() const; // NOLINT: converts to any field's type
-};
-
-template <class T, class... Fields>
-constexpr auto bracedFrom(int) -> decltype(T{std::declval<Fields>()...}, true)
-{
-    return true;
-}
-template <class T, class... Fields> constexpr bool bracedFrom(long)
-{
-    return false;
-}
-
-template <class T, class... Fields> constexpr size_t fieldCount()
-{
-    if constexpr (sizeof...(Fields) > 40)
-        return 0; // not an aggregate this counts
-    else if constexpr (bracedFrom<T, Fields..., AnyField>(0))
-        return fieldCount<T, Fields..., AnyField>();
-    else
-        return sizeof...(Fields);
-}
 
 // A change of each part of a Sourced figure.
 std::vector<std::function<void(Sourced&)>> sourcedChanges()
@@ -197,16 +170,16 @@ private slots:
     {
         // A new field makes one of these fail: compare it in clusterequality.cpp (or
         // topologydelta.cpp for the drawing) and change it in the lists here.
-        QCOMPARE(fieldCount<Sourced>(), size_t(3));
-        QCOMPARE(fieldCount<NVLinkPair>(), size_t(3));
-        QCOMPARE(fieldCount<NodeSpec>(), nodeChanges().size());
-        QCOMPARE(fieldCount<NetworkSpec>(), networkChanges().size());
-        QCOMPARE(fieldCount<TorusSpec>(), torusChanges().size());
-        QCOMPARE(fieldCount<FailureWhatIf>(), whatIfChanges().size());
-        QCOMPARE(fieldCount<ClusterSpec>(), clusterChanges().size());
-        QCOMPARE(fieldCount<TopoRack>(), size_t(5));
-        QCOMPARE(fieldCount<TopoNode>(), size_t(9));
-        QCOMPARE(fieldCount<TopologyGraph>(), size_t(12));
+        QCOMPARE(test::fieldCount<Sourced>(), size_t(3));
+        QCOMPARE(test::fieldCount<NVLinkPair>(), size_t(3));
+        QCOMPARE(test::fieldCount<NodeSpec>(), nodeChanges().size());
+        QCOMPARE(test::fieldCount<NetworkSpec>(), networkChanges().size());
+        QCOMPARE(test::fieldCount<TorusSpec>(), torusChanges().size());
+        QCOMPARE(test::fieldCount<FailureWhatIf>(), whatIfChanges().size());
+        QCOMPARE(test::fieldCount<ClusterSpec>(), clusterChanges().size());
+        QCOMPARE(test::fieldCount<TopoRack>(), size_t(5));
+        QCOMPARE(test::fieldCount<TopoNode>(), size_t(9));
+        QCOMPARE(test::fieldCount<TopologyGraph>(), size_t(12));
     }
 
     void everyFieldChangesEquality()
