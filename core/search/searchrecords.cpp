@@ -2,20 +2,7 @@
 
 namespace paraplan::searchdetail {
 
-// A lower bound on the step time of every layout that differs from the costed `cost` only in
-// its ZeRO stage and recompute: m x max_i fb_i + (sum_i fb_i - max_i fb_i) / interleave, with
-// fb_i the forward + backward seconds of one micro-batch on stage i and m the micro-batches.
-//
-// Proof, against the engine (core/engine/stepmodel.cpp, stepcomm.cpp): the step time is the
-// sum of the breakdown's components, each >= 0: compute + recompute + TP/CP/EP/PP exposed =
-// m x mb_c, with mb_i = fb_i + recompute_i + tp_i + cp_i + ep_i + pp_i >= fb_i the stage's
-// micro-batch time and c the stage of largest mb_i, so m x mb_c >= m x max_i fb_i; the
-// bubble is (sum_i mb_i - mb_c) / interleave >= (sum_{i != c} fb_i) / interleave >=
-// (sum_i fb_i - max_i fb_i) / interleave; DP sync and the optimizer add >= 0. m = global
-// batch / (dp x micro-batch) and each fb_i depend only on the model, the degrees, the
-// interleave, the micro-batch and sequence parallelism (the layer costs read ZeRO nowhere,
-// recompute only for recompute_i), so the bound holds for every such sibling. Checked by
-// tst_search boundChangesNoRanking against the search without the bound.
+// The bound and its proof: searchrecords.h.
 double stepTimeLowerBound(const StepCost& cost, int interleave)
 {
     double largest = 0;

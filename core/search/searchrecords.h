@@ -214,12 +214,14 @@ struct alignas(64) Tally
         double at_least_s;
     };
     std::vector<Deferred> deferred;
+    static_assert(sizeof(Deferred) <= 128, "kMaxDeferred's memory figure");
     // This thread's answer buffer: the engine fills it in place for each layout it costs
     // (no allocation per layout once its buffers have grown).
     StepCost cost;
 };
-/// The most deferred layouts one thread holds (about 10 MB); past it, they are costed at once.
-inline constexpr size_t kMaxDeferred = size_t(1) << 17;
+/// The most deferred layouts one thread holds (128 bytes each: about 8.4 MB); past it, they are
+/// costed at once.
+inline constexpr size_t kMaxDeferred = size_t(1) << 16;
 inline constexpr int kUnjudged = -2;
 inline constexpr int kCosted = -1;
 

@@ -118,10 +118,15 @@ bool SearchRun::judgedByMemory(const Plan& plan, Tally& tally, double atLeast)
 void SearchRun::settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto)
 {
     Plan plan = base;
+    long long costed = 0;
     for (Tally& tally : tallies) {
         for (const Tally::Deferred& d : tally.deferred) {
+            if (result.cancelled)
+                break; // a cancelled search is not shown: stop costing at once
             if (pareto.dominated(d.memory_bytes, d.at_least_s))
                 continue;
+            if (++costed % 256 == 0 && cancel && cancel->load(std::memory_order_relaxed))
+                result.cancelled = true;
             plan.parallel = d.layout;
             engine.evaluate(plan, tally.cost);
             const StepCost& cost = tally.cost;
