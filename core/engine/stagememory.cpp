@@ -17,11 +17,11 @@ void setMemoryContext(layercost::Context& c, AttentionKernel attention)
     c.flash = attention != AttentionKernel::Unfused;
 }
 
-LayoutMemoryTerms layoutMemoryTerms(const layercost::Context& c, const ParameterCount& count)
+void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& count,
+                          LayoutMemoryTerms& t)
 {
     const ModelSpec& m = c.m;
     const ParallelLayout& p = c.p;
-    LayoutMemoryTerms t;
     t.pp = p.pp;
     t.microbatches = p.microBatches();
     t.inFlightScale =
@@ -48,15 +48,13 @@ LayoutMemoryTerms layoutMemoryTerms(const layercost::Context& c, const Parameter
     t.moeParams = m.isMoe() ? paramsPerLayerPerGpu(m, count, p, true) : 0;
     t.embeddingParams = count.embedding / p.tp;
     t.finalNormParams = count.final_norm;
-    if (!m.tied_embeddings || p.pp > 1)
-        t.lmHeadParams = double(m.vocab) * m.hidden / p.tp;
+    t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
     t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
-    if (c.sp)
-        t.sequenceParallelBytes = c.tokens * m.hidden * c.actBytes;
-    if (p.zero >= 3 && p.pp == 1)
-        t.zero3GatherBytes =
-            (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * t.weightBytes;
-    return t;
+    t.sequenceParallelBytes = c.sp ? c.tokens * m.hidden * c.actBytes : 0.0;
+    t.zero3GatherBytes =
+        p.zero >= 3 && p.pp == 1
+            ? (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * t.weightBytes
+            : 0.0;
 }
 
 double fullestStageBytes(const Plan& plan, const ParameterCount& count)
@@ -65,7 +63,8 @@ double fullestStageBytes(const Plan& plan, const ParameterCount& count)
     const ParallelLayout& p = plan.parallel;
     layercost::Context c{plan, m, p};
     setMemoryContext(c, resolvedAttention(plan));
-    const LayoutMemoryTerms t = layoutMemoryTerms(c, count);
+    LayoutMemoryTerms t;
+    setLayoutMemoryTerms(c, count, t);
     static thread_local std::vector<int> layersPerStage;
     stageLayerCounts(m, p, &layersPerStage);
 

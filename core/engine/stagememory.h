@@ -47,9 +47,11 @@ struct LayoutMemoryTerms
 /// plan's resolved attention kernel (resolvedAttention()).
 void setMemoryContext(layercost::Context& c, AttentionKernel attention);
 
-/// The layout's memory terms; `c` has its memory fields set (setMemoryContext()), `count` is
-/// countParameters(c.m).
-LayoutMemoryTerms layoutMemoryTerms(const layercost::Context& c, const ParameterCount& count);
+/// The layout's memory terms into `t` (every field; filled in place, as the evaluation's hot
+/// path wants: a returned copy costs it more than the terms); `c` has its memory fields set
+/// (setMemoryContext()), `count` is countParameters(c.m).
+void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& count,
+                          LayoutMemoryTerms& t);
 
 /// Stage `i`'s memory that does not depend on its place in the pipeline: params,
 /// weights_bytes, grads_bytes, optimizer_bytes, activation_bytes_per_layer and buffers_bytes,

@@ -316,7 +316,7 @@ void Evaluation::stageSetup()
 {
     // Stages: layers, compute and memory.
     stageLayerCounts(m, p, &layersPerStage);
-    mem = layoutMemoryTerms(c, count);
+    setLayoutMemoryTerms(c, count, mem);
     cost.microbatches = mem.microbatches;
     hbmBytes = units::bytesFromGiB(gpu->hbm_GiB);
     cost.hbm_bytes = hbmBytes;
