@@ -427,6 +427,7 @@ void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
     st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
                       st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
 
+    // Memory (core/engine/stagememory.h, as the search's memory-only verdict).
     setStageMemory(mem, st, i, denseHere);
 }
 
