@@ -156,13 +156,13 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     const int layers = std::max(1, st.layers);
     const double layerParams = st.params / layers;
     // Both in the evaluation's memo (a ring of 8: the second does not push the first out).
-    const CollectiveResult& g =
-        collective(CollectiveOp::AllGather, layerParams * wBytes, shardRanks, dpStride);
-    const CollectiveResult& r =
-        collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes, shardRanks, dpStride);
+    const CollectiveResult& g = collective(CollectiveOp::AllGather, layerParams * mem.weightBytes,
+                                           mem.shardRanks, dpStride);
+    const CollectiveResult& r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
+                                           mem.shardRanks, dpStride);
     // Under PP the gathered stage stays resident across micro-batches: one gather
     // and one reduce-scatter per layer per step; else per micro-batch.
-    const double rounds = p.pp > 1 ? 1.0 : m_;
+    const double rounds = p.pp > 1 ? 1.0 : mem.microbatches;
     const double layerFwd = st.forward_s / layers;
     const double layerBwd = (st.backward_s + st.recompute_s) / layers;
     // Forward: the first gather is exposed; afterwards each layer's gather runs
@@ -179,8 +179,9 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // and gradients copied into the reduce-scatter buffer in the reduce dtype, on
     // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
     const double copyBytes =
-        layerParams * (gathers * 2 * wBytes + scatters * (wBytes + reduceBytes));
-    *exposed = (p.pp > 1 ? 1.0 : double(m_)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
+        layerParams * (gathers * 2 * mem.weightBytes + scatters * (mem.weightBytes + reduceBytes));
+    *exposed =
+        (p.pp > 1 ? 1.0 : double(mem.microbatches)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
     if (p.zero3_prefetch == 0)
         *exposed = gathers * g.time_s + scatters * r.time_s;
     *overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - *exposed);
@@ -228,22 +229,23 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     } else if (!report) {
         // Only their times: read from this thread's answers, not copied into the memo.
         auto time = [&](CollectiveOp o, double b) {
-            return sharedCollective(engineSerial, model, o, b, shardRanks, dpStride).time_s;
+            return sharedCollective(engineSerial, model, o, b, mem.shardRanks, dpStride).time_s;
         };
         times.reduce = time(op, bytes);
         if (p.dp_overlap)
             times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
         if (p.zero >= 1)
-            times.gather = time(CollectiveOp::AllGather, st.params * wBytes);
+            times.gather = time(CollectiveOp::AllGather, st.params * mem.weightBytes);
     } else {
-        r = &collective(op, bytes, shardRanks, dpStride);
+        r = &collective(op, bytes, mem.shardRanks, dpStride);
         times.reduce = r->time_s;
         if (p.dp_overlap)
             times.bucket =
-                collective(op, std::min(bytes, fig.dp_bucket_bytes.value), shardRanks, dpStride)
+                collective(op, std::min(bytes, fig.dp_bucket_bytes.value), mem.shardRanks, dpStride)
                     .time_s;
         if (p.zero >= 1) {
-            g = &collective(CollectiveOp::AllGather, st.params * wBytes, shardRanks, dpStride);
+            g = &collective(CollectiveOp::AllGather, st.params * mem.weightBytes, mem.shardRanks,
+                            dpStride);
             times.gather = g->time_s;
         }
     }
@@ -290,7 +292,7 @@ void Evaluation::dataParallel()
     // shard group (all of them unless HSDP), then across the replicas.
     const int dpRanks = p.dp * p.cp;
     const int dpStride = p.cp > 1 ? std::min(strides.cp, strides.dp) : strides.dp;
-    const int replicas = dpRanks / std::max(1, shardRanks);
+    const int replicas = dpRanks / std::max(1, mem.shardRanks);
     const double commShare = fig.comm_sm_share.value;
     const double reduceBytes = as.grad_reduce_bytes;
     if (dpRanks > 1) {
@@ -311,9 +313,9 @@ void Evaluation::dataParallel()
             if (replicas > 1) {
                 // HSDP: each shard's gradients all-reduced across the replicas, after the
                 // backward (hidden behind the remaining backward as far as it lasts).
-                const double shardBytes = st.params * reduceBytes / shardRanks;
+                const double shardBytes = st.params * reduceBytes / mem.shardRanks;
                 const CollectiveResult a = collective(CollectiveOp::AllReduce, shardBytes, replicas,
-                                                      dpStride * shardRanks);
+                                                      dpStride * mem.shardRanks);
                 replicaExposed =
                     p.dp_overlap ? std::max(0.0, a.time_s - st.backward_s / 2) : a.time_s;
                 overlapped += a.time_s - replicaExposed;
@@ -322,7 +324,7 @@ void Evaluation::dataParallel()
                                                "HSDP: gradient shards all-reduced across "
                                                "replica groups",
                                                a,
-                                               dpStride * shardRanks,
+                                               dpStride * mem.shardRanks,
                                                1,
                                                a.time_s,
                                                replicaExposed};
@@ -379,9 +381,9 @@ void Evaluation::criticalCollectives()
     // The collectives of the critical stage, with their totals.
     const double layersCritical = critical.layers;
     if (p.tp > 1) {
-        tpCost.calls_per_step = m_ * layersCritical * tpCallsPerLayer;
-        tpCost.total_s = m_ * layersCritical * tpPerLayer;
-        tpCost.exposed_s = m_ * critical.tp_comm_s;
+        tpCost.calls_per_step = mem.microbatches * layersCritical * tpCallsPerLayer;
+        tpCost.total_s = mem.microbatches * layersCritical * tpPerLayer;
+        tpCost.exposed_s = mem.microbatches * critical.tp_comm_s;
         if (c.sp) {
             addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step / 2, "tp");
             addBusy(&busy, &busiest, &busiestSeconds, tpRs, tpCost.calls_per_step / 2, "tp");
@@ -391,22 +393,22 @@ void Evaluation::criticalCollectives()
         cost.collectives.front() = tpCost; // the place tensorParallel() kept
     }
     if (p.cp > 1) {
-        cpCost.calls_per_step = m_ * layersCritical * 3.0 * (p.cp - 1);
+        cpCost.calls_per_step = mem.microbatches * layersCritical * 3.0 * (p.cp - 1);
         cpCost.total_s = cpCost.calls_per_step * cpCost.call.time_s;
-        cpCost.exposed_s = m_ * critical.cp_comm_exposed_s;
+        cpCost.exposed_s = mem.microbatches * critical.cp_comm_exposed_s;
         addBusy(&busy, &busiest, &busiestSeconds, cpCost.call, cpCost.calls_per_step, "cp");
         cost.collectives.push_back(cpCost);
     }
     if (epPerLayer > 0) {
-        epCost.calls_per_step = m_ * critical.moe_layers * 2 * passes;
-        epCost.total_s = m_ * critical.ep_comm_s;
+        epCost.calls_per_step = mem.microbatches * critical.moe_layers * 2 * passes;
+        epCost.total_s = mem.microbatches * critical.ep_comm_s;
         epCost.exposed_s = epCost.total_s;
         addBusy(&busy, &busiest, &busiestSeconds, epCost.call, epCost.calls_per_step, "ep");
         cost.collectives.push_back(epCost);
     }
     if (p.pp > 1) {
-        ppCost.calls_per_step = 2.0 * m_ * p.interleave;
-        ppCost.total_s = m_ * critical.pp_comm_s;
+        ppCost.calls_per_step = 2.0 * mem.microbatches * p.interleave;
+        ppCost.total_s = mem.microbatches * critical.pp_comm_s;
         ppCost.exposed_s = ppCost.total_s;
         addBusy(&busy, &busiest, &busiestSeconds, ppCost.call, ppCost.calls_per_step, "pp");
         cost.collectives.push_back(ppCost);

@@ -4,6 +4,7 @@
 #include "hardware.h"
 #include "layercost.h"
 #include "plan.h"
+#include "stagememory.h"
 #include "stepmodel.h"
 
 #include <algorithm>
@@ -181,18 +182,7 @@ struct Evaluation
 
     // Stages.
     std::vector<int>& layersPerStage; // stageScratch()
-    int m_ = 0;
-    double inFlightScale = 1;
-    double wBytes = 2;
-    double gradBytes = 4;
-    double optBytes = 12;
-    int shardRanks = 1;
-    double shard = 1;
-    double denseAct = 0;
-    double moeAct = 0;
-    double recomputeWorkingSet = 0;
-    double denseParams = 0;
-    double moeParams = 0;
+    LayoutMemoryTerms mem; // stagememory.h: micro-batches, bytes per state, ZeRO shards, ...
     double hbmBytes = 0;
     double lmHead = 0; // the LM head's forward and backward (layercost::lmHeadSeconds)
     double sumMicrobatch = 0;

@@ -276,15 +276,11 @@ void Evaluation::setup()
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
     c.gemmReference = gemmReference; // of the engine's GPU, which is this one
-    c.actBytes = tr.dtype == Dtype::FP32 || tr.dtype == Dtype::TF32 ? 4 : 2;
-    c.seqLocal = double(tr.seq_len) / p.cp;
-    c.tokens = p.micro_batch * c.seqLocal;
+    as.attention = resolvedAttention(plan);
+    setMemoryContext(c, as.attention); // actBytes, seqLocal, tokens, sp, flash
     c.d = m.headDim();
     c.headsLocal = double(m.heads) / p.tp;
     c.kvLocal = std::max(1.0, double(m.kv_heads) / p.tp);
-    c.sp = p.sequence_parallel && p.tp > 1;
-    as.attention = resolvedAttention(plan);
-    c.flash = as.attention != AttentionKernel::Unfused;
     as.kernels = resolvedKernelStyle(plan);
     as.tp_overlap = tpOverlapActive(plan);
     as.grad_reduce_bytes = gradReduceBytes(plan);
@@ -320,25 +316,8 @@ void Evaluation::stageSetup()
 {
     // Stages: layers, compute and memory.
     stageLayerCounts(m, p, &layersPerStage);
-    m_ = p.microBatches();
-    cost.microbatches = m_;
-    inFlightScale = p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
-    wBytes = c.actBytes;
-    gradBytes = fig.grad_bytes.value;
-    const bool mixed = c.actBytes == 2;
-    optBytes = tr.optimizer == Optimizer::Adam ? (mixed ? 12 : 8) : (mixed ? 8 : 4);
-    shardRanks = p.shardRanks();
-    shard = shardRanks;
-    denseAct = activationBytesPerLayer(c, false, p.recompute);
-    moeAct = m.isMoe() ? activationBytesPerLayer(c, true, p.recompute) : 0;
-    // Full recompute keeps one layer's full activations while that layer is recomputed.
-    recomputeWorkingSet =
-        p.recompute == Recompute::Full
-            ? std::max(activationBytesPerLayer(c, false, Recompute::None),
-                       m.isMoe() ? activationBytesPerLayer(c, true, Recompute::None) : 0.0)
-            : 0.0;
-    denseParams = paramsPerLayerPerGpu(m, count, p, false);
-    moeParams = m.isMoe() ? paramsPerLayerPerGpu(m, count, p, true) : 0;
+    setLayoutMemoryTerms(c, count, mem);
+    cost.microbatches = mem.microbatches;
     hbmBytes = units::bytesFromGiB(gpu->hbm_GiB);
     cost.hbm_bytes = hbmBytes;
 
@@ -448,43 +427,14 @@ void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
     st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
                       st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
 
-    // Memory.
-    st.params = denseHere * denseParams + st.moe_layers * moeParams;
-    if (i == 0)
-        st.params += count.embedding / p.tp;
-    if (i == p.pp - 1) {
-        st.params += count.final_norm;
-        // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
-        if (!m.tied_embeddings || p.pp > 1)
-            st.params += double(m.vocab) * m.hidden / p.tp;
-    }
-    // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
-    // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
-    const double paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
-    const double gradShard = p.zero >= 2 ? shard : 1;
-    const double optShard = p.zero >= 1 ? shard : 1;
-    st.weights_bytes = st.params * wBytes / paramShard;
-    st.grads_bytes = st.params * gradBytes / gradShard;
-    st.optimizer_bytes = st.params * optBytes / optShard;
-    st.activation_bytes_per_layer =
-        st.layers ? (denseHere * denseAct + st.moe_layers * moeAct) / st.layers : 0;
-    st.buffers_bytes = recomputeWorkingSet;
-    if (i == p.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
-        st.buffers_bytes += c.tokens * m.vocab / p.tp * (c.actBytes + 4);
-    if (c.sp)
-        st.buffers_bytes += activation; // the all-gathered input of a TP region
-    if (p.zero >= 3 && p.pp == 1)       // gathered parameters: the computing and prefetched layers
-        st.buffers_bytes += (1 + p.zero3_prefetch) * std::max(denseParams, moeParams) * wBytes;
+    // Memory (core/engine/stagememory.h, as the search's memory-only verdict).
+    setStageMemory(mem, st, i, denseHere);
 }
 
 void Evaluation::stageInFlight(StageCost& st, int i, int denseHere)
 {
     // What depends on the stage's place: the micro-batches whose activations it holds.
-    st.in_flight_microbatches = std::min<double>(m_, p.pp - i) * inFlightScale;
-    st.activations_bytes =
-        (denseHere * denseAct + st.moe_layers * moeAct) * st.in_flight_microbatches;
-    st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
-                     st.buffers_bytes;
+    setStageInFlight(mem, st, i, denseHere);
     st.fits = st.total_bytes <= hbmBytes;
 }
 
@@ -492,12 +442,12 @@ void Evaluation::pipeline()
 {
     // The pipeline: m micro-batches at the slowest stage's pace, plus fill and drain.
     const StageCost& critical = criticalStage();
-    b.compute_s = m_ * (critical.forward_s + critical.backward_s);
-    b.recompute_s = m_ * critical.recompute_s;
-    b.tp_comm_exposed_s = m_ * critical.tp_comm_s;
-    b.cp_comm_exposed_s = m_ * critical.cp_comm_exposed_s;
-    b.ep_comm_exposed_s = m_ * critical.ep_comm_s;
-    b.pp_comm_exposed_s = m_ * critical.pp_comm_s;
+    b.compute_s = mem.microbatches * (critical.forward_s + critical.backward_s);
+    b.recompute_s = mem.microbatches * critical.recompute_s;
+    b.tp_comm_exposed_s = mem.microbatches * critical.tp_comm_s;
+    b.cp_comm_exposed_s = mem.microbatches * critical.cp_comm_exposed_s;
+    b.ep_comm_exposed_s = mem.microbatches * critical.ep_comm_s;
+    b.pp_comm_exposed_s = mem.microbatches * critical.pp_comm_s;
     b.bubble_s = (sumMicrobatch - maxMicrobatch) / p.interleave;
 }
 
@@ -507,8 +457,7 @@ void Evaluation::optimizer()
     double maxParams = 0;
     for (const StageCost& st : cost.stages)
         maxParams = std::max(maxParams, st.params);
-    const double optimizerShard = p.zero >= 1 ? shard : 1;
-    b.optimizer_s = maxParams / optimizerShard * fig.optimizer_step_bytes.value / c.hbm;
+    b.optimizer_s = maxParams / mem.optimizerShard * fig.optimizer_step_bytes.value / c.hbm;
 }
 
 void Evaluation::metrics()

@@ -8,11 +8,12 @@ namespace paraplan {
 
 /// The memory verdict of a layout without its timing: the bytes per GPU of the fullest
 /// pipeline stage, the figure StepEngine::evaluate() reports as
-/// StepCost::max_stage_total_bytes, computed with the engine's own per-layer functions
-/// (layercost.h) in the engine's order of operations, so that it equals the full evaluation's
+/// StepCost::max_stage_total_bytes, from the engine's own per-stage memory functions
+/// (core/engine/stagememory.h, fullestStageBytes()), so that it equals the full evaluation's
 /// figure to the last bit (tst_search memoryOnlyEqualsTheEngine checks it on every layout of
 /// the bundled examples). The search uses it for the layouts its step-time bound does not
-/// cost, so that they are still counted as scored, over memory or short of headroom.
+/// cost, so that they are still counted as scored, over memory or short of headroom; this
+/// class keeps the base plan's parameter count and the GPU's HBM for it.
 class LayoutMemory
 {
 public:

@@ -1,0 +1,99 @@
+#include "stagememory.h"
+
+#include <vector>
+
+namespace paraplan {
+
+using layercost::activationBytesPerLayer;
+using layercost::paramsPerLayerPerGpu;
+
+void setMemoryContext(layercost::Context& c, AttentionKernel attention)
+{
+    const Dtype dtype = c.plan.training.dtype;
+    c.actBytes = dtype == Dtype::FP32 || dtype == Dtype::TF32 ? 4 : 2;
+    c.seqLocal = double(c.plan.training.seq_len) / c.p.cp;
+    c.tokens = c.p.micro_batch * c.seqLocal;
+    c.sp = c.p.sequence_parallel && c.p.tp > 1;
+    c.flash = attention != AttentionKernel::Unfused;
+}
+
+void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& count,
+                          LayoutMemoryTerms& t)
+{
+    const ModelSpec& m = c.m;
+    const ParallelLayout& p = c.p;
+    t.pp = p.pp;
+    t.microbatches = p.microBatches();
+    t.inFlightScale =
+        p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
+    t.weightBytes = c.actBytes;
+    t.gradBytes = c.plan.figures.grad_bytes.value;
+    const bool mixed = c.actBytes == 2;
+    t.optimizerBytes =
+        c.plan.training.optimizer == Optimizer::Adam ? (mixed ? 12 : 8) : (mixed ? 8 : 4);
+    t.shardRanks = p.shardRanks();
+    const double shard = t.shardRanks;
+    t.paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
+    t.gradShard = p.zero >= 2 ? shard : 1;
+    t.optimizerShard = p.zero >= 1 ? shard : 1;
+    t.denseAct = activationBytesPerLayer(c, false, p.recompute);
+    t.moeAct = m.isMoe() ? activationBytesPerLayer(c, true, p.recompute) : 0;
+    // Full recompute keeps one layer's full activations while that layer is recomputed.
+    t.recomputeWorkingSet =
+        p.recompute == Recompute::Full
+            ? std::max(activationBytesPerLayer(c, false, Recompute::None),
+                       m.isMoe() ? activationBytesPerLayer(c, true, Recompute::None) : 0.0)
+            : 0.0;
+    t.denseParams = paramsPerLayerPerGpu(m, count, p, false);
+    t.moeParams = m.isMoe() ? paramsPerLayerPerGpu(m, count, p, true) : 0;
+    t.embeddingParams = count.embedding / p.tp;
+    t.finalNormParams = count.final_norm;
+    t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
+    t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
+    t.sequenceParallelBytes = c.sp ? c.tokens * m.hidden * c.actBytes : 0.0;
+    t.zero3GatherBytes =
+        p.zero >= 3 && p.pp == 1
+            ? (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * t.weightBytes
+            : 0.0;
+}
+
+double fullestStageBytes(const Plan& plan, const ParameterCount& count)
+{
+    const ModelSpec& m = plan.model;
+    const ParallelLayout& p = plan.parallel;
+    layercost::Context c{plan, m, p};
+    setMemoryContext(c, resolvedAttention(plan));
+    LayoutMemoryTerms t;
+    setLayoutMemoryTerms(c, count, t);
+    static thread_local std::vector<int> layersPerStage;
+    stageLayerCounts(m, p, &layersPerStage);
+
+    double fullest = 0;
+    StageCost st;
+    int layerIndex = 0;
+    int lastLayers = -1;
+    int lastDense = -1;
+    const int denseEnd = m.isMoe() ? m.dense_layers : m.layers; // MoE layers follow the dense
+    for (int i = 0; i < p.pp; ++i) {
+        const int layers = layersPerStage[static_cast<size_t>(i)];
+        const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
+        layerIndex += layers;
+        // A middle stage with the layers of the middle stage before it holds no more: every
+        // term is that stage's but the activations, whose in-flight micro-batches do not grow
+        // with the stage's index (sums and products of non-negative doubles are monotone), so
+        // the fullest stage is the same without it.
+        const bool middle = i > 0 && i < p.pp - 1;
+        if (middle && i > 1 && layers == lastLayers && denseHere == lastDense)
+            continue;
+        lastLayers = middle ? layers : -1;
+        lastDense = middle ? denseHere : -1;
+        st.layers = layers;
+        st.moe_layers = layers - denseHere;
+        setStageMemory(t, st, i, denseHere);
+        setStageInFlight(t, st, i, denseHere);
+        fullest = std::max(fullest, st.total_bytes);
+    }
+    return fullest;
+}
+
+} // namespace paraplan

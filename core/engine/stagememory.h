@@ -1,0 +1,101 @@
+#pragma once
+
+#include "layercost.h"
+#include "model.h"
+#include "plan.h"
+#include "stepmodel.h"
+
+#include <algorithm>
+
+namespace paraplan {
+
+// Per-stage memory: the one place its formulas live. The engine's evaluation
+// (core/engine/stepmodel.cpp, Evaluation::stageSetup() and stages()) fills its StageCost
+// memory fields with these functions, and the search's memory-only verdict
+// (fullestStageBytes(), through core/search/searchmemory.h) walks the stages with the same
+// ones, so that the two agree to the last bit by construction.
+
+/// The memory terms of a layout that every pipeline stage shares, per GPU.
+struct LayoutMemoryTerms
+{
+    int pp = 1;
+    int microbatches = 1;     // per step, per pipeline (ParallelLayout::microBatches())
+    double inFlightScale = 1; // interleaved 1F1B holds 1 + (pp - 1) / (pp v) more in flight
+    double weightBytes = 2;   // bytes per parameter, gradient and optimizer state
+    double gradBytes = 4;
+    double optimizerBytes = 12;
+    int shardRanks = 1; // the ZeRO shard group (ParallelLayout::shardRanks())
+    // The divisors of the weights, gradients and optimizer states (the shard group where the
+    // ZeRO stage shards them, else 1).
+    double paramShard = 1;
+    double gradShard = 1;
+    double optimizerShard = 1;
+    double denseParams = 0;           // parameters of one dense layer per GPU before ZeRO sharding
+    double moeParams = 0;             // ... of one MoE layer (0 for a dense model)
+    double denseAct = 0;              // activation bytes of one dense layer, one micro-batch
+    double moeAct = 0;                // ... of one MoE layer
+    double recomputeWorkingSet = 0;   // full recompute: one layer's full activations
+    double embeddingParams = 0;       // the first stage's
+    double finalNormParams = 0;       // the last stage's
+    double lmHeadParams = 0;          // the last stage's (0: tied to the embedding, no pipeline)
+    double logitsBytes = 0;           // the last stage's logits and fp32 softmax buffer
+    double sequenceParallelBytes = 0; // the all-gathered input of a TP region (SP only)
+    double zero3GatherBytes = 0;      // ZeRO-3 without PP: the computing and prefetched layers
+};
+
+/// The memory fields of `c` (actBytes, seqLocal, tokens, sp, flash) from its plan, with the
+/// plan's resolved attention kernel (resolvedAttention()).
+void setMemoryContext(layercost::Context& c, AttentionKernel attention);
+
+/// The layout's memory terms into `t` (every field; filled in place, as the evaluation's hot
+/// path wants: a returned copy costs it more than the terms); `c` has its memory fields set
+/// (setMemoryContext()), `count` is countParameters(c.m).
+void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& count,
+                          LayoutMemoryTerms& t);
+
+/// Stage `i`'s memory that does not depend on its place in the pipeline: params,
+/// weights_bytes, grads_bytes, optimizer_bytes, activation_bytes_per_layer and buffers_bytes,
+/// from its layers (st.layers, st.moe_layers set) of which `denseHere` are dense.
+inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int denseHere)
+{
+    st.params = denseHere * t.denseParams + st.moe_layers * t.moeParams;
+    if (i == 0)
+        st.params += t.embeddingParams;
+    if (i == t.pp - 1) {
+        st.params += t.finalNormParams;
+        // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
+        st.params += t.lmHeadParams;
+    }
+    // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
+    // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
+    st.weights_bytes = st.params * t.weightBytes / t.paramShard;
+    st.grads_bytes = st.params * t.gradBytes / t.gradShard;
+    st.optimizer_bytes = st.params * t.optimizerBytes / t.optimizerShard;
+    st.activation_bytes_per_layer =
+        st.layers ? (denseHere * t.denseAct + st.moe_layers * t.moeAct) / st.layers : 0;
+    st.buffers_bytes = t.recomputeWorkingSet;
+    if (i == t.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
+        st.buffers_bytes += t.logitsBytes;
+    st.buffers_bytes += t.sequenceParallelBytes;
+    st.buffers_bytes += t.zero3GatherBytes;
+}
+
+/// What depends on stage `i`'s place: the micro-batches whose activations it holds
+/// (in_flight_microbatches), activations_bytes and total_bytes; after setStageMemory().
+inline void setStageInFlight(const LayoutMemoryTerms& t, StageCost& st, int i, int denseHere)
+{
+    st.in_flight_microbatches = std::min<double>(t.microbatches, t.pp - i) * t.inFlightScale;
+    st.activations_bytes =
+        (denseHere * t.denseAct + st.moe_layers * t.moeAct) * st.in_flight_microbatches;
+    st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
+                     st.buffers_bytes;
+}
+
+/// The bytes per GPU of `plan`'s fullest pipeline stage without its timing: the figure
+/// StepEngine::evaluate() reports as StepCost::max_stage_total_bytes, bit for bit.
+/// `count` is countParameters(plan.model); meaningful only for a plan the engine accepts
+/// (validatePlan() finds no issue). Makes no heap allocation once this thread has walked a
+/// pipeline as deep.
+double fullestStageBytes(const Plan& plan, const ParameterCount& count);
+
+} // namespace paraplan
