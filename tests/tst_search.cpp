@@ -214,6 +214,21 @@ Plan mixtralOn64()
     return p;
 }
 
+// A data row's plan: "mixtral" (mixtralOn64), "small" (smallPlan) or an example's name.
+Plan namedPlan(const QString& name)
+{
+    return name == "mixtral" ? mixtralOn64() : name == "small" ? smallPlan() : examplePlan(name);
+}
+
+// The plan with its software stack resolved as the search resolves it before it starts.
+Plan stackResolved(Plan plan)
+{
+    if (plan.training.stack == TrainingStack::Auto)
+        plan.training.stack =
+            fsdpStyleStack(plan) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+    return plan;
+}
+
 // Options with no headroom: every layout that fits is scored (the brute force's default).
 SearchOptions bare()
 {
@@ -458,9 +473,7 @@ private slots:
         // sends every layout to the engine. Same counts (each rule's), ranking and front.
         QFETCH(QString, plan);
         QFETCH(int, objective);
-        const Plan base = plan == "mixtral" ? mixtralOn64()
-                          : plan == "small" ? smallPlan()
-                                            : examplePlan(plan);
+        const Plan base = namedPlan(plan);
         SearchOptions fast;
         fast.top = 20;
         fast.objective = SearchObjective(objective);
@@ -487,7 +500,7 @@ private slots:
         // 1, 2, 3 and 8 threads against the one-thread reference without shortcuts.
         QFETCH(QString, plan);
         QFETCH(int, threads);
-        const Plan base = plan == "mixtral" ? mixtralOn64() : examplePlan(plan);
+        const Plan base = namedPlan(plan);
         SearchOptions reference;
         reference.top = 25;
         reference.shortcuts = false;
@@ -530,7 +543,7 @@ private slots:
         QFETCH(QString, plan);
         QFETCH(int, objective);
         QFETCH(int, top);
-        Plan base = plan == "mixtral" ? mixtralOn64() : examplePlan(plan);
+        Plan base = namedPlan(plan);
         if (!(base.training.train_tokens > 0))
             base.training.train_tokens = 15e12; // Llama 3's budget (Meta 2024): time to train
         if (!(base.training.gpu_hour_usd > 0))
@@ -563,12 +576,7 @@ private slots:
         // (the same but for the ZeRO stage, and recompute none vs selective): the largest bound
         // in a class is at most its least step time, on every valid layout of the space.
         QFETCH(QString, plan);
-        Plan base = plan == "mixtral" ? mixtralOn64()
-                    : plan == "small" ? smallPlan()
-                                      : examplePlan(plan);
-        if (base.training.stack == TrainingStack::Auto)
-            base.training.stack =
-                fsdpStyleStack(base) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+        const Plan base = stackResolved(namedPlan(plan));
         const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
             classes; // largest bound, least step time
@@ -614,12 +622,7 @@ private slots:
         // LayoutMemory's fullest stage, without the timing, equals the engine's
         // max_stage_total_bytes to the last bit on every valid layout of the space.
         QFETCH(QString, plan);
-        Plan base = plan == "mixtral" ? mixtralOn64()
-                    : plan == "small" ? smallPlan()
-                                      : examplePlan(plan);
-        if (base.training.stack == TrainingStack::Auto)
-            base.training.stack =
-                fsdpStyleStack(base) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+        const Plan base = stackResolved(namedPlan(plan));
         const HardwareCatalog& catalog = HardwareCatalog::bundled();
         const StepEngine engine(base.cluster, catalog);
         const LayoutMemory memory(base, *catalog.gpu(base.cluster.gpu_id));
