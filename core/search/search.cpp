@@ -2,6 +2,7 @@
 
 #include "searchrun.h"
 #include "searchspace.h"
+#include "searchwording.h"
 
 #include <algorithm>
 #include <chrono>
@@ -132,6 +133,7 @@ SearchResult searchPlans(const Plan& plan_, const HardwareCatalog& catalog,
         return result;
     searchdetail::SearchRun run{base, catalog, options, cancel, progress, result};
     result.space = run.space.size();
+    result.given_outside = searchSpaceMisses(base, options);
     run.evaluateGiven();
     run.score();
     run.rank();

@@ -91,6 +91,16 @@ struct SearchCandidate
     int folded = 0;    ///< other layouts that are the same plan, folded into this row
 };
 
+/// One way the plan's own layout lies outside the space a search walked.
+struct SearchSpaceMiss
+{
+    std::string setting; ///< "interleave", "micro-batch", "max-tp", "pp-across-nodes", ...
+    /// "this plan uses interleave 5, outside the searched 1-4"
+    std::string text;
+    /// The command-line option that would take it in ("--max-interleave 5"), "" when none can.
+    std::string option;
+};
+
 struct SearchResult
 {
     bool ok = false;
@@ -123,6 +133,10 @@ struct SearchResult
     bool given_within_headroom = true; ///< leaves the headroom the search asked for free
     std::vector<std::pair<std::string, double>> given_behind; ///< largest deltas first
     std::vector<BehindPart> given_parts; ///< every signed delta, largest in size first
+    /// How the plan's own layout lies outside the searched space (searchSpaceMisses(),
+    /// searchwording.h): then its rank is where it would fall among the searched layouts, not
+    /// a row of the table. Empty when the space holds it.
+    std::vector<SearchSpaceMiss> given_outside;
 
     long long invalidCount() const;  ///< all of `rejected`
     long long excludedCount() const; ///< all of `constrained`

@@ -4,6 +4,7 @@
 
 #include "costjson.h"
 #include "search.h"
+#include "searchwording.h"
 #include "summary.h"
 #include "units.h"
 
@@ -74,7 +75,7 @@ SearchOptions searchFromArgs(const Args& args)
         const double gib = args.number("--reserve");
         if (!(gib >= 0 && gib <= 1024))
             throw UsageError("--reserve is in GiB, 0 to 1024 (got " + args.text("--reserve") + ")");
-        search.constraints.reserve_bytes = gib * units::kGiB;
+        search.constraints.reserve_bytes = reserveBytesFromGiB(gib);
     }
     search.constraints.pp_across_nodes = args.flag("--pp-across-nodes");
     return search;
@@ -116,8 +117,14 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         }
         return array;
     };
+    QJsonArray outside;
+    for (const SearchSpaceMiss& miss : result.given_outside)
+        outside.append(QJsonObject{{"setting", QString::fromStdString(miss.setting)},
+                                   {"text", QString::fromStdString(searchSpaceMissText(miss))},
+                                   {"option", QString::fromStdString(miss.option)}});
     QJsonObject given{{"parallel", parallelLayoutToJson(plan.parallel)},
-                      {"scored", result.given_ok}};
+                      {"scored", result.given_ok},
+                      {"outside", outside}};
     if (result.given_ok) {
         given["step_time_s"] = result.given.step_time_s;
         given["memory_bytes"] = result.given.memory_bytes;
@@ -161,6 +168,49 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         out);
 }
 
+// Where the plan the search started from stands: outside the searched space (by name), its
+// rank among the scored layouts, against the best row, and its headroom.
+void printGivenText(const SearchOptions& search, const SearchResult& result, std::ostream& out)
+{
+    if (!result.given_outside.empty()) {
+        out << "\n  This plan's layout is outside the searched space, so it is no row of the "
+               "table:";
+        for (const SearchSpaceMiss& miss : result.given_outside)
+            out << "\n    " << searchSpaceMissText(miss);
+        out << "\n";
+    }
+    if (!result.given_ok) {
+        out << (result.given_outside.empty() ? "\n" : "")
+            << "  This plan's layout is not scored: " << result.given_problem << "\n";
+        return;
+    }
+    const SearchCandidate& g = result.given;
+    out << (result.given_outside.empty() ? "\n" : "")
+        << "  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
+        << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
+        << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU";
+    if (result.given_outside.empty() && result.given_within_headroom)
+        out << ": rank " << result.given_rank << " of " << result.scored << " scored";
+    else
+        out << ": it would rank " << result.given_rank << " among the " << result.scored
+            << " scored layouts";
+    if (!result.top.empty()) {
+        const SearchCandidate& best = result.top.front();
+        out << "; " << againstBestText(g.step_time_s, best.step_time_s, "the best row") << " ("
+            << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3) << "%)";
+        if (!result.given_parts.empty())
+            out << ": " << behindText(g.step_time_s - best.step_time_s, result.given_parts);
+    }
+    if (!result.given_within_headroom)
+        out << "; it leaves " << formatNumber(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 3)
+            << " GiB free, less than the headroom's "
+            << formatNumber(units::toGiB(search.constraints.min_headroom * g.cost.hbm_bytes +
+                                         search.constraints.reserve_bytes),
+                            3)
+            << " GiB";
+    out << "\n";
+}
+
 void printSearchText(const std::string& title, const Plan& plan, const SearchOptions& search,
                      const SearchResult& result, std::ostream& out)
 {
@@ -169,24 +219,19 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         << ", objective " << searchObjectiveName(search.objective) << ", every layout on the "
         << (fsdpStyleStack(plan) ? "PyTorch FSDP" : "Megatron-Core") << " stack"
         << (plan.training.stack == TrainingStack::Auto ? " (auto, from this plan)" : "") << "\n";
-    out << "  " << result.space << " layouts: " << result.scored << " scored, "
-        << result.did_not_fit << " over memory";
+    out << "  " << result.space << " layouts: " << result.scored
+        << " scored (fit with the headroom free, ranked), " << result.did_not_fit << " over memory";
     out << ", " << result.invalidCount() << " invalid";
     if (result.excludedCount() > 0)
         out << ", " << result.excludedCount() << " excluded by constraints";
     if (result.duplicates > 0)
         out << ", " << result.duplicates << " same plan as their ZeRO-0 twin";
     out << " (" << formatSeconds(result.seconds) << ", "
-        << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3) << " plans/s)\n";
-    if (search.bound)
-        out << "  step-time bound: " << result.evaluated << " costed, " << result.bounded
-            << " judged by their memory alone (they could not reach the top " << search.top
-            << ", this plan's rank or the Pareto front); the counts and ranking are the exhaustive "
-               "search's (--exhaustive costs every one)"
-            << (search.threads > 1 ? "; with several threads how many are costed depends on "
-                                     "their timing and may differ from run to run"
-                                   : "")
-            << "\n";
+        << formatNumber(double(result.space) / std::max(result.seconds, 1e-9), 3)
+        << " layouts/s, every layout judged, invalid and excluded included)\n";
+    const std::string timing = searchTimingSentence(result, search);
+    if (!timing.empty())
+        out << "  " << timing << "\n";
     if (!result.rejected.empty()) {
         out << "  invalid by rule:";
         for (const auto& [rule, count] : result.rejected)
@@ -200,12 +245,13 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         out << "\n";
     }
     out << "  memory headroom: " << formatNumber(100 * search.constraints.min_headroom, 3)
-        << "% of HBM + " << formatNumber(units::toGiB(search.constraints.reserve_bytes), 3)
-        << " GiB (CUDA context and NCCL buffers) kept free; step times within "
-        << formatNumber(100 * kSearchTieTolerance, 3)
-        << "% of each other rank by free memory, then the simpler layout\n";
+        << "% of HBM + " << reserveText(search.constraints.reserve_bytes)
+        << " (CUDA context and NCCL buffers) kept free; step times within "
+        << plainPercent(kSearchTieTolerance)
+        << " of each other rank by free memory, then the simpler layout\n";
     if (result.top.empty()) {
         out << "\n  no layout fits: try more GPUs, a smaller micro-batch or full recompute\n";
+        printGivenText(search, result, out);
         return;
     }
     out << "\n  " << std::left << std::setw(4) << "#" << std::setw(40) << "layout" << std::right
@@ -220,29 +266,7 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
             << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
             << searchRowBehind(c, static_cast<int>(i) + 1) << "\n";
     }
-    if (result.given_ok) {
-        const SearchCandidate& g = result.given;
-        const SearchCandidate& best = result.top.front();
-        out << "\n  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
-            << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
-            << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU: rank "
-            << result.given_rank << " of " << result.scored;
-        if (!result.given_parts.empty())
-            out << "; against the best ("
-                << formatNumber(100 * (g.step_time_s / best.step_time_s - 1), 3)
-                << "%): " << behindText(g.step_time_s - best.step_time_s, result.given_parts);
-        if (!result.given_within_headroom)
-            out << "; it leaves "
-                << formatNumber(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 3)
-                << " GiB free, less than the headroom's "
-                << formatNumber(units::toGiB(search.constraints.min_headroom * g.cost.hbm_bytes +
-                                             search.constraints.reserve_bytes),
-                                3)
-                << " GiB";
-        out << "\n";
-    } else {
-        out << "\n  This plan's layout is not scored: " << result.given_problem << "\n";
-    }
+    printGivenText(search, result, out);
     out << "\n  Pareto front, memory per GPU against step time (" << result.pareto.size()
         << " plans): ";
     for (size_t i = 0; i < result.pareto.size(); ++i)
@@ -272,10 +296,10 @@ Options searchOptions()
                     "Worker threads, 1 to 256 (default 1; same ranking for any count)."),
         flagOption("--exhaustive",
                    "Time every valid layout (the reference). By default a layout whose step-time "
-                   "lower bound cannot reach the top N, this plan's rank or the Pareto front is "
-                   "judged by its memory alone (every objective is monotone in step time); the "
-                   "rows, ranks, front and counts are the same either way, only the time "
-                   "differs."),
+                   "lower bound shows it cannot reach the top N, beat this plan or join the "
+                   "Pareto front is checked for memory only, not timed (every objective is "
+                   "monotone in step time); the rows, ranks, front and counts are the same "
+                   "either way, only the time differs."),
         flagOption("--bound", "The step-time bound (the default; kept for scripts): an error "
                               "with --exhaustive."),
         valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
@@ -291,9 +315,9 @@ Options searchOptions()
                     "keeps every layout that fits."),
         valueOption("--min-headroom", "SHARE", "The same as --headroom (older name)."),
         valueOption("--micro-batch", "N", "Constraint: this micro-batch size only."),
-        valueOption(
-            "--max-interleave", "V",
-            "Search interleave (virtual pipeline stages) 1 to V, V at most 64 (default 4)."),
+        valueOption("--max-interleave", "V",
+                    "Search interleave (virtual pipeline stages) 1 to V, V at most 64 (default 4; "
+                    "a plan with a larger interleave is named as outside the searched space)."),
         valueOption("--max-micro-batch", "N",
                     "Search micro-batch sizes 1, 2, 4, ... up to N (default 16)."),
         valueOption("--tokens-per-step", "T",
