@@ -167,6 +167,9 @@ std::vector<QStringList> jsonRuns()
         runs.push_back(
             {"search", plan, "--json", "--top", "3", "--max-interleave", "2", "--bound"});
     }
+    // The plan's layout outside the searched space (TP 8 over a largest TP of 4): given.outside.
+    runs.push_back({"search", sourcePath("resources/examples/llama3-70b-two-racks.paraplan.json"),
+                    "--json", "--top", "3", "--max-tp", "4"});
     const QStringList collective{"--op", "all_reduce", "--bytes", "1GB", "--ranks", "16"};
     runs.push_back(QStringList{"collective"} + collective +
                    QStringList{"--cluster", "dgx-h100", "--nodes", "2", "--json"});

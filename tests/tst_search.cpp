@@ -9,6 +9,7 @@
 #include "searchmemory.h"
 #include "searchrecords.h"
 #include "searchspace.h"
+#include "searchwording.h"
 #include "summary.h"
 #include "units.h"
 
@@ -1290,8 +1291,173 @@ private slots:
         // The text says what the bound did and that the counts are exact.
         std::ostringstream o3, e3;
         QCOMPARE(cli::run({"search", plan, "--top", "3"}, o3, e3), 0);
-        QVERIFY(QString::fromStdString(o3.str()).contains("judged by their memory alone"));
+        QVERIFY(QString::fromStdString(o3.str()).contains("were checked for memory only"));
         QVERIFY(!QString::fromStdString(o3.str()).contains("of the layouts costed"));
+    }
+    void thePlansLayoutOutsideTheSpaceIsNamed()
+    {
+        // The review's case: a plan with interleave 5 searched over 1-4 ranked "1" above a
+        // table whose best was slower, "-27.2 ms behind". Each way out of the space is named,
+        // with the option that takes it in.
+        Plan plan = examplePlan("llama3-70b-two-racks");
+        QCOMPARE(plan.parallel.tp, 8);
+        plan.parallel.interleave = 5;
+        plan.parallel.micro_batch = 32;
+        SearchOptions options;
+        options.constraints.max_tp = 4;
+        std::vector<SearchSpaceMiss> misses = searchSpaceMisses(plan, options);
+        QCOMPARE(misses.size(), size_t(3));
+        QCOMPARE(misses[0].setting, std::string("interleave"));
+        QCOMPARE(searchSpaceMissText(misses[0]),
+                 std::string("this plan uses interleave 5, outside the searched 1-4; search with "
+                             "--max-interleave 5"));
+        QCOMPARE(misses[1].setting, std::string("micro-batch"));
+        QCOMPARE(misses[1].option, std::string("--max-micro-batch 32"));
+        QCOMPARE(misses[2].setting, std::string("max-tp"));
+        QCOMPARE(misses[2].option, std::string("--max-tp 8"));
+        // Inside once the options reach it.
+        options.max_interleave = 5;
+        options.max_micro_batch = 32;
+        options.constraints.max_tp = 8;
+        QVERIFY(searchSpaceMisses(plan, options).empty());
+        // A micro-batch off the fixed one, one no power of two, stages on one node.
+        options.constraints.fixed_micro_batch = 4;
+        QCOMPARE(searchSpaceMisses(plan, options).at(0).option, std::string("--micro-batch 32"));
+        options.constraints.fixed_micro_batch = 0;
+        plan.parallel.micro_batch = 3;
+        QVERIFY(searchSpaceMisses(plan, options).at(0).option.empty());
+        plan.parallel.micro_batch = 1;
+        options.constraints.pp_across_nodes = true;
+        QVERIFY(searchSpaceMisses(plan, options).empty()); // TP 8 fills a node: PP crosses
+        plan.parallel.rank_order = {ParallelDim::PP, ParallelDim::TP, ParallelDim::CP,
+                                    ParallelDim::DP}; // the two stages on one node
+        QCOMPARE(searchSpaceMisses(plan, options).at(0).setting, std::string("pp-across-nodes"));
+        options.constraints.pp_across_nodes = false;
+        plan.parallel.rank_order = examplePlan("llama3-70b-two-racks").parallel.rank_order;
+        plan.parallel.stage_layers = {40, 40};
+        QCOMPARE(searchSpaceMisses(plan, options).at(0).setting, std::string("stage-layers"));
+        // The search reports them.
+        plan = examplePlan("llama3-70b-two-racks");
+        SearchOptions search;
+        search.constraints.max_tp = 4;
+        search.top = 3;
+        const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), search);
+        QVERIFY(result.ok);
+        QCOMPARE(result.given_outside.size(), size_t(1));
+        QCOMPARE(result.given_outside[0].setting, std::string("max-tp"));
+        search.constraints.max_tp = 0;
+        QVERIFY(searchPlans(plan, HardwareCatalog::bundled(), search).given_outside.empty());
+    }
+
+    void cliNamesThePlanOutsideTheSpaceAndNeverANegativeBehind()
+    {
+        // The plan with interleave 5, faster than every layout of a 1-4 search.
+        QTemporaryDir dir;
+        QFile file(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        QJsonObject parallel = json["parallel"].toObject();
+        parallel["interleave"] = 5;
+        parallel["pp"] = 4;
+        parallel["dp"] = 4;
+        json["parallel"] = parallel;
+        const QString planPath = dir.filePath("v5.paraplan.json");
+        QFile out(planPath);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(json).toJson());
+        out.close();
+        const std::string plan = planPath.toStdString();
+        std::ostringstream o, e;
+        QCOMPARE(cli::run({"search", plan, "--top", "3"}, o, e), 0);
+        const QString text = QString::fromStdString(o.str());
+        QVERIFY2(text.contains("This plan's layout is outside the searched space") &&
+                     text.contains("this plan uses interleave 5, outside the searched 1-4; "
+                                   "search with --max-interleave 5"),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QRegularExpression("-[0-9.]+ [a-z]+ behind")), qPrintable(text));
+        QVERIFY2(text.contains("it would rank"), qPrintable(text));
+        std::ostringstream oj, ej;
+        QCOMPARE(cli::run({"search", plan, "--top", "3", "--json"}, oj, ej), 0);
+        const QJsonObject given = QJsonDocument::fromJson(QByteArray::fromStdString(oj.str()))
+                                      .object()["given"]
+                                      .toObject();
+        const QJsonArray outside = given["outside"].toArray();
+        QCOMPARE(outside.size(), 1);
+        QCOMPARE(outside[0].toObject()["setting"].toString(), QString("interleave"));
+        QCOMPARE(outside[0].toObject()["option"].toString(), QString("--max-interleave 5"));
+        // Searched with it, the plan is inside and ranked as a row.
+        std::ostringstream o5, e5;
+        QCOMPARE(cli::run({"search", plan, "--top", "3", "--max-interleave", "5"}, o5, e5), 0);
+        QVERIFY(!QString::fromStdString(o5.str()).contains("outside the searched space"));
+        QVERIFY(QString::fromStdString(o5.str()).contains(QRegularExpression(": rank [0-9]+ of")));
+        // A broken constraint is named too.
+        std::ostringstream ot, et;
+        QCOMPARE(
+            cli::run({"search",
+                      PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json",
+                      "--top", "3", "--max-tp", "4"},
+                     ot, et),
+            0);
+        QVERIFY2(QString::fromStdString(ot.str()).contains(
+                     "this plan uses TP 8, above the largest TP allowed, 4; search "
+                     "with --max-tp 8"),
+                 qPrintable(QString::fromStdString(ot.str())));
+        QCOMPARE(againstBestText(1.0, 1.5), std::string("500 ms faster than the best"));
+        QCOMPARE(againstBestText(1.5, 1.0), std::string("500 ms behind the best"));
+    }
+
+    void cliWordsTheBoundRateTieAndReserve()
+    {
+        const std::string plan =
+            PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json";
+        std::ostringstream o, e;
+        QCOMPARE(cli::run({"search", plan, "--top", "3", "--max-tp", "4"}, o, e), 0);
+        const QString text = QString::fromStdString(o.str());
+        // One plain sentence on what was timed; no "plans/s" over every layout; 0.5%, GiB.
+        QVERIFY2(text.contains(QRegularExpression(
+                     "Timed [0-9,]+ of the [0-9,]+ valid layouts the constraints on the layout "
+                     "leave; the other [0-9,]+ were checked for memory only, because a lower "
+                     "bound on their step time shows they cannot reach the top 3, beat this "
+                     "plan or join the Pareto front. The results are those of timing every "
+                     "layout \\(--exhaustive\\).")),
+                 qPrintable(text));
+        QVERIFY(!text.contains("threads' timing"));
+        QVERIFY(!text.contains("plans/s") && text.contains(" layouts/s, every layout judged"));
+        QVERIFY2(text.contains("within 0.5% of each other") && !text.contains("0.500%"),
+                 qPrintable(text));
+        QVERIFY2(text.contains("+ 1.43 GiB (CUDA"), qPrintable(text));
+        std::ostringstream ot, et;
+        QCOMPARE(cli::run({"search", plan, "--top", "3", "--threads", "2"}, ot, et), 0);
+        QVERIFY(QString::fromStdString(ot.str()).contains("depends on the threads' timing"));
+        std::ostringstream ox, ex;
+        QCOMPARE(cli::run({"search", plan, "--top", "3", "--exhaustive"}, ox, ex), 0);
+        QVERIFY2(QString::fromStdString(ox.str()).contains("Timed every valid layout ("),
+                 qPrintable(QString::fromStdString(ox.str())));
+        QVERIFY(!QString::fromStdString(ox.str()).contains("checked for memory only"));
+        // Bounded with nothing skipped: no sentence.
+        SearchResult none;
+        none.evaluated = 10;
+        QCOMPARE(searchTimingSentence(none, SearchOptions{}), std::string());
+        // --reserve 1.43, the default as shown, is the default to the byte.
+        QCOMPARE(reserveBytesFromGiB(1.43), kDefaultSearchReserveBytes);
+        QCOMPARE(reserveBytesFromGiB(2.0), 2.0 * units::kGiB);
+        QCOMPARE(plainPercent(0.005), std::string("0.5%"));
+        QCOMPARE(groupedCount(17775), std::string("17,775"));
+    }
+
+    void cliSaysWhatOfThePlanWhenNothingFits()
+    {
+        // No layout fits: the text names the plan's own problem, as the JSON's given.problem.
+        const QString plan = QFINDTESTDATA("data/plans/llama3-70b-no-fit.json");
+        QVERIFY(!plan.isEmpty());
+        std::ostringstream o, e;
+        const int code = cli::run({"search", plan.toStdString(), "--top", "3", "--max-interleave",
+                                   "1", "--reserve", "1000"},
+                                  o, e);
+        const QString text = QString::fromStdString(o.str());
+        QVERIFY2(code != 0 && text.contains("no layout fits"), qPrintable(text));
+        QVERIFY2(text.contains("This plan's layout is not scored: does not fit in memory"),
+                 qPrintable(text));
     }
 };
 

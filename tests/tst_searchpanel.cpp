@@ -15,8 +15,12 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
+#include <QLocale>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -76,7 +80,7 @@ private slots:
         const SearchResult& result = panel->result();
         QVERIFY(result.ok);
         QCOMPARE(panel->resultsModel()->rowCount(), static_cast<int>(result.top.size()));
-        QVERIFY(panel->statusText().contains(QString::number(result.space)));
+        QVERIFY(panel->statusText().contains(QLocale().toString(qlonglong(result.space))));
         QVERIFY(panel->paretoPlot()->pointCount("Pareto front") ==
                 static_cast<int>(result.pareto.size()));
 
@@ -227,8 +231,11 @@ private slots:
         auto* reserve = panel->findChild<QDoubleSpinBox*>("searchReserve");
         QVERIFY(headroom && reserve);
         QCOMPARE(headroom->value(), 5.0);
-        QCOMPARE(reserve->value(), 1469.0); // MiB, the CLI's default to the byte
-        QCOMPARE(reserve->value() * units::kMiB, kDefaultSearchReserveBytes);
+        // In GiB to two places, as the CLI and the tooltip say; searched as the CLI's default
+        // to the byte (1469 MiB).
+        QCOMPARE(reserve->suffix(), QString(" GiB"));
+        QCOMPARE(reserve->text(), QLocale().toString(1.43, 'f', 2) + " GiB");
+        QCOMPARE(panel->options().constraints.reserve_bytes, kDefaultSearchReserveBytes);
         QVERIFY(reserve->toolTip().contains("#34323") && reserve->toolTip().contains("#964"));
         QSignalSpy finished(panel, &SearchPanel::finished);
         panel->start();
@@ -243,6 +250,8 @@ private slots:
                      .contains(QLocale().toString(qlonglong(kept.duplicates)) + " the same plan"),
                  qPrintable(panel->statusText()));
         QVERIFY(kept.constrained.count("headroom") && kept.constrained.at("headroom") > 0);
+        QVERIFY2(panel->statusText().contains("+ 1.43 GiB") && !panel->statusText().contains("MiB"),
+                 qPrintable(panel->statusText()));
         for (const SearchCandidate& c : kept.top)
             QVERIFY(c.cost.hbm_bytes - c.memory_bytes >=
                     0.05 * c.cost.hbm_bytes + 1.43 * units::kGiB - 1e7);
@@ -287,8 +296,86 @@ private slots:
         }
         QCOMPARE(panel->paretoPlot()->pointCount("Pareto front"), int(all.pareto.size()));
         // The whole account says what the bound did.
-        QVERIFY2(panel->statusText().contains("judged by their memory alone"),
+        QVERIFY2(panel->statusText().contains("were checked for memory only"),
                  qPrintable(panel->statusText()));
+    }
+
+    void eachConstraintHasItsOwnCountAndThePlanOutsideIsNamed()
+    {
+        // With Largest TP 4 on the two-racks example (TP 8) the line said "11,967 excluded
+        // (headroom)" and ranked the plan silently; now each constraint has its count and the
+        // plan's TP is named as outside the search.
+        MainWindow window(false);
+        QVERIFY(window.openFile(kTwoRacks));
+        QVERIFY(waitForResults(window));
+        SearchPanel* panel = window.searchPanel();
+        panel->findChild<QSpinBox*>("searchMaxTp")->setValue(4);
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(finished.wait(20000));
+        const SearchResult& r = panel->result();
+        QVERIFY(r.constrained.count("headroom") && r.constrained.count("max-tp"));
+        const QString line = panel->findChild<QLabel*>("searchStatus")->text();
+        QVERIFY2(line.contains(QString("excluded by constraint: headroom %1, max-tp %2")
+                                   .arg(QLocale().toString(qlonglong(r.constrained.at("headroom"))),
+                                        QLocale().toString(qlonglong(r.constrained.at("max-tp"))))),
+                 qPrintable(line));
+        QVERIFY2(!line.contains("(headroom)"), qPrintable(line));
+        QVERIFY2(line.contains("this plan uses TP 8, above the largest TP allowed, 4; raise "
+                               "Largest TP to 8"),
+                 qPrintable(line));
+        // One plain sentence on what was timed, in the visible line.
+        QVERIFY2(line.contains(QRegularExpression("Timed [0-9,]+ of the [0-9,]+ valid layouts")) &&
+                     line.contains("were checked for memory only"),
+                 qPrintable(line));
+        QVERIFY2(!line.contains(QRegularExpression("-[0-9.]+ [a-z]+ behind")), qPrintable(line));
+    }
+
+    void maxInterleaveFollowsThePlanAndNamesItWhenBelow()
+    {
+        // A plan with interleave 5: the control starts at 5 (the plan's own, above the default
+        // 4) and the plan is a row of the search; set back to 4, the tab says the plan is
+        // outside, never "rank 1, -27.2 ms behind the best".
+        QTemporaryDir dir;
+        QFile file(kTwoRacks);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        QJsonObject parallel = json["parallel"].toObject();
+        parallel["interleave"] = 5;
+        parallel["pp"] = 4;
+        parallel["dp"] = 4;
+        json["parallel"] = parallel;
+        const QString path = dir.filePath("v5.paraplan.json");
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(json).toJson());
+        out.close();
+        MainWindow window(false);
+        auto* maxInterleave = window.searchPanel()->findChild<QSpinBox*>("searchMaxInterleave");
+        QVERIFY(maxInterleave);
+        QCOMPARE(maxInterleave->value(), 4);
+        SearchPanel* panel = searchExample(window, qPrintable(path));
+        QVERIFY(panel);
+        QCOMPARE(maxInterleave->value(), 5);
+        QCOMPARE(panel->options().max_interleave, 5);
+        QVERIFY(panel->result().given_outside.empty());
+        const QString inside = panel->findChild<QLabel*>("searchStatus")->text();
+        QVERIFY2(inside.contains(QRegularExpression("This plan: [^,]+, rank [0-9]+ of")),
+                 qPrintable(inside));
+        maxInterleave->setValue(4);
+        emit maxInterleave->editingFinished(); // as the user leaves the field
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(panel->result().given_outside.size(), size_t(1));
+        const QString line = panel->findChild<QLabel*>("searchStatus")->text();
+        QVERIFY2(line.contains("this plan uses interleave 5, outside the searched 1-4; raise Max "
+                               "interleave to 5"),
+                 qPrintable(line));
+        QVERIFY2(!line.contains(QRegularExpression("-[0-9.]+ [a-z]+ behind")), qPrintable(line));
+        // The user's setting stays when the plan is evaluated again.
+        window.searchPanel()->setResults(window.evaluator()->latest());
+        QCOMPARE(maxInterleave->value(), 4);
     }
 
     void sameRankingWithOneAndTwoThreads()

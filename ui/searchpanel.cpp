@@ -3,6 +3,7 @@
 #include "summary.h"
 
 #include "plots.h"
+#include "searchwording.h"
 #include "units.h"
 
 #include <QCheckBox>
@@ -95,14 +96,15 @@ QGroupBox* SearchPanel::buildSettings()
     form->addRow(tr("Memory headroom"), m_headroom);
     // The rest in a second column: the settings stay four rows high.
     auto* more = new QFormLayout;
-    // In MiB, whole: the default 1469 MiB shown in GiB to two places (1.43) was searched as
-    // 1.43 GiB, 5 MiB less than the CLI's default.
+    // In GiB to two places, as the CLI and the tooltip give it; the default's 1.43 searches as
+    // the default itself, 1469 MiB (reserveBytesFromGiB()).
     m_reserve = new QDoubleSpinBox;
     m_reserve->setObjectName("searchReserve");
-    m_reserve->setRange(0, 1024 * 1024);
-    m_reserve->setSuffix(" MiB");
-    m_reserve->setDecimals(0);
-    m_reserve->setValue(kDefaultSearchReserveBytes / units::kMiB);
+    m_reserve->setRange(0, 1024);
+    m_reserve->setSuffix(" GiB");
+    m_reserve->setDecimals(2);
+    m_reserve->setSingleStep(0.25);
+    m_reserve->setValue(units::toGiB(kDefaultSearchReserveBytes));
     m_reserve->setToolTip(tr("Memory the engine does not count, kept free on every GPU: a CUDA "
                              "context, 781 MiB after PyTorch's first CUDA tensor (nvidia-smi, "
                              "PyTorch issue #34323), and one NCCL communicator's buffers, "
@@ -114,16 +116,28 @@ QGroupBox* SearchPanel::buildSettings()
     m_microBatch->setRange(0, 1024);
     m_microBatch->setSpecialValueText(tr("searched"));
     more->addRow(tr("Micro-batch"), m_microBatch);
+    m_maxInterleave = new QSpinBox;
+    m_maxInterleave->setObjectName("searchMaxInterleave");
+    m_maxInterleave->setRange(1, 64);
+    m_maxInterleave->setValue(SearchOptions{}.max_interleave);
+    m_maxInterleave->setToolTip(tr("Interleave (virtual pipeline stages) searched: 1 to this. "
+                                   "Default 4, or the plan's own interleave when larger."));
+    more->addRow(tr("Max interleave"), m_maxInterleave);
     m_top = new QSpinBox;
     m_top->setRange(1, 1000);
     m_top->setValue(50);
-    more->addRow(tr("Show the top"), m_top);
+    // The top count and the threads share a row: each column stays four rows high.
+    auto* topAndThreads = new QHBoxLayout;
+    topAndThreads->addWidget(m_top, 1);
+    topAndThreads->addSpacing(12);
+    topAndThreads->addWidget(new QLabel(tr("Threads")));
     m_threads = new QSpinBox;
     m_threads->setObjectName("searchThreads");
     m_threads->setRange(1, 256);
     m_threads->setValue(std::max(1, QThread::idealThreadCount()));
     m_threads->setToolTip(tr("Worker threads; the ranking is the same for any number"));
-    more->addRow(tr("Threads"), m_threads);
+    topAndThreads->addWidget(m_threads, 1);
+    more->addRow(tr("Show the top"), topAndThreads);
     auto* columns = new QHBoxLayout;
     columns->addLayout(form, 1);
     columns->addSpacing(12);
@@ -266,6 +280,9 @@ void SearchPanel::connectControls()
             say(error);
     });
     connect(m_clearPins, &QPushButton::clicked, this, &SearchPanel::clearPins);
+    // Edited by hand, the setting stays; else it follows the plan (setResults()).
+    connect(m_maxInterleave, &QSpinBox::editingFinished, this,
+            [this] { m_maxInterleaveSetByUser = true; });
 }
 
 SearchPanel::~SearchPanel()
@@ -281,6 +298,10 @@ SearchPanel::~SearchPanel()
 void SearchPanel::setResults(std::shared_ptr<const PlanResults> results)
 {
     m_latest = std::move(results);
+    // The searched interleaves hold the plan's own (up to the control's 64).
+    if (m_latest && !m_maxInterleaveSetByUser)
+        m_maxInterleave->setValue(
+            std::max(SearchOptions{}.max_interleave, m_latest->plan.parallel.interleave));
 }
 
 SearchOptions SearchPanel::options() const
@@ -290,8 +311,9 @@ SearchOptions SearchPanel::options() const
     o.constraints.max_tp = m_maxTp->value();
     o.constraints.pp_across_nodes = m_ppAcrossNodes->isChecked();
     o.constraints.min_headroom = m_headroom->value() / 100.0;
-    o.constraints.reserve_bytes = m_reserve->value() * units::kMiB;
+    o.constraints.reserve_bytes = reserveBytesFromGiB(m_reserve->value());
     o.constraints.fixed_micro_batch = m_microBatch->value();
+    o.max_interleave = m_maxInterleave->value();
     o.top = m_top->value();
     o.threads = m_threads->value();
     // The step-time bound (the default): the same rows, ranks, front and counts as costing
@@ -324,7 +346,8 @@ void SearchPanel::start()
     if (!problem.empty()) {
         say(tr("Search not run: %1%2")
                 .arg(QString::fromStdString(problem),
-                     overBudget ? tr("; narrow it with Largest TP or Micro-batch") : QString()));
+                     overBudget ? tr("; narrow it with Largest TP, Micro-batch or Max interleave")
+                                : QString()));
         return;
     }
     m_job = job;
@@ -382,103 +405,8 @@ void SearchPanel::finish()
     m_table->sortByColumn(SearchResultsModel::Rank, Qt::AscendingOrder);
     m_table->resizeColumnsToContents();
     m_pareto->setSearch(m_result);
-    m_status->setText(
-        tr("%1 layouts of %2 on %3 GPUs (global batch %4) in %5: %6 scored, %7 over memory, "
-           "%8 invalid, %9 excluded by constraints (headroom: %11% of HBM + %12 GiB). "
-           "Objective: %10; step times within %13% of the fastest layout not yet ranked are a "
-           "tie, ranked by free memory, then the simpler layout; %14 the same plan as their "
-           "ZeRO-0 twin (not scored), %15 more folded into identical rows.")
-            .arg(m_result.space)
-            .arg(QString::fromStdString(job->base.model.name))
-            .arg(gpus)
-            .arg(job->base.parallel.global_batch)
-            .arg(QString::fromStdString(units::formatSeconds(m_result.seconds)))
-            .arg(m_result.scored)
-            .arg(m_result.did_not_fit)
-            .arg(m_result.invalidCount())
-            .arg(m_result.excludedCount())
-            .arg(m_objective->currentText().toLower())
-            .arg(100 * job->options.constraints.min_headroom, 0, 'g', 3)
-            .arg(units::toGiB(job->options.constraints.reserve_bytes), 0, 'f', 2)
-            .arg(100 * kSearchTieTolerance, 0, 'g', 2)
-            .arg(m_result.duplicates)
-            .arg(m_result.folded));
-    if (m_result.bounded > 0)
-        m_status->setText(
-            m_status->text() +
-            tr(" Step-time bound: %1 layouts costed, %2 judged by their memory alone (they could "
-               "not reach the top %3, this plan's rank or the Pareto front); every count, rank "
-               "and the front are those of costing every layout%4.")
-                .arg(m_result.evaluated)
-                .arg(m_result.bounded)
-                .arg(job->options.top)
-                .arg(job->options.threads > 1
-                         ? tr(" (with several threads, how many are costed depends on their "
-                              "timing and may differ from run to run)")
-                         : QString()));
-    QStringList rules;
-    for (const auto& [rule, count] : m_result.rejected)
-        rules << QString("%1 %2").arg(QString::fromStdString(rule)).arg(count);
-    for (const auto& [rule, count] : m_result.constrained)
-        rules << QString("%1 %2 (constraint)").arg(QString::fromStdString(rule)).arg(count);
-    if (!rules.isEmpty())
-        m_status->setText(m_status->text() + tr(" Excluded by rule: %1.").arg(rules.join(", ")));
-    if (m_result.top.empty())
-        m_status->setText(m_status->text() +
-                          tr(" No layout fits: more GPUs, full recompute or a smaller batch."));
-    else if (m_result.given_ok) {
-        // Where the plan the search started from stands, and what it loses on.
-        const SearchCandidate& g = m_result.given;
-        const SearchCandidate& best = m_result.top.front();
-        QString text = tr(" This plan's layout: %1, rank %2 of %3")
-                           .arg(QString::fromStdString(units::formatSeconds(g.step_time_s)))
-                           .arg(m_result.given_rank)
-                           .arg(m_result.scored);
-        if (!m_result.given_parts.empty())
-            text += tr("; against the best (%1%): %2")
-                        .arg(100 * (g.step_time_s / best.step_time_s - 1), 0, 'f', 1)
-                        .arg(QString::fromStdString(
-                            behindText(g.step_time_s - best.step_time_s, m_result.given_parts)));
-        if (!m_result.given_within_headroom)
-            text += tr("; it leaves %1 GiB free, less than the headroom's %2 GiB")
-                        .arg(units::toGiB(g.cost.hbm_bytes - g.memory_bytes), 0, 'f', 1)
-                        .arg(units::toGiB(job->options.constraints.min_headroom * g.cost.hbm_bytes +
-                                          job->options.constraints.reserve_bytes),
-                             0, 'f', 1);
-        m_status->setText(m_status->text() + text + ".");
-    } else if (!m_result.given_problem.empty()) {
-        m_status->setText(m_status->text() +
-                          tr(" This plan's layout is not scored: %1.")
-                              .arg(QString::fromStdString(m_result.given_problem)));
-    }
-    showBriefStatus();
+    showBriefStatus(job->base, job->options);
     emit finished();
-}
-
-// Three lines at most above the table: the counts and where this plan stands; the whole
-// account (settings, tie rule, this plan's parts) in the tooltip and statusText().
-void SearchPanel::showBriefStatus()
-{
-    const QString full = m_status->text();
-    QString brief = tr("%1 layouts in %2: %3 scored, %4 over memory, %5 invalid, %6 excluded "
-                       "(headroom), %7 the same plan as their ZeRO-0 twin.")
-                        .arg(QLocale().toString(qlonglong(m_result.space)),
-                             QString::fromStdString(units::formatSeconds(m_result.seconds)),
-                             QLocale().toString(qlonglong(m_result.scored)),
-                             QLocale().toString(qlonglong(m_result.did_not_fit)),
-                             QLocale().toString(qlonglong(m_result.invalidCount())),
-                             QLocale().toString(qlonglong(m_result.excludedCount())),
-                             QLocale().toString(qlonglong(m_result.duplicates)));
-    if (m_result.top.empty())
-        brief += tr(" No layout fits: more GPUs, full recompute or a smaller batch.");
-    else if (m_result.given_ok)
-        brief += tr(" This plan: rank %1, %2 behind the best.")
-                     .arg(m_result.given_rank)
-                     .arg(QString::fromStdString(units::formatSeconds(
-                         m_result.given.step_time_s - m_result.top.front().step_time_s)));
-    brief += tr(" (Hover for the whole account.)");
-    m_status->setText(brief);
-    m_status->setToolTip(full);
 }
 
 void SearchPanel::say(const QString& text)

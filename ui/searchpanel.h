@@ -124,7 +124,10 @@ private:
     QWidget* buildComparisonSide();
     void connectControls();
     void finish();
-    void showBriefStatus();        ///< the counts above the table, the whole account in the tooltip
+    /// The whole account of the search just finished (the status line's tooltip and
+    /// statusText()), and the short one above the table (searchpanelstatus.cpp).
+    QString fullStatus(const Plan& base, const SearchOptions& options) const;
+    void showBriefStatus(const Plan& base, const SearchOptions& options);
     void say(const QString& text); ///< a status line of its own (no tooltip account)
     void refreshComparison();
 
@@ -139,6 +142,8 @@ private:
     QDoubleSpinBox* m_headroom;
     QDoubleSpinBox* m_reserve;
     QSpinBox* m_microBatch;
+    QSpinBox* m_maxInterleave;
+    bool m_maxInterleaveSetByUser = false; ///< else it follows the plan (at least 4)
     QSpinBox* m_top;
     QSpinBox* m_threads;
     QPushButton* m_run;

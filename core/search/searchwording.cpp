@@ -131,8 +131,7 @@ std::string searchTimingSentence(const SearchResult& result, const SearchOptions
                        ", beat this plan or join the Pareto front. The results are those of "
                        "timing every layout (--exhaustive).";
     if (options.threads > 1)
-        text += " How many are timed depends on the threads' timing and may differ from run to "
-                "run; the results do not.";
+        text += " How many are timed depends on the threads' timing; the results do not.";
     return text;
 }
 

@@ -189,9 +189,10 @@ void printGivenText(const SearchOptions& search, const SearchResult& result, std
         << "  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
         << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
         << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU";
-    if (result.given_outside.empty() && result.given_within_headroom)
+    // Its rank, when there are scored layouts to rank it among.
+    if (result.scored > 0 && result.given_outside.empty() && result.given_within_headroom)
         out << ": rank " << result.given_rank << " of " << result.scored << " scored";
-    else
+    else if (result.scored > 0)
         out << ": it would rank " << result.given_rank << " among the " << result.scored
             << " scored layouts";
     if (!result.top.empty()) {
