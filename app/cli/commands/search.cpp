@@ -221,7 +221,8 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         << (fsdpStyleStack(plan) ? "PyTorch FSDP" : "Megatron-Core") << " stack"
         << (plan.training.stack == TrainingStack::Auto ? " (auto, from this plan)" : "") << "\n";
     out << "  " << result.space << " layouts: " << result.scored
-        << " scored (fit with the headroom free, ranked), " << result.did_not_fit << " over memory";
+        << " scored (fit with the headroom free, kept for ranking), " << result.did_not_fit
+        << " over memory";
     out << ", " << result.invalidCount() << " invalid";
     if (result.excludedCount() > 0)
         out << ", " << result.excludedCount() << " excluded by constraints";
