@@ -165,7 +165,7 @@ void SearchPanel::showBriefStatus(const Plan& base, const SearchOptions& options
     if (!r.constrained.empty())
         brief += tr(", excluded by constraint: %1").arg(byConstraint(r));
     brief += tr("; %1 the same plan as their ZeRO-0 twin.").arg(count(r.duplicates));
-    const std::string timing = searchTimingSentence(r, options);
+    const std::string timing = searchTimingBrief(r, options);
     if (!timing.empty())
         brief += " " + QString::fromStdString(timing);
     if (r.top.empty())

@@ -135,6 +135,17 @@ std::string searchTimingSentence(const SearchResult& result, const SearchOptions
     return text;
 }
 
+std::string searchTimingBrief(const SearchResult& result, const SearchOptions& options)
+{
+    const long long valid = result.evaluated + result.bounded;
+    if (!options.bound || result.bounded == 0)
+        return searchTimingSentence(result, options);
+    return "Timed " + groupedCount(result.evaluated) + " of " + groupedCount(valid) +
+           " valid layouts; the other " + groupedCount(result.bounded) +
+           " could not place (memory checked only; the results are those of timing every "
+           "one).";
+}
+
 std::string reserveText(double bytes)
 {
     char text[64];

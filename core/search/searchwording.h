@@ -33,6 +33,11 @@ std::string againstBestText(double givenSeconds, double bestSeconds,
 /// every valid layout (17,775)."; "" when bounded but nothing was skipped.
 std::string searchTimingSentence(const SearchResult& result, const SearchOptions& options);
 
+/// The same in a few words, for a status line whose tooltip holds the sentence above: "Timed
+/// 9,583 of 17,775 valid layouts; the other 8,192 could not place (memory checked only; the
+/// results are those of timing every one)."; exhaustive and "" as above.
+std::string searchTimingBrief(const SearchResult& result, const SearchOptions& options);
+
 /// 17775 -> "17,775".
 std::string groupedCount(long long count);
 /// A percentage without trailing zeros: 0.005 -> "0.5%".
