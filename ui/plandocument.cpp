@@ -45,6 +45,34 @@ public:
     }
 
     bool same() const { return m_kind == Kind::Same; }
+
+    /// This step's drawings followed by `next`'s, composed from the two deltas alone (no
+    /// drawing copied or compared); false where that cannot be done exactly (a drawing
+    /// removed after a change, or a cluster's layout a delta is kept against that differs),
+    /// and this step is left as it was. `before` and `after` are this step's plan clusters,
+    /// `nextBefore` and `nextAfter` the next one's.
+    bool mergeWith(const StepDrawings& next, const ClusterSpec& before, const ClusterSpec& after,
+                   const ClusterSpec& nextBefore, const ClusterSpec& nextAfter)
+    {
+        const Kind a = m_kind;
+        const Kind b = next.m_kind;
+        if (a == Kind::Same) { // next's change, from this step's drawing (the same one)
+            if (b == Kind::BeforeOnly && !(before == nextBefore))
+                return false;
+            *this = next;
+            return true;
+        }
+        // A drawing kept against its cluster's layout is kept against the merged step's.
+        if (a == Kind::AfterOnly && !(after == nextAfter))
+            return false;
+        if (b == Kind::Same)
+            return true;
+        if (b != Kind::Changed || (a != Kind::Changed && a != Kind::AfterOnly))
+            return false;
+        m_delta = m_delta.then(next.m_delta);
+        return true;
+    }
+
     size_t bytes() const { return m_delta.bytes(); }
 
     Drawing before(const Drawing& after, const ClusterSpec& beforeCluster) const
@@ -120,7 +148,8 @@ public:
             next->m_time - m_time > 1500)
             return false;
         // The document shows `next`'s result now; this step's first drawing is rebuilt from it.
-        if (!m_drawings.same() || !next->m_drawings.same()) {
+        if (!m_drawings.mergeWith(next->m_drawings, m_before.cluster, m_after.cluster,
+                                  next->m_before.cluster, next->m_after.cluster)) {
             const Drawing last = m_document->plan().drawing;
             const Drawing middle = next->m_drawings.before(last, next->m_before.cluster);
             const Drawing first = m_drawings.before(middle, m_before.cluster);

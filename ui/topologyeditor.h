@@ -38,7 +38,7 @@ class TopologyDocument : public QObject
 public:
     explicit TopologyDocument(QObject* parent = nullptr);
 
-    const TopologyGraph& graph() const { return m_graph; }
+    const TopologyGraph& graph() const { return *m_graph; }
     QUndoStack* undoStack();
     /// From now on the drawing follows `plan` and edits it; the plan's undo stack is the one.
     void attach(PlanDocument* plan);
@@ -61,7 +61,9 @@ signals:
 private:
     void syncFromPlan();
 
-    TopologyGraph m_graph;
+    /// Shown as it is, never changed in place: attached, it is the plan's own drawing whenever
+    /// that is what the plan shows (no copy per edit).
+    std::shared_ptr<const TopologyGraph> m_graph = std::make_shared<const TopologyGraph>();
     QUndoStack m_undo;
     PlanDocument* m_plan = nullptr;
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
