@@ -78,15 +78,19 @@ void TopologyDocument::edit(const QString& description, int mergeId,
     m_committing = true;
     m_plan->edit(
         description, Field::Topology,
-        [drawing](Plan& plan) {
+        [this, drawing](Plan& plan) {
             ClusterSpec cluster;
             std::string error;
-            if (clusterFromGraph(*drawing, &cluster, &error, HardwareCatalog::bundled()))
+            const bool ok =
+                clusterFromGraph(*drawing, &cluster, &error, HardwareCatalog::bundled());
+            if (ok)
                 plan.cluster = cluster;
             plan.drawing = drawing;
+            m_committed = {drawing.get(), ok, cluster, error}; // syncFromPlan reads it again
         },
         mergeId);
     m_committing = false;
+    m_committed = {};
 }
 
 QUndoStack* TopologyDocument::undoStack()
@@ -117,7 +121,13 @@ void TopologyDocument::syncFromPlan()
     m_clusterRead = false;
     if (plan.drawing && plan.drawing->base == plan.cluster) {
         std::string message;
-        m_clusterOk = clusterFromGraph(*plan.drawing, &m_cluster, &message, catalog);
+        if (plan.drawing.get() == m_committed.drawing) { // read when this edit committed it
+            m_clusterOk = m_committed.ok;
+            m_cluster = m_committed.cluster;
+            message = m_committed.error;
+        } else {
+            m_clusterOk = clusterFromGraph(*plan.drawing, &m_cluster, &message, catalog);
+        }
         if (!m_clusterOk || m_cluster == plan.cluster) {
             m_graph = plan.drawing;
             m_clusterError = QString::fromStdString(message);

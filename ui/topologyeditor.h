@@ -25,6 +25,7 @@ namespace paraplan::ui {
 class NodeItem;
 class ZoomView;
 class RackItem;
+class SpineItem;
 
 class PlanDocument;
 
@@ -39,6 +40,8 @@ public:
     explicit TopologyDocument(QObject* parent = nullptr);
 
     const TopologyGraph& graph() const { return *m_graph; }
+    /// The graph shown, shared: it never changes in place (an edit shows a new one).
+    std::shared_ptr<const TopologyGraph> sharedGraph() const { return m_graph; }
     QUndoStack* undoStack();
     /// From now on the drawing follows `plan` and edits it; the plan's undo stack is the one.
     void attach(PlanDocument* plan);
@@ -70,6 +73,13 @@ private:
     ClusterSpec m_syncedCluster;
     bool m_synced = false;
     bool m_committing = false;
+    struct Committed // the cluster read from the drawing an edit is committing
+    {
+        const void* drawing = nullptr;
+        bool ok = false;
+        ClusterSpec cluster;
+        std::string error;
+    } m_committed;
     // The cluster the graph describes, read once per graph.
     mutable bool m_clusterRead = false;
     mutable bool m_clusterOk = false;
@@ -134,6 +144,16 @@ protected:
 private:
     void rebuildScene();
     void buildFatTree(const QList<int>& selected);
+    /// The scene's bounds, level of detail, panels (`properties`: the property panel too)
+    /// and cluster after a (re)build.
+    void finishScene(bool properties);
+    // topologyscene.cpp
+    RackItem* makeRackItem(size_t index);
+    void addSpine();
+    /// Redraws only the racks of the nodes an edit changed when that is all it changed
+    /// (a drag's tick); false when the scene must be built afresh. `panelStale`: whether
+    /// the property panel shows something that changed.
+    bool updateSceneInPlace(bool* panelStale);
     int expandRack(int index);
     void collapseRack(int index);
     int rackAt(const QPointF& scenePos) const;
@@ -168,6 +188,8 @@ private:
     QVector<RackItem*> m_rackItems;                     ///< by rack index
     QMap<int, QVector<NodeItem*>> m_expanded;           ///< rack index -> its node items
     QList<int> m_keepSelected;                          ///< node ids selected before a rebuild
+    std::shared_ptr<const TopologyGraph> m_drawn;       ///< the graph the scene shows
+    SpineItem* m_spine = nullptr;
 
     friend class NodeItem;
     friend class RackItem;
