@@ -27,7 +27,7 @@ class StepDrawings
 {
 public:
     void record(const Drawing& before, const Drawing& after, const ClusterSpec& beforeCluster,
-                const ClusterSpec& afterCluster)
+                const ClusterSpec& afterCluster, const GraphDelta* known = nullptr)
     {
         m_delta = GraphDelta();
         if (before == after)
@@ -37,7 +37,7 @@ public:
         else
             m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
         if (m_kind == Kind::Changed)
-            m_delta = GraphDelta::between(*before, *after);
+            m_delta = known ? *known : GraphDelta::between(*before, *after);
         else if (m_kind == Kind::BeforeOnly)
             m_delta = GraphDelta::between(graphFromCluster(beforeCluster), *before);
         else if (m_kind == Kind::AfterOnly)
@@ -124,13 +124,14 @@ class EditCommand : public QUndoCommand
 {
 public:
     EditCommand(PlanDocument* document, const QString& text, Field field, int mergeKey, Plan before,
-                Plan after)
+                Plan after, const GraphDelta* drawingChange)
         : QUndoCommand(text), m_document(document), m_field(field), m_mergeKey(mergeKey),
           m_before(std::move(before)), m_after(std::move(after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
         m_pending = std::move(m_after.drawing); // the first redo (the push) shows it as it is
-        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster);
+        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster,
+                          drawingChange);
         m_before.drawing.reset();
     }
 
@@ -353,7 +354,8 @@ PlanDocument::~PlanDocument()
 }
 
 void PlanDocument::edit(const QString& description, Field field,
-                        const std::function<void(Plan&)>& edit, int mergeKey)
+                        const std::function<void(Plan&)>& edit, int mergeKey,
+                        const GraphDelta* drawingChange)
 {
     Plan after = m_plan;
     edit(after);
@@ -365,7 +367,8 @@ void PlanDocument::edit(const QString& description, Field field,
     if (after.drawing && field != Field::Topology && after.cluster != m_plan.cluster &&
         !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
         after.drawing.reset();
-    m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
+    m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after),
+                                drawingChange));
 }
 
 size_t PlanDocument::historyBytes() const

@@ -74,7 +74,14 @@ void TopologyDocument::edit(const QString& description, int mergeId,
     }
     // One plan edit: the drawing, and the cluster it describes when the model can read it
     // (an unfinished drawing keeps the plan's last valid cluster).
+    // From the plan's own drawing, the change is found once: the plan's step keeps it, the
+    // editor redraws what it names.
+    const bool fromPlan = m_plan->plan().drawing == m_graph;
+    if (fromPlan)
+        m_change.delta = GraphDelta::between(*m_graph, after);
     auto drawing = std::make_shared<const TopologyGraph>(std::move(after));
+    if (fromPlan)
+        m_change = {m_graph, drawing.get(), std::move(m_change.delta)};
     m_committing = true;
     m_plan->edit(
         description, Field::Topology,
@@ -88,9 +95,10 @@ void TopologyDocument::edit(const QString& description, int mergeId,
             plan.drawing = drawing;
             m_committed = {drawing.get(), ok, cluster, error}; // syncFromPlan reads it again
         },
-        mergeId);
+        mergeId, fromPlan ? &m_change.delta : nullptr);
     m_committing = false;
     m_committed = {};
+    m_change = {};
 }
 
 QUndoStack* TopologyDocument::undoStack()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "planevaluator.h"
+#include "topologydelta.h"
 #include "topologygraph.h"
 #include "topologyimport.h"
 
@@ -53,6 +54,13 @@ public:
     void reset(const TopologyGraph& graph);
     void setGraphFromHistory(TopologyGraph graph);
 
+    /// While an edit is shown: the change it makes from `from` to `to` when the document
+    /// knows it (it found it once for the plan's step), else null.
+    const GraphDelta* changeBetween(const TopologyGraph* from, const TopologyGraph* to) const
+    {
+        return m_change.from.get() == from && m_change.to == to && from ? &m_change.delta : nullptr;
+    }
+
     /// The cluster the drawing describes, or why it cannot be modelled.
     bool cluster(ClusterSpec* cluster, QString* error) const;
 
@@ -73,6 +81,12 @@ private:
     ClusterSpec m_syncedCluster;
     bool m_synced = false;
     bool m_committing = false;
+    struct Change // what the edit in progress changes, from the plan's drawing
+    {
+        std::shared_ptr<const TopologyGraph> from;
+        const TopologyGraph* to = nullptr;
+        GraphDelta delta;
+    } m_change;
     struct Committed // the cluster read from the drawing an edit is committing
     {
         const void* drawing = nullptr;

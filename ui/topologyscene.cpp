@@ -68,7 +68,18 @@ bool TopologyEditor::updateSceneInPlace(bool* panelStale)
         return false;
     std::set<int> changedRacks;
     std::set<int> changedNodes;
-    for (size_t n = 0; n < g.nodes.size(); ++n) {
+    // The edit's own change when the document knows it, else a pass over the nodes.
+    std::vector<int> changedIds;
+    const GraphDelta* change = m_document->changeBetween(drawn.get(), now.get());
+    if (change && !change->changedNodesOnly(&changedIds))
+        return false;
+    for (int id : changedIds) {
+        changedNodes.insert(id);
+        changedRacks.insert(g.node(id)->rack);
+    }
+    if (changedNodes.size() > kMaxChangedNodes)
+        return false;
+    for (size_t n = 0; !change && n < g.nodes.size(); ++n) {
         const TopoNode& a = drawn->nodes[n];
         const TopoNode& b = g.nodes[n];
         if (a.id != b.id || a.rack != b.rack || !a.spec.sharedWith(b.spec))

@@ -368,6 +368,24 @@ void GraphDelta::revert(TopologyGraph* graph) const
         setSpecs(&graph->nodes, m_specsBefore);
 }
 
+bool GraphDelta::changedNodesOnly(std::vector<int>* ids) const
+{
+    if (m_specsChanged || !m_racks.empty() || m_headBefore != m_headAfter)
+        return false;
+    for (const Hunk<TopoNode>& hunk : m_nodes) {
+        if (hunk.removed.size() != hunk.inserted.size())
+            return false;
+        for (size_t k = 0; k < hunk.removed.size(); ++k) {
+            const TopoNode& a = hunk.removed[k];
+            const TopoNode& b = hunk.inserted[k];
+            if (a.id != b.id || a.rack != b.rack || !a.spec.sharedWith(b.spec))
+                return false;
+            ids->push_back(b.id);
+        }
+    }
+    return true;
+}
+
 size_t GraphDelta::bytes() const
 {
     return sizeof(*this) + headBytes(m_headBefore) + headBytes(m_headAfter) + hunkBytes(m_racks) +

@@ -47,6 +47,11 @@ public:
     /// Turns the `after` drawing back into `before` in place.
     void revert(TopologyGraph* graph) const;
 
+    /// When this delta changes nothing but some nodes' own fields (the same racks and graph
+    /// fields, the same node IDs, racks and specs at every index), the IDs of those nodes;
+    /// else false.
+    bool changedNodesOnly(std::vector<int>* ids) const;
+
     /// The bytes this delta holds (its own size, the racks, nodes, names and specs' runs it
     /// keeps; the specs themselves are shared with the drawings).
     size_t bytes() const;
