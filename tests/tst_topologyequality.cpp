@@ -159,6 +159,69 @@ void checkDelta(const TopologyGraph& before, const TopologyGraph& after)
     QCOMPARE(distinctSpecs(graph), distinctSpecs(before));
 }
 
+// One random edit of a small drawing: moves, renames, what-ifs, deletes, inserts, a rack added
+// or deleted, one node's spec or every node's, the graph's own fields, a reordering, or none.
+void randomEdit(TopologyGraph* g, std::mt19937* random)
+{
+    auto pick = [random](size_t size) {
+        return std::uniform_int_distribution<size_t>(0, size - 1)(*random);
+    };
+    const size_t kind = pick(11);
+    if (g->nodes.size() < 4 && kind >= 3 && kind <= 4)
+        return;
+    switch (kind) {
+    case 0:
+        g->nodes[pick(g->nodes.size())].x += 5;
+        g->nodes[pick(g->nodes.size())].y -= 3;
+        break;
+    case 1:
+        g->nodes[pick(g->nodes.size())].name += "'";
+        g->nodes[pick(g->nodes.size())].nic_factor *= 0.5;
+        break;
+    case 2: { // inserted at random places, copies of other nodes with new IDs
+        for (int k = 0; k < 3; ++k) {
+            TopoNode node = g->nodes[pick(g->nodes.size())];
+            node.id = g->takeId();
+            g->nodes.insert(g->nodes.begin() + static_cast<long>(pick(g->nodes.size() + 1)), node);
+        }
+        break;
+    }
+    case 3:
+    case 4: // deleted at random places
+        for (int k = 0; k < 2; ++k)
+            g->nodes.erase(g->nodes.begin() + static_cast<long>(pick(g->nodes.size())));
+        break;
+    case 5: { // a rack added, or one deleted
+        if (g->racks.size() > 2 && pick(2) == 0) {
+            g->racks.erase(g->racks.begin() + static_cast<long>(pick(g->racks.size())));
+        } else {
+            TopoRack rack;
+            rack.id = g->takeId();
+            rack.name = "rack " + std::to_string(rack.id);
+            g->racks.insert(g->racks.begin() + static_cast<long>(pick(g->racks.size() + 1)), rack);
+            g->nodes[pick(g->nodes.size())].rack = rack.id;
+        }
+        break;
+    }
+    case 6: // one node's spec of its own
+        g->nodes[pick(g->nodes.size())].spec.edit().nics += 1;
+        break;
+    case 7: // every node's spec (a node-type property)
+        g->editNodeSpecs([](NodeSpec& spec) { spec.nic_GBps.value += 1; });
+        break;
+    case 8:
+        g->spine_switches += 1;
+        g->base.what_if.nic_factor *= 0.5;
+        g->racks[pick(g->racks.size())].uplink_factor *= 0.5;
+        break;
+    case 9: // a reordering
+        std::swap(g->nodes[pick(g->nodes.size())], g->nodes[pick(g->nodes.size())]);
+        break;
+    default: // no change
+        break;
+    }
+}
+
 } // namespace
 
 class TestTopologyEquality : public QObject
@@ -322,6 +385,91 @@ private slots:
             deltas[k].apply(&graph);
             QVERIFY(graph == states[k + 1]);
         }
+    }
+
+    void composedDeltasEqualTheEndStatesDiff()
+    {
+        // Random edit sequences; every range of steps composed (left to right, and split in
+        // two and composed again) turns its first drawing into its last and back, exactly, as
+        // the diff of the two end states does, specs shared alike.
+        for (unsigned seed = 1; seed <= 40; ++seed) {
+            std::mt19937 random(seed);
+            std::vector<TopologyGraph> states{
+                graphFromCluster(test::clusterPreset("dgx-h100", 24, 4))};
+            std::vector<GraphDelta> deltas;
+            for (int step = 0; step < 12; ++step) {
+                TopologyGraph next = states.back();
+                randomEdit(&next, &random);
+                deltas.push_back(GraphDelta::between(states.back(), next));
+                states.push_back(next);
+            }
+            for (size_t from = 0; from < deltas.size(); ++from) {
+                GraphDelta composed = deltas[from];
+                for (size_t to = from + 1; to <= deltas.size(); ++to) {
+                    if (to > from + 1)
+                        composed = composed.then(deltas[to - 1]);
+                    const TopologyGraph& before = states[from];
+                    const TopologyGraph& after = states[to];
+                    const QString where =
+                        QString("seed %1, steps %2..%3").arg(seed).arg(from).arg(to);
+                    TopologyGraph graph = before;
+                    composed.apply(&graph);
+                    QVERIFY2(graph == after, qPrintable(where));
+                    QCOMPARE(distinctSpecs(graph), distinctSpecs(after));
+                    composed.revert(&graph);
+                    QVERIFY2(graph == before, qPrintable(where));
+                    QCOMPARE(distinctSpecs(graph), distinctSpecs(before));
+                    // The same as the end states' own diff does.
+                    TopologyGraph diffed = before;
+                    GraphDelta::between(before, after).apply(&diffed);
+                    graph = before;
+                    composed.apply(&graph);
+                    QVERIFY2(graph == diffed, qPrintable(where));
+                    // Composed in another order: (first half) then (second half).
+                    const size_t middle = (from + to) / 2;
+                    if (middle > from && middle < to) {
+                        GraphDelta left = deltas[from];
+                        for (size_t k = from + 1; k < middle; ++k)
+                            left = left.then(deltas[k]);
+                        GraphDelta right = deltas[middle];
+                        for (size_t k = middle + 1; k < to; ++k)
+                            right = right.then(deltas[k]);
+                        graph = before;
+                        left.then(right).apply(&graph);
+                        QVERIFY2(graph == after, qPrintable(where));
+                        left.then(right).revert(&graph);
+                        QVERIFY2(graph == before, qPrintable(where));
+                    }
+                }
+            }
+        }
+    }
+
+    void aLongDragComposesToOneSmallDelta()
+    {
+        // 500 moves of the same two nodes of a 125,000-node drawing composed: one delta that
+        // holds the two nodes (about what the end states' diff holds, not the drawing), and
+        // restores both ends exactly.
+        const TopologyGraph start = graphFromCluster(test::clusterPreset("dgx-h100", 125000, 32));
+        TopologyGraph graph = start;
+        const size_t a = 1000;
+        const size_t b = 99000;
+        GraphDelta drag;
+        for (int tick = 0; tick < 500; ++tick) {
+            TopologyGraph next = graph;
+            next.nodes[a].x += 1;
+            next.nodes[b].y += tick % 2 ? 2 : -1;
+            const GraphDelta step = GraphDelta::between(graph, next);
+            drag = tick == 0 ? step : drag.then(step);
+            graph = std::move(next);
+        }
+        QVERIFY(drag.bytes() < GraphDelta::between(start, graph).bytes() + 4 * sizeof(TopoNode));
+        QVERIFY(drag.bytes() * 1000 < 125000 * sizeof(TopoNode));
+        TopologyGraph restored = graph;
+        drag.revert(&restored);
+        QVERIFY(restored == start);
+        drag.apply(&restored);
+        QVERIFY(restored == graph);
     }
 
     void aShiftedNodeKeepsItsNewSpec()

@@ -147,6 +147,114 @@ private slots:
         QVERIFY2(bytes[1] * 50 < 125000 * sizeof(TopoNode), qPrintable(QString::number(bytes[1])));
     }
 
+    void aLongMergedDragUndoesInOneStep()
+    {
+        // On a fresh plan (no drawing yet: the drag's step keeps the drawing against the
+        // cluster's layout), a 300-tick drag of two nodes, one joining another rack half way;
+        // a node-type edit; a second drag whose ticks also add, delete and re-spec nodes
+        // (merged steps of any content); a rename. Each drag is one step, and undo and redo
+        // restore every state exactly.
+        PlanDocument plan;
+        Plan start = examplePlan();
+        start.cluster = test::clusterPreset("dgx-h100", 4000, 32); // 32,000 GPUs
+        plan.reset(start, QString());
+        TopologyDocument topology;
+        topology.attach(&plan);
+        std::vector<State> states{stateOf(plan)};
+        const int a = topology.graph().nodes[5].id;
+        const int b = topology.graph().nodes[3000].id;
+        const int otherRack = topology.graph().racks[7].id;
+        const double startX = topology.graph().node(a)->x;
+        for (int tick = 0; tick < 300; ++tick)
+            topology.edit("drag", 31, [=](TopologyGraph& g) {
+                g.node(a)->x += 1;
+                g.node(b)->y -= 2;
+                if (tick == 150)
+                    g.node(b)->rack = otherRack;
+            });
+        states.push_back(stateOf(plan));
+        QCOMPARE(plan.undoStack()->count(), 1);
+        QCOMPARE(plan.plan().drawing->node(a)->x, startX + 300);
+        topology.edit("NIC rate", 0, [](TopologyGraph& g) {
+            g.editNodeSpecs([](NodeSpec& spec) { spec.nic_GBps = userEntry(30, "test entry"); });
+        });
+        states.push_back(stateOf(plan));
+        for (int tick = 0; tick < 60; ++tick)
+            topology.edit("drag", 32, [=](TopologyGraph& g) {
+                g.node(a)->y += 1;
+                if (tick % 20 == 3) { // a copy of a node added in the middle
+                    TopoNode added = g.nodes[100];
+                    added.id = g.takeId();
+                    g.nodes.insert(g.nodes.begin() + 200, added);
+                }
+                if (tick % 20 == 9) // one deleted
+                    g.nodes.erase(g.nodes.begin() + 1000 + tick);
+                if (tick % 20 == 15) // one node given a spec of its own
+                    g.nodes[2000 + static_cast<size_t>(tick)].spec.edit().nics += 1;
+            });
+        states.push_back(stateOf(plan));
+        topology.edit("rename", 0, [=](TopologyGraph& g) { g.node(a)->name = "dragged"; });
+        states.push_back(stateOf(plan));
+        QUndoStack* undo = plan.undoStack();
+        QCOMPARE(undo->count(), static_cast<int>(states.size()) - 1);
+        for (int round = 0; round < 2; ++round) {
+            for (int k = undo->count(); k-- > 0;) {
+                undo->undo();
+                QVERIFY2(same(states[static_cast<size_t>(k)], plan),
+                         qPrintable(QString::number(k)));
+                QVERIFY(topology.graph() == graphForPlan(plan.plan(), HardwareCatalog::bundled()));
+            }
+            QVERIFY(!plan.plan().drawing); // before the first drag: no drawing
+            for (int k = 1; k <= undo->count(); ++k) {
+                undo->redo();
+                QVERIFY2(same(states[static_cast<size_t>(k)], plan),
+                         qPrintable(QString::number(k)));
+            }
+        }
+    }
+
+    void aMergedDragOnItsOwnRestoresExactly()
+    {
+        // A document without a plan: a drag merged of moves, an added and a deleted node and
+        // a rack, between two plain edits; undone in one step, redone in one.
+        TopologyDocument topology;
+        const TopologyGraph start = graphFromCluster(test::clusterPreset("dgx-h100", 512, 16));
+        topology.reset(start);
+        topology.edit("move", 0, [](TopologyGraph& g) { g.nodes[7].x += 3; });
+        const TopologyGraph beforeDrag = topology.graph();
+        for (int tick = 0; tick < 100; ++tick)
+            topology.edit("drag", 6, [tick](TopologyGraph& g) {
+                g.nodes[40].x += 1;
+                if (tick == 10)
+                    g.nodes.erase(g.nodes.begin() + 300);
+                if (tick == 50) {
+                    TopoRack rack;
+                    rack.id = g.takeId();
+                    g.racks.insert(g.racks.begin() + 2, rack);
+                    TopoNode node = g.nodes[0];
+                    node.id = g.takeId();
+                    node.rack = rack.id;
+                    g.nodes.push_back(node);
+                }
+            });
+        const TopologyGraph afterDrag = topology.graph();
+        topology.edit("rename", 0, [](TopologyGraph& g) { g.nodes[40].name = "n"; });
+        const TopologyGraph end = topology.graph();
+        QUndoStack* undo = topology.undoStack();
+        QCOMPARE(undo->count(), 3);
+        undo->undo();
+        QVERIFY(topology.graph() == afterDrag);
+        undo->undo();
+        QVERIFY(topology.graph() == beforeDrag);
+        undo->undo();
+        QVERIFY(topology.graph() == start);
+        undo->redo();
+        undo->redo();
+        QVERIFY(topology.graph() == afterDrag);
+        undo->redo();
+        QVERIFY(topology.graph() == end);
+    }
+
     void aDocumentOnItsOwnKeepsDeltasToo()
     {
         TopologyDocument topology;

@@ -27,7 +27,7 @@ class StepDrawings
 {
 public:
     void record(const Drawing& before, const Drawing& after, const ClusterSpec& beforeCluster,
-                const ClusterSpec& afterCluster)
+                const ClusterSpec& afterCluster, const GraphDelta* known = nullptr)
     {
         m_delta = GraphDelta();
         if (before == after)
@@ -37,7 +37,7 @@ public:
         else
             m_kind = before ? Kind::BeforeOnly : Kind::AfterOnly;
         if (m_kind == Kind::Changed)
-            m_delta = GraphDelta::between(*before, *after);
+            m_delta = known ? *known : GraphDelta::between(*before, *after);
         else if (m_kind == Kind::BeforeOnly)
             m_delta = GraphDelta::between(graphFromCluster(beforeCluster), *before);
         else if (m_kind == Kind::AfterOnly)
@@ -45,6 +45,34 @@ public:
     }
 
     bool same() const { return m_kind == Kind::Same; }
+
+    /// This step's drawings followed by `next`'s, composed from the two deltas alone (no
+    /// drawing copied or compared); false where that cannot be done exactly (a drawing
+    /// removed after a change, or a cluster's layout a delta is kept against that differs),
+    /// and this step is left as it was. `before` and `after` are this step's plan clusters,
+    /// `nextBefore` and `nextAfter` the next one's.
+    bool mergeWith(const StepDrawings& next, const ClusterSpec& before, const ClusterSpec& after,
+                   const ClusterSpec& nextBefore, const ClusterSpec& nextAfter)
+    {
+        const Kind a = m_kind;
+        const Kind b = next.m_kind;
+        if (a == Kind::Same) { // next's change, from this step's drawing (the same one)
+            if (b == Kind::BeforeOnly && !(before == nextBefore))
+                return false;
+            *this = next;
+            return true;
+        }
+        // A drawing kept against its cluster's layout is kept against the merged step's.
+        if (a == Kind::AfterOnly && !(after == nextAfter))
+            return false;
+        if (b == Kind::Same)
+            return true;
+        if (b != Kind::Changed || (a != Kind::Changed && a != Kind::AfterOnly))
+            return false;
+        m_delta = m_delta.then(next.m_delta);
+        return true;
+    }
+
     size_t bytes() const { return m_delta.bytes(); }
 
     Drawing before(const Drawing& after, const ClusterSpec& beforeCluster) const
@@ -96,13 +124,14 @@ class EditCommand : public QUndoCommand
 {
 public:
     EditCommand(PlanDocument* document, const QString& text, Field field, int mergeKey, Plan before,
-                Plan after)
+                Plan after, const GraphDelta* drawingChange)
         : QUndoCommand(text), m_document(document), m_field(field), m_mergeKey(mergeKey),
           m_before(std::move(before)), m_after(std::move(after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
         m_pending = std::move(m_after.drawing); // the first redo (the push) shows it as it is
-        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster);
+        m_drawings.record(m_before.drawing, m_pending, m_before.cluster, m_after.cluster,
+                          drawingChange);
         m_before.drawing.reset();
     }
 
@@ -120,7 +149,8 @@ public:
             next->m_time - m_time > 1500)
             return false;
         // The document shows `next`'s result now; this step's first drawing is rebuilt from it.
-        if (!m_drawings.same() || !next->m_drawings.same()) {
+        if (!m_drawings.mergeWith(next->m_drawings, m_before.cluster, m_after.cluster,
+                                  next->m_before.cluster, next->m_after.cluster)) {
             const Drawing last = m_document->plan().drawing;
             const Drawing middle = next->m_drawings.before(last, next->m_before.cluster);
             const Drawing first = m_drawings.before(middle, m_before.cluster);
@@ -324,7 +354,8 @@ PlanDocument::~PlanDocument()
 }
 
 void PlanDocument::edit(const QString& description, Field field,
-                        const std::function<void(Plan&)>& edit, int mergeKey)
+                        const std::function<void(Plan&)>& edit, int mergeKey,
+                        const GraphDelta* drawingChange)
 {
     Plan after = m_plan;
     edit(after);
@@ -336,7 +367,8 @@ void PlanDocument::edit(const QString& description, Field field,
     if (after.drawing && field != Field::Topology && after.cluster != m_plan.cluster &&
         !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
         after.drawing.reset();
-    m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after)));
+    m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after),
+                                drawingChange));
 }
 
 size_t PlanDocument::historyBytes() const

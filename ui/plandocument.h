@@ -8,6 +8,10 @@
 
 #include <functional>
 
+namespace paraplan {
+class GraphDelta;
+}
+
 namespace paraplan::ui {
 
 /// Which input an edit touched; consecutive edits of the same field merge into one undo step
@@ -64,8 +68,10 @@ public:
     /// Applies `edit` to a copy of the plan and pushes it as one undoable step. Consecutive
     /// edits of one field merge (a slider drag); Field::Topology edits merge when they share a
     /// non-zero `mergeKey`.
+    /// `drawingChange`, when given, is the change from the plan's drawing to the one `edit`
+    /// sets, already known to the caller (the step keeps it instead of finding it again).
     void edit(const QString& description, Field field, const std::function<void(Plan&)>& edit,
-              int mergeKey = 0);
+              int mergeKey = 0, const GraphDelta* drawingChange = nullptr);
 
     /// Replaces the plan without history (New, Open): the undo stack starts afresh.
     void reset(const Plan& plan, const QString& path);

@@ -29,11 +29,7 @@ public:
         const auto* next = static_cast<const GraphCommand*>(other);
         if (next->m_time - m_time > 1500)
             return false;
-        const TopologyGraph& last = m_document->graph(); // `next` is shown
-        TopologyGraph first = last;
-        next->m_delta.revert(&first);
-        m_delta.revert(&first);
-        m_delta = GraphDelta::between(first, last);
+        m_delta = m_delta.then(next->m_delta); // what both touched, not the drawing
         m_time = next->m_time;
         return true;
     }
@@ -70,27 +66,39 @@ TopologyDocument::TopologyDocument(QObject* parent) : QObject(parent) {}
 void TopologyDocument::edit(const QString& description, int mergeId,
                             const std::function<void(TopologyGraph&)>& change)
 {
-    TopologyGraph after = m_graph;
+    TopologyGraph after = *m_graph;
     change(after);
     if (!m_plan) {
-        m_undo.push(new GraphCommand(this, description, mergeId, m_graph, std::move(after)));
+        m_undo.push(new GraphCommand(this, description, mergeId, *m_graph, std::move(after)));
         return;
     }
     // One plan edit: the drawing, and the cluster it describes when the model can read it
     // (an unfinished drawing keeps the plan's last valid cluster).
+    // From the plan's own drawing, the change is found once: the plan's step keeps it, the
+    // editor redraws what it names.
+    const bool fromPlan = m_plan->plan().drawing == m_graph;
+    if (fromPlan)
+        m_change.delta = GraphDelta::between(*m_graph, after);
     auto drawing = std::make_shared<const TopologyGraph>(std::move(after));
+    if (fromPlan)
+        m_change = {m_graph, drawing.get(), std::move(m_change.delta)};
     m_committing = true;
     m_plan->edit(
         description, Field::Topology,
-        [drawing](Plan& plan) {
+        [this, drawing](Plan& plan) {
             ClusterSpec cluster;
             std::string error;
-            if (clusterFromGraph(*drawing, &cluster, &error, HardwareCatalog::bundled()))
+            const bool ok =
+                clusterFromGraph(*drawing, &cluster, &error, HardwareCatalog::bundled());
+            if (ok)
                 plan.cluster = cluster;
             plan.drawing = drawing;
+            m_committed = {drawing.get(), ok, cluster, error}; // syncFromPlan reads it again
         },
-        mergeId);
+        mergeId, fromPlan ? &m_change.delta : nullptr);
     m_committing = false;
+    m_committed = {};
+    m_change = {};
 }
 
 QUndoStack* TopologyDocument::undoStack()
@@ -114,8 +122,28 @@ void TopologyDocument::syncFromPlan()
         return;
     if (!plan.drawing && !m_syncedDrawing && sameCluster)
         return;
-    m_graph = graphForPlan(plan, HardwareCatalog::bundled());
+    // graphForPlan, without its copy where the plan's drawing is shown as it is (its base
+    // is the plan's cluster already, as after the editor's own edits); the cluster read on
+    // the way is the one cluster() gives.
+    const HardwareCatalog& catalog = HardwareCatalog::bundled();
     m_clusterRead = false;
+    if (plan.drawing && plan.drawing->base == plan.cluster) {
+        std::string message;
+        if (plan.drawing.get() == m_committed.drawing) { // read when this edit committed it
+            m_clusterOk = m_committed.ok;
+            m_cluster = m_committed.cluster;
+            message = m_committed.error;
+        } else {
+            m_clusterOk = clusterFromGraph(*plan.drawing, &m_cluster, &message, catalog);
+        }
+        if (!m_clusterOk || m_cluster == plan.cluster) {
+            m_graph = plan.drawing;
+            m_clusterError = QString::fromStdString(message);
+            m_clusterRead = true;
+        }
+    }
+    if (!m_clusterRead)
+        m_graph = std::make_shared<const TopologyGraph>(graphForPlan(plan, catalog));
     m_syncedDrawing = plan.drawing.get();
     m_syncedCluster = plan.cluster;
     m_synced = true;
@@ -128,7 +156,7 @@ void TopologyDocument::syncFromPlan()
 
 void TopologyDocument::reset(const TopologyGraph& graph)
 {
-    m_graph = graph;
+    m_graph = std::make_shared<const TopologyGraph>(graph);
     m_clusterRead = false;
     m_undo.clear();
     emit graphChanged();
@@ -137,7 +165,7 @@ void TopologyDocument::reset(const TopologyGraph& graph)
 
 void TopologyDocument::setGraphFromHistory(TopologyGraph graph)
 {
-    m_graph = std::move(graph);
+    m_graph = std::make_shared<const TopologyGraph>(std::move(graph));
     m_clusterRead = false;
     emit graphChanged();
 }
@@ -147,7 +175,7 @@ bool TopologyDocument::cluster(ClusterSpec* cluster, QString* error) const
     // Read once per graph (the status line and the overlay ask on every plan result).
     if (!m_clusterRead) {
         std::string message;
-        m_clusterOk = clusterFromGraph(m_graph, &m_cluster, &message, HardwareCatalog::bundled());
+        m_clusterOk = clusterFromGraph(*m_graph, &m_cluster, &message, HardwareCatalog::bundled());
         m_clusterError = QString::fromStdString(message);
         m_clusterRead = true;
     }

@@ -167,6 +167,14 @@ void TopologyEditor::setOverlayDim(ParallelDim dim)
 void TopologyEditor::rebuildScene()
 {
     m_rebuilding = true;
+    bool panelStale = true;
+    if (updateSceneInPlace(&panelStale)) { // a small edit: its racks redrawn (topologyscene.cpp)
+        m_rebuilding = false;
+        finishScene(panelStale);
+        return;
+    }
+    m_drawn = m_document->sharedGraph();
+    m_spine = nullptr;
     const QList<int> selected = selectedNodeIds();
     m_rackItems.clear();
     m_expanded.clear();
@@ -199,10 +207,16 @@ void TopologyEditor::rebuildScene()
     } else {
         buildFatTree(selected);
     }
-    m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-40, -40, 40, 40));
     m_rebuilding = false;
+    finishScene(true);
+}
+
+void TopologyEditor::finishScene(bool properties)
+{
+    m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-40, -40, 40, 40));
     updateDetail();
-    updateProperties();
+    if (properties)
+        updateProperties();
     updateStatus();
     ClusterSpec cluster;
     QString error;
@@ -224,39 +238,15 @@ void TopologyEditor::buildFatTree(const QList<int>& selected)
     m_byRack = g.nodesByRack();
     m_lazy = static_cast<long long>(g.nodes.size()) > kMaxDrawnNodes;
     m_keepSelected = selected;
-    QVector<QPointF> switchPoints;
-    QVector<double> factors;
-    double left = 1e300, right = -1e300, top = 1e300;
     const size_t drawnRacks = std::min(g.racks.size(), kMaxDrawnRacks);
-    for (size_t r = 0; r < drawnRacks; ++r) {
-        const TopoRack& rack = g.racks[r];
-        QRectF area(rack.x, rack.y, 4 * (kNodeWidth + 12) + 12, 60);
-        long long gpus = 0;
-        for (const TopoNode* n : m_byRack[r]) {
-            gpus += n->spec->gpus;
-            area = area.united(QRectF(n->x - 8, n->y - 8, kNodeWidth + 16, kNodeHeight + 16));
-        }
-        auto* item = new RackItem(this, rack, area, static_cast<int>(m_byRack[r].size()), gpus, {});
-        item->setExpanded(false);
-        m_scene->addItem(item);
-        m_rackItems.append(item);
-        switchPoints.append(item->switchPoint());
-        factors.append(rack.uplink_factor);
-        left = std::min(left, area.left());
-        right = std::max(right, area.right());
-        top = std::min(top, area.top());
-    }
+    for (size_t r = 0; r < drawnRacks; ++r)
+        m_rackItems.append(makeRackItem(r));
     m_drawnRacks = static_cast<long long>(drawnRacks);
     if (!m_lazy) {
         for (int r = 0; r < m_rackItems.size(); ++r)
             m_drawnNodes += expandRack(r);
     }
-    if (g.racks.size() > 1 || !g.nodes.empty()) {
-        const double width = std::min(600.0, std::max(200.0, (right - left) * 0.5));
-        const QRectF spine((left + right) / 2 - width / 2, top - 80, width, 30);
-        m_scene->addItem(
-            new SpineItem(this, spine, switchPoints, factors, g.spine_oversubscription.value));
-    }
+    addSpine();
 }
 
 int TopologyEditor::expandRack(int index)

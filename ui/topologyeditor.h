@@ -1,6 +1,7 @@
 #pragma once
 
 #include "planevaluator.h"
+#include "topologydelta.h"
 #include "topologygraph.h"
 #include "topologyimport.h"
 
@@ -25,6 +26,7 @@ namespace paraplan::ui {
 class NodeItem;
 class ZoomView;
 class RackItem;
+class SpineItem;
 
 class PlanDocument;
 
@@ -38,7 +40,9 @@ class TopologyDocument : public QObject
 public:
     explicit TopologyDocument(QObject* parent = nullptr);
 
-    const TopologyGraph& graph() const { return m_graph; }
+    const TopologyGraph& graph() const { return *m_graph; }
+    /// The graph shown, shared: it never changes in place (an edit shows a new one).
+    std::shared_ptr<const TopologyGraph> sharedGraph() const { return m_graph; }
     QUndoStack* undoStack();
     /// From now on the drawing follows `plan` and edits it; the plan's undo stack is the one.
     void attach(PlanDocument* plan);
@@ -49,6 +53,13 @@ public:
     /// Replaces the graph without history (a new cluster from the plan or a file).
     void reset(const TopologyGraph& graph);
     void setGraphFromHistory(TopologyGraph graph);
+
+    /// While an edit is shown: the change it makes from `from` to `to` when the document
+    /// knows it (it found it once for the plan's step), else null.
+    const GraphDelta* changeBetween(const TopologyGraph* from, const TopologyGraph* to) const
+    {
+        return m_change.from.get() == from && m_change.to == to && from ? &m_change.delta : nullptr;
+    }
 
     /// The cluster the drawing describes, or why it cannot be modelled.
     bool cluster(ClusterSpec* cluster, QString* error) const;
@@ -61,13 +72,28 @@ signals:
 private:
     void syncFromPlan();
 
-    TopologyGraph m_graph;
+    /// Shown as it is, never changed in place: attached, it is the plan's own drawing whenever
+    /// that is what the plan shows (no copy per edit).
+    std::shared_ptr<const TopologyGraph> m_graph = std::make_shared<const TopologyGraph>();
     QUndoStack m_undo;
     PlanDocument* m_plan = nullptr;
     const void* m_syncedDrawing = nullptr; ///< the plan drawing and cluster last shown
     ClusterSpec m_syncedCluster;
     bool m_synced = false;
     bool m_committing = false;
+    struct Change // what the edit in progress changes, from the plan's drawing
+    {
+        std::shared_ptr<const TopologyGraph> from;
+        const TopologyGraph* to = nullptr;
+        GraphDelta delta;
+    } m_change;
+    struct Committed // the cluster read from the drawing an edit is committing
+    {
+        const void* drawing = nullptr;
+        bool ok = false;
+        ClusterSpec cluster;
+        std::string error;
+    } m_committed;
     // The cluster the graph describes, read once per graph.
     mutable bool m_clusterRead = false;
     mutable bool m_clusterOk = false;
@@ -132,6 +158,16 @@ protected:
 private:
     void rebuildScene();
     void buildFatTree(const QList<int>& selected);
+    /// The scene's bounds, level of detail, panels (`properties`: the property panel too)
+    /// and cluster after a (re)build.
+    void finishScene(bool properties);
+    // topologyscene.cpp
+    RackItem* makeRackItem(size_t index);
+    void addSpine();
+    /// Redraws only the racks of the nodes an edit changed when that is all it changed
+    /// (a drag's tick); false when the scene must be built afresh. `panelStale`: whether
+    /// the property panel shows something that changed.
+    bool updateSceneInPlace(bool* panelStale);
     int expandRack(int index);
     void collapseRack(int index);
     int rackAt(const QPointF& scenePos) const;
@@ -166,6 +202,8 @@ private:
     QVector<RackItem*> m_rackItems;                     ///< by rack index
     QMap<int, QVector<NodeItem*>> m_expanded;           ///< rack index -> its node items
     QList<int> m_keepSelected;                          ///< node ids selected before a rebuild
+    std::shared_ptr<const TopologyGraph> m_drawn;       ///< the graph the scene shows
+    SpineItem* m_spine = nullptr;
 
     friend class NodeItem;
     friend class RackItem;

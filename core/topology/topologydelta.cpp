@@ -1,5 +1,7 @@
 #include "topologydelta.h"
 
+#include <cstdint>
+#include <map>
 #include <unordered_set>
 
 namespace paraplan {
@@ -127,6 +129,111 @@ void patch(std::vector<T>* list, const std::vector<GraphDelta::Hunk<T>>& hunks, 
     *list = std::move(to);
 }
 
+// A run of a list described by a delta: items kept from the first list (`from`, `count` of
+// them; the last run is open, the rest of the list) or items of a hunk's own.
+template <class T> struct Piece
+{
+    size_t from = 0;
+    size_t count = 0;
+    const T* items = nullptr; ///< null: kept from the first list
+};
+
+constexpr size_t kOpen = SIZE_MAX; // the count of the open run at the end
+
+// The second list of `hunks` as runs over the first list and the hunks' inserted items.
+template <class T> std::vector<Piece<T>> piecesOf(const std::vector<GraphDelta::Hunk<T>>& hunks)
+{
+    std::vector<Piece<T>> pieces;
+    size_t read = 0;
+    for (const auto& hunk : hunks) {
+        if (hunk.at > read)
+            pieces.push_back({read, hunk.at - read, nullptr});
+        if (!hunk.inserted.empty())
+            pieces.push_back({0, hunk.inserted.size(), hunk.inserted.data()});
+        read = hunk.at + hunk.removed.size();
+    }
+    pieces.push_back({read, kOpen, nullptr});
+    return pieces;
+}
+
+// `first` then `second` (hunks over the list `first` produced) as hunks over `first`'s own
+// list: the second's hunks are laid over the runs the first one leaves, then the runs of the
+// first list that are no longer kept become removed items.
+template <class T>
+std::vector<GraphDelta::Hunk<T>> compose(const std::vector<GraphDelta::Hunk<T>>& first,
+                                         const std::vector<GraphDelta::Hunk<T>>& second)
+{
+    if (second.empty())
+        return first;
+    if (first.empty())
+        return second;
+    std::map<size_t, const T*> removed; // first-list position -> the item it held
+    for (const auto& hunk : first)
+        for (size_t k = 0; k < hunk.removed.size(); ++k)
+            removed[hunk.at + k] = &hunk.removed[k];
+    const std::vector<Piece<T>> middle = piecesOf(first);
+    std::vector<Piece<T>> last;
+    size_t p = 0;      // the piece of `middle` being read
+    size_t offset = 0; // items of it already read
+    // Copies (keep) or drops `n` items of the middle list from the current piece on; a kept
+    // item dropped is removed from the first list, and `dropped` holds what it was.
+    auto take = [&](size_t n, bool keep, const T* dropped) {
+        while (n > 0) {
+            const Piece<T>& piece = middle[p];
+            const size_t count = std::min(n, piece.count - offset);
+            if (keep)
+                last.push_back({piece.from + (piece.items ? 0 : offset), count,
+                                piece.items ? piece.items + offset : nullptr});
+            else if (!piece.items)
+                for (size_t k = 0; k < count; ++k)
+                    removed[piece.from + offset + k] = dropped++;
+            else
+                dropped += count;
+            n -= count;
+            offset += count;
+            if (offset == piece.count) {
+                ++p;
+                offset = 0;
+            }
+        }
+    };
+    size_t read = 0; // middle-list position
+    for (const auto& hunk : second) {
+        take(hunk.at - read, true, nullptr);
+        take(hunk.removed.size(), false, hunk.removed.data());
+        if (!hunk.inserted.empty())
+            last.push_back({0, hunk.inserted.size(), hunk.inserted.data()});
+        read = hunk.at + hunk.removed.size();
+    }
+    for (; p < middle.size(); ++p, offset = 0) { // the rest as it is
+        const Piece<T>& piece = middle[p];
+        last.push_back({piece.from + (piece.items ? 0 : offset),
+                        piece.count == kOpen ? kOpen : piece.count - offset,
+                        piece.items ? piece.items + offset : nullptr});
+    }
+    // Back to hunks over the first list: what lies between two kept runs was removed.
+    std::vector<GraphDelta::Hunk<T>> hunks;
+    auto hunkAt = [&hunks](size_t at) -> GraphDelta::Hunk<T>& {
+        if (hunks.empty() || hunks.back().at + hunks.back().removed.size() != at)
+            hunks.push_back({at, {}, {}});
+        return hunks.back();
+    };
+    size_t kept = 0; // first-list position up to which every item is placed
+    for (const Piece<T>& piece : last) {
+        if (piece.count == 0)
+            continue;
+        if (piece.items) {
+            GraphDelta::Hunk<T>& hunk = hunkAt(kept);
+            hunk.inserted.insert(hunk.inserted.end(), piece.items, piece.items + piece.count);
+            continue;
+        }
+        for (; kept < piece.from; ++kept)
+            hunkAt(kept).removed.push_back(*removed.at(kept));
+        kept = piece.count == kOpen ? kOpen : piece.from + piece.count;
+    }
+    return hunks;
+}
+
 std::vector<GraphDelta::SpecRun> specRuns(const std::vector<TopoNode>& nodes)
 {
     std::vector<GraphDelta::SpecRun> runs;
@@ -226,6 +333,23 @@ GraphDelta GraphDelta::between(const TopologyGraph& before, const TopologyGraph&
     return delta;
 }
 
+GraphDelta GraphDelta::then(const GraphDelta& next) const
+{
+    GraphDelta delta;
+    delta.m_headBefore = m_headBefore;
+    delta.m_headAfter = next.m_headAfter;
+    delta.m_racks = compose(m_racks, next.m_racks);
+    delta.m_nodes = compose(m_nodes, next.m_nodes);
+    // Without a change of its own, a delta's lists hold the same nodes with the same specs at
+    // every index before and after: the other delta's runs describe that list too.
+    delta.m_specsChanged = m_specsChanged || next.m_specsChanged;
+    if (delta.m_specsChanged) {
+        delta.m_specsBefore = m_specsChanged ? m_specsBefore : next.m_specsBefore;
+        delta.m_specsAfter = next.m_specsChanged ? next.m_specsAfter : m_specsAfter;
+    }
+    return delta;
+}
+
 void GraphDelta::apply(TopologyGraph* graph) const
 {
     setHead(graph, m_headAfter);
@@ -242,6 +366,24 @@ void GraphDelta::revert(TopologyGraph* graph) const
     patch(&graph->nodes, m_nodes, false);
     if (m_specsChanged)
         setSpecs(&graph->nodes, m_specsBefore);
+}
+
+bool GraphDelta::changedNodesOnly(std::vector<int>* ids) const
+{
+    if (m_specsChanged || !m_racks.empty() || m_headBefore != m_headAfter)
+        return false;
+    for (const Hunk<TopoNode>& hunk : m_nodes) {
+        if (hunk.removed.size() != hunk.inserted.size())
+            return false;
+        for (size_t k = 0; k < hunk.removed.size(); ++k) {
+            const TopoNode& a = hunk.removed[k];
+            const TopoNode& b = hunk.inserted[k];
+            if (a.id != b.id || a.rack != b.rack || !a.spec.sharedWith(b.spec))
+                return false;
+            ids->push_back(b.id);
+        }
+    }
+    return true;
 }
 
 size_t GraphDelta::bytes() const

@@ -35,10 +35,22 @@ public:
     /// The change that turns `before` into `after`.
     static GraphDelta between(const TopologyGraph& before, const TopologyGraph& after);
 
+    /// The change of this delta followed by `next` (a delta from this one's `after` drawing),
+    /// composed from the two deltas alone, without the drawings: a merged step (a drag, a
+    /// slider) costs what the two edits touched, not a pass over the cluster. Exact: applying
+    /// it turns this one's `before` into `next`'s `after`, and reverting it turns that back.
+    /// It may keep an item that ends as it began (moved there and back) as a change.
+    GraphDelta then(const GraphDelta& next) const;
+
     /// Turns the `before` drawing into `after` in place (exactly: every field, shared specs).
     void apply(TopologyGraph* graph) const;
     /// Turns the `after` drawing back into `before` in place.
     void revert(TopologyGraph* graph) const;
+
+    /// When this delta changes nothing but some nodes' own fields (the same racks and graph
+    /// fields, the same node IDs, racks and specs at every index), the IDs of those nodes;
+    /// else false.
+    bool changedNodesOnly(std::vector<int>* ids) const;
 
     /// The bytes this delta holds (its own size, the racks, nodes, names and specs' runs it
     /// keeps; the specs themselves are shared with the drawings).
