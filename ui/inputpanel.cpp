@@ -1,5 +1,7 @@
 #include "inputpanel.h"
+
 #include "inputlimits.h"
+#include "undokeys.h"
 
 #include "clusterio.h"
 #include "modelio.h"
@@ -105,6 +107,7 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     layout->addWidget(buildParallelBox());
     layout->addWidget(buildTrainingBox());
     layout->addStretch(1);
+    giveUndoKeysToWindow(this); // Ctrl+Z on a committed value undoes the plan edit
 
     connect(m_document, &PlanDocument::planChanged, this, &InputPanel::syncFromPlan);
     syncFromPlan();

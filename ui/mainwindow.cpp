@@ -19,6 +19,7 @@
 #include "tablemodels.h"
 #include "topologyeditor.h"
 #include "topologygraph.h"
+#include "undokeys.h"
 #include "units.h"
 
 #include <QAction>
@@ -420,10 +421,10 @@ void MainWindow::buildMenus()
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    // Every binding of the platform (Redo: Ctrl+Y and Ctrl+Shift+Z on Linux).
-    undo->setShortcuts(QKeySequence::Undo);
+    // The platform's bindings; Redo also Ctrl+Y and Ctrl+Shift+Z everywhere (undokeys.h).
+    undo->setShortcuts(undoKeys());
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
+    redo->setShortcuts(redoKeys());
     edit->addAction(undo);
     edit->addAction(redo);
 
