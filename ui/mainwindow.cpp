@@ -455,7 +455,8 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_search->setResults(r);
     m_practice->setResults(r);
     const StepCost& cost = r->cost;
-    showHeadline(*r, QString());
+    // A drawing the model cannot read leaves the plan on its last valid cluster: greyed.
+    showHeadline(*r, drawingStaleReason(*m_topology->document()));
 
     m_collectivesModel->setResults(r);
     m_memoryModel->setResults(r);
@@ -476,7 +477,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")
                          .arg(cost.microbatches)
-                         .arg(r->plan.parallel.gpus());
+                         .arg(QString::fromStdString(groupedNumber(r->plan.parallel.gpus())));
     for (const std::string& warning : cost.warnings)
         status += " " + tr("Note: %1.").arg(QString::fromStdString(warning));
     m_status->setStyleSheet(QString());

@@ -1,6 +1,7 @@
 // Interview practice: the questions a plan poses, each answered by the engine's own figure
 // and explained by the derivation that produces it (grading: practicegrading.cpp).
 #include "practice.h"
+#include "summary.h"
 
 #include "collectivewalkthrough.h"
 #include "units.h"
@@ -163,8 +164,8 @@ void Generator::collectives()
         const std::string op = collectiveOpName(c.call.op);
         const std::string what = "The " + std::string(c.group) + " group's " + c.purpose +
                                  ": one " + op + " of S = " + formatBytes(c.call.bytes) + " over " +
-                                 std::to_string(c.call.ranks) + " ranks (GPU stride " +
-                                 std::to_string(c.stride) + ", " +
+                                 groupedNumber(c.call.ranks) + " ranks (GPU stride " +
+                                 groupedNumber(c.stride) + ", " +
                                  formatNumber(c.calls_per_step, 4) +
                                  (c.calls_per_step == 1 ? " call" : " calls") + " per step).";
         PracticeQuestion time;
@@ -205,8 +206,8 @@ void Generator::bottlenecks()
         q.topic = "bottleneck";
         q.kind = PracticeAnswerKind::Choice;
         q.prompt = "The " + std::string(c.group) + " group runs one " + op + " of " +
-                   formatBytes(c.call.bytes) + " over " + std::to_string(c.call.ranks) +
-                   " ranks (GPU stride " + std::to_string(c.stride) +
+                   formatBytes(c.call.bytes) + " over " + groupedNumber(c.call.ranks) +
+                   " ranks (GPU stride " + groupedNumber(c.stride) +
                    "). Which tier of the machine limits its bandwidth?";
         q.choices = tiers;
         const auto it = std::find(tiers.begin(), tiers.end(), tierName(c.call.bottleneck));

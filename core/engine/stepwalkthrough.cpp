@@ -1,4 +1,5 @@
 #include "stepwalkthrough.h"
+#include "summary.h"
 
 #include "hardware.h"
 #include "stepwalkthroughdetail.h"
@@ -119,7 +120,7 @@ void Walk::planInputs() const
 {
     // The GPU by its name ("NVIDIA H100 SXM5 80GB"), not the catalogue's id.
     const GpuSpec* titleGpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-    d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
+    d.title = "One training step of " + m.name + " on " + groupedNumber(double(p.gpus())) + " x " +
               (titleGpu ? titleGpu->name : plan.cluster.gpu_id) + " (tp " + std::to_string(p.tp) +
               ", pp " + std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
     d.inputs.push_back("model: " + m.name + ", L = " + std::to_string(m.layers) +
