@@ -392,12 +392,17 @@ private slots:
         }
         QVERIFY(dpRanks);
         QVERIFY(window.derivationText().contains("on 1,000,000 x NVIDIA H100"));
+        QVERIFY(window.derivationText().contains("dp 31,250)"));
         QVERIFY(window.plots()[3]->seriesNames().contains(
             "assumed, across racks (125,000 nodes x 1 GPU)"));
         bool stride = false;
         for (const PracticeQuestion& q : window.practicePanel()->questions())
             stride = stride || QString::fromStdString(q.prompt).contains("(GPU stride 250,000");
         QVERIFY(stride);
+        const auto* context = window.practicePanel()->findChild<QLabel*>("practiceContext");
+        QVERIFY2(context->text().contains("on 1,000,000 GPUs") &&
+                     context->text().contains("dp 31,250"),
+                 qPrintable(context->text()));
         QCOMPARE(formatDays(1179.44 * 86400), std::string("1,179.4 days"));
         QCOMPARE(formatDays(0.2 * 86400), std::string("0.2 days"));
     }

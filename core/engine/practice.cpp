@@ -99,11 +99,11 @@ struct Generator
 void Generator::setup()
 {
     const ParallelLayout& p = plan.parallel;
-    context = plan.model.name + " on " + std::to_string(p.gpus()) + " GPUs of " +
+    context = plan.model.name + " on " + groupedNumber(double(p.gpus())) + " GPUs of " +
               plan.cluster.name + ": tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) +
-              ", dp " + std::to_string(p.dp) + ", ZeRO-" + std::to_string(p.zero) +
-              ", global batch " + std::to_string(p.global_batch) + " x " +
-              std::to_string(plan.training.seq_len) + " tokens";
+              ", dp " + groupedNumber(p.dp) + ", ZeRO-" + std::to_string(p.zero) +
+              ", global batch " + groupedNumber(p.global_batch) + " x " +
+              groupedNumber(plan.training.seq_len) + " tokens";
     std::set<Tier> seen;
     auto note = [&](Tier t) {
         if (seen.insert(t).second)
