@@ -1,7 +1,7 @@
 #include "inputpanel.h"
-#include "summary.h"
 
 #include "inputlimits.h"
+#include "summary.h"
 #include "undokeys.h"
 
 #include "clusterio.h"

@@ -1,6 +1,6 @@
 #include "tablemodels.h"
-#include "summary.h"
 
+#include "summary.h"
 #include "units.h"
 
 #include <QBrush>

@@ -1,7 +1,7 @@
 #include "topologyeditor.h"
-#include "summary.h"
 
 #include "clusterio.h"
+#include "summary.h"
 #include "topologyitems.h"
 #include "units.h"
 

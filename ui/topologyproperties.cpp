@@ -1,10 +1,10 @@
 // The topology editor's property panel: the selected node, the selected rack, or the
 // cluster as a whole (its spine and the node type every node shares).
 
-#include "summary.h"
 #include "topologyeditor.h"
 
 #include "hardware.h"
+#include "summary.h"
 #include "topologyitems.h"
 
 #include <QCheckBox>

@@ -1,6 +1,6 @@
 #include "analysis.h"
-#include "summary.h"
 
+#include "summary.h"
 #include "units.h"
 
 #include <algorithm>

@@ -1,9 +1,9 @@
 // Interview practice: the questions a plan poses, each answered by the engine's own figure
 // and explained by the derivation that produces it (grading: practicegrading.cpp).
 #include "practice.h"
-#include "summary.h"
 
 #include "collectivewalkthrough.h"
+#include "summary.h"
 #include "units.h"
 
 #include <algorithm>

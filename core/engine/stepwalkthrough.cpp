@@ -1,8 +1,8 @@
 #include "stepwalkthrough.h"
-#include "summary.h"
 
 #include "hardware.h"
 #include "stepwalkthroughdetail.h"
+#include "summary.h"
 #include "units.h"
 
 #include <cmath>
