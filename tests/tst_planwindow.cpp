@@ -6,8 +6,10 @@
 #include "mainwindow.h"
 #include "plots.h"
 #include "tablemodels.h"
+#include "undokeys.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -317,6 +319,68 @@ private slots:
         QCOMPARE(window.document()->undoStack()->count(), 1);
         window.document()->undoStack()->undo();
         QCOMPARE(seq->value(), 2048);
+    }
+
+    void ctrlZInAFocusedFieldUndoesThePlanEdit()
+    {
+        // Micro-batch 2 + Enter, then Ctrl+Z with the field still focused: the plan's history
+        // takes the key (the spin box's own text undo used to, and the plan stayed edited).
+        MainWindow window(false);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QUndoStack* undo = window.document()->undoStack();
+        QSpinBox* micro = field<QSpinBox>(window, "micro-batch");
+        micro->setFocus();
+        QTRY_VERIFY(micro->hasFocus());
+        micro->selectAll();
+        QTest::keyClicks(micro, "2");
+        QTest::keyClick(micro, Qt::Key_Return);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 2);
+        QCOMPARE(undo->index(), 1);
+        QTest::keyClick(micro, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(undo->index(), 0);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 1);
+        QCOMPARE(micro->value(), 1);
+        QCOMPARE(micro->text(), QString("1"));
+        QTRY_VERIFY(window.staleText().isEmpty());
+
+        // Both redo keys, whatever the platform binds.
+        QTest::keyClick(micro, Qt::Key_Y, Qt::ControlModifier);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 2);
+        QCOMPARE(micro->text(), QString("2"));
+        QTest::keyClick(micro, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 1);
+        QTest::keyClick(micro, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 2);
+
+        // A value being typed, not yet committed: Ctrl+Z takes back the typing only.
+        micro->selectAll();
+        QTest::keyClicks(micro, "4");
+        QCOMPARE(micro->text(), QString("4"));
+        QTest::keyClick(micro, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(micro->text(), QString("2"));
+        QCOMPARE(undo->index(), 1);
+        QCOMPARE(window.document()->plan().parallel.micro_batch, 2);
+    }
+
+    void redoHasCtrlYAndCtrlShiftZOnEveryPlatform()
+    {
+        // X11 binds Redo to Ctrl+Shift+Z only; the guide and the shortcut table promise both.
+        const QList<QKeySequence> x11{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+        const QList<QKeySequence> keys = redoKeys(x11);
+        QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Y)));
+        QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+        QCOMPARE(keys.count(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)), 1);
+        MainWindow window(false);
+        QAction* redo = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text().startsWith("&Redo") || action->text().startsWith("Redo"))
+                redo = action;
+        QVERIFY(redo);
+        QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Y)));
+        QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+        QCOMPARE(redo->shortcuts(), redoKeys());
     }
 
     void saveAndOpenRoundTrip()

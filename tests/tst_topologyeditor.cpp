@@ -1,10 +1,15 @@
 // The topology editor: the graph model and its conversions, generators, every edit undoable,
 // files, the plan overlay on the right GPUs, link reports, and what-ifs reaching the plan.
 #include "clusterio.h"
+#include "inputpanel.h"
 #include "mainwindow.h"
 #include "plandocument.h"
 #include "planevaluator.h"
 #include "planio.h"
+#include "plots.h"
+#include "practicepanel.h"
+#include "summary.h"
+#include "tablemodels.h"
 #include "testdata.h"
 #include "testplans.h"
 #include "topologyeditor.h"
@@ -15,6 +20,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QLabel>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -390,6 +396,109 @@ private slots:
         QVERIFY(!view->verticalScrollBar()->isVisible());
         const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
         QVERIFY(shown.adjusted(-1, -1, 1, 1).contains(view->scene()->itemsBoundingRect()));
+    }
+
+    // The million-GPU plan of the bench (1,000,000 H100s: tp8 pp4 dp31250, ZeRO-1), shown.
+    static void openAMillionGpuPlan(MainWindow& window)
+    {
+        Plan plan = window.document()->plan();
+        plan.cluster = test::clusterPreset("dgx-h100", 125000, 32);
+        plan.parallel = test::layout(8, 4, 31250, 1, 125000, 1);
+        window.document()->reset(plan, QString());
+        QTRY_VERIFY_WITH_TIMEOUT(window.evaluator()->latest() &&
+                                     window.evaluator()->latest()->plan.parallel.gpus() == 1000000,
+                                 20000);
+        QCoreApplication::processEvents(); // the window shows what the evaluator emitted
+    }
+
+    void aMillionGpusAreWrittenWithThousandsSeparators()
+    {
+        MainWindow window(false);
+        openAMillionGpuPlan(window);
+        QVERIFY2(window.statusText().contains("on 1,000,000 GPUs."),
+                 qPrintable(window.statusText()));
+        QVERIFY2(window.topologyEditor()->statusText().contains(
+                     "3,907 racks, 125,000 nodes, 1,000,000 GPUs."),
+                 qPrintable(window.topologyEditor()->statusText()));
+        QStringList labels;
+        for (const QLabel* label : window.inputPanel()->findChildren<QLabel*>())
+            labels << label->text();
+        const QString panel = labels.join('\n');
+        QVERIFY2(panel.contains("125,000 x 8 = 1,000,000 NVIDIA H100"), qPrintable(panel));
+        QVERIFY2(panel.contains("TP x PP x DP x CP = 1,000,000 of 1,000,000 GPUs"),
+                 qPrintable(panel));
+        // The Step time table: the DP group's ranks shown grouped, sorted by the raw count.
+        CollectivesModel* collectives = window.collectivesModel();
+        bool dpRanks = false;
+        for (int row = 0; row < collectives->rowCount(); ++row) {
+            const QModelIndex ranks = collectives->index(row, CollectivesModel::Ranks);
+            if (ranks.data(Qt::UserRole).toInt() == 31250) {
+                QCOMPARE(ranks.data().toString(), QString("31,250"));
+                dpRanks = true;
+            }
+        }
+        QVERIFY(dpRanks);
+        QVERIFY(window.derivationText().contains("on 1,000,000 x NVIDIA H100"));
+        QVERIFY(window.derivationText().contains("dp 31,250)"));
+        QVERIFY(window.plots()[3]->seriesNames().contains(
+            "assumed, across racks (125,000 nodes x 1 GPU)"));
+        bool stride = false;
+        for (const PracticeQuestion& q : window.practicePanel()->questions())
+            stride = stride || QString::fromStdString(q.prompt).contains("(GPU stride 250,000");
+        QVERIFY(stride);
+        const auto* context = window.practicePanel()->findChild<QLabel*>("practiceContext");
+        QVERIFY2(context->text().contains("on 1,000,000 GPUs") &&
+                     context->text().contains("dp 31,250"),
+                 qPrintable(context->text()));
+        QCOMPARE(formatDays(1179.44 * 86400), std::string("1,179.4 days"));
+        QCOMPARE(formatDays(0.2 * 86400), std::string("0.2 days"));
+    }
+
+    void aTinyOptimizerShareIsNotShownAsZero()
+    {
+        // ZeRO-1 over 31,250 ranks: a few MB of optimizer state a GPU, not "0.00" GiB.
+        MainWindow window(false);
+        openAMillionGpuPlan(window);
+        MemoryModel* memory = window.memoryModel();
+        QVERIFY(memory->rowCount() == 4);
+        for (int row = 0; row < memory->rowCount(); ++row) {
+            const QModelIndex optimizer = memory->index(row, MemoryModel::Optimizer);
+            const double bytes = optimizer.data(Qt::UserRole).toDouble();
+            QVERIFY(bytes > 0 && bytes < 0.005 * (1ull << 30));
+            QCOMPARE(optimizer.data().toString(), QString("<0.01"));
+            QVERIFY(optimizer.data(Qt::ToolTipRole).toString().endsWith(" GiB"));
+            QVERIFY(memory->index(row, MemoryModel::Weights).data().toString() != "<0.01");
+        }
+    }
+
+    void aDrawingThatCannotBeModelledGreysTheHeadline()
+    {
+        // One node of the million-GPU drawing deleted: racks then hold 32 and 31 nodes. The
+        // figures are the last cluster's, greyed with the reason, as for a rule error.
+        MainWindow window(false);
+        openAMillionGpuPlan(window);
+        QVERIFY(window.staleText().isEmpty());
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        TopologyDocument* drawing = window.topologyEditor()->document();
+        const int rack = drawing->graph().racks[1].id;
+        drawing->edit("Delete 1 node(s), 0 rack(s)", 0, [rack](TopologyGraph& graph) {
+            const auto it = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                         [rack](const TopoNode& n) { return n.rack == rack; });
+            graph.nodes.erase(it);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 20000);
+        const QString stale = window.staleText();
+        QVERIFY2(stale.contains("Not updated") &&
+                     stale.contains("racks hold different numbers of nodes (32 and 31)"),
+                 qPrintable(stale));
+        QVERIFY(window.headlineText().contains("#9a9a9a"));
+        QVERIFY(!window.headlineText().contains("#0b3c5d"));
+        const QString status = window.topologyEditor()->statusText();
+        QVERIFY2(status.contains("partly filled.</span> Drawn:"), qPrintable(status));
+        // Undo: the drawing is a cluster again, the headline fresh.
+        window.document()->undoStack()->undo();
+        QTRY_VERIFY_WITH_TIMEOUT(window.staleText().isEmpty(), 20000);
+        QVERIFY(window.headlineText().contains("#0b3c5d"));
     }
 
     void everyEditIsUndoable()

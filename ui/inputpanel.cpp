@@ -1,5 +1,8 @@
 #include "inputpanel.h"
+
 #include "inputlimits.h"
+#include "summary.h"
+#include "undokeys.h"
 
 #include "clusterio.h"
 #include "modelio.h"
@@ -82,6 +85,12 @@ void markField(QWidget* widget, bool invalid, const QString& why)
     }
 }
 
+// A count with thousands separators, as the headline writes them: "1,000,000".
+QString grouped(double count)
+{
+    return QString::fromStdString(groupedNumber(count));
+}
+
 QLabel* note(QWidget* parent)
 {
     auto* label = new QLabel(parent);
@@ -105,6 +114,7 @@ InputPanel::InputPanel(PlanDocument* document, QWidget* parent)
     layout->addWidget(buildParallelBox());
     layout->addWidget(buildTrainingBox());
     layout->addStretch(1);
+    giveUndoKeysToWindow(this); // Ctrl+Z on a committed value undoes the plan edit
 
     connect(m_document, &PlanDocument::planChanged, this, &InputPanel::syncFromPlan);
     syncFromPlan();
@@ -560,9 +570,9 @@ void InputPanel::syncFromPlan()
     m_spine->setEnabled(!c.is_torus);
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(c.gpu_id);
     m_clusterSummary->setText(tr("%1 x %2 = %3 %4. Source: %5")
-                                  .arg(c.nodes)
+                                  .arg(grouped(c.nodes))
                                   .arg(c.gpusPerNode())
-                                  .arg(c.totalGpus())
+                                  .arg(grouped(c.totalGpus()))
                                   .arg(gpu ? QString::fromStdString(gpu->name) : QString())
                                   .arg(QString::fromStdString(clusterSource(c))));
 
@@ -584,8 +594,8 @@ void InputPanel::syncFromPlan()
     const long long gpus = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
     m_gpuSummary->setText(
         tr("TP x PP x DP x CP = %1 of %2 GPUs; %3 micro-batches per pipeline")
-            .arg(gpus)
-            .arg(c.totalGpus())
+            .arg(grouped(gpus))
+            .arg(grouped(c.totalGpus()))
             .arg(p.micro_batch * p.dp > 0
                      ? QString::number(p.global_batch / double(p.micro_batch * p.dp))
                      : QString("-")));

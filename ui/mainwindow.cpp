@@ -19,6 +19,7 @@
 #include "tablemodels.h"
 #include "topologyeditor.h"
 #include "topologygraph.h"
+#include "undokeys.h"
 #include "units.h"
 
 #include <QAction>
@@ -420,10 +421,10 @@ void MainWindow::buildMenus()
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    // Every binding of the platform (Redo: Ctrl+Y and Ctrl+Shift+Z on Linux).
-    undo->setShortcuts(QKeySequence::Undo);
+    // The platform's bindings; Redo also Ctrl+Y and Ctrl+Shift+Z everywhere (undokeys.h).
+    undo->setShortcuts(undoKeys());
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
+    redo->setShortcuts(redoKeys());
     edit->addAction(undo);
     edit->addAction(redo);
 
@@ -454,7 +455,8 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_search->setResults(r);
     m_practice->setResults(r);
     const StepCost& cost = r->cost;
-    showHeadline(*r, QString());
+    // A drawing the model cannot read leaves the plan on its last valid cluster: greyed.
+    showHeadline(*r, drawingStaleReason(*m_topology->document()));
 
     m_collectivesModel->setResults(r);
     m_memoryModel->setResults(r);
@@ -475,7 +477,7 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_inputs->markIssues({});
     QString status = tr("%1 micro-batches per pipeline on %2 GPUs.")
                          .arg(cost.microbatches)
-                         .arg(r->plan.parallel.gpus());
+                         .arg(QString::fromStdString(groupedNumber(r->plan.parallel.gpus())));
     for (const std::string& warning : cost.warnings)
         status += " " + tr("Note: %1.").arg(QString::fromStdString(warning));
     m_status->setStyleSheet(QString());

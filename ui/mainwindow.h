@@ -32,6 +32,7 @@ class WhatIfPlot;
 class ClusterView;
 class PlotView;
 class TopologyEditor;
+class TopologyDocument;
 class MeasurePanel;
 class SearchPanel;
 class PracticePanel;
@@ -190,5 +191,9 @@ private:
 
 /// File > Open Example: the examples found in the data folder (mainwindowexamples.cpp).
 void addExamplesMenu(QMenu* file, MainWindow* window);
+
+/// Why the figures are not those of the drawn cluster when the drawing cannot be modelled
+/// (the plan keeps its last valid cluster); empty when it can (mainwindowheadline.cpp).
+QString drawingStaleReason(const TopologyDocument& drawing);
 
 } // namespace paraplan::ui

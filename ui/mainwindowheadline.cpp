@@ -4,6 +4,7 @@
 
 #include "plots.h"
 #include "summary.h"
+#include "topologyeditor.h"
 
 #include <QGraphicsEffect>
 #include <QLabel>
@@ -63,6 +64,18 @@ void MainWindow::showHeadline(const PlanResults& r, const QString& staleReason)
         table->setEnabled(!stale);
         table->setToolTip(staleReason);
     }
+}
+
+QString drawingStaleReason(const TopologyDocument& drawing)
+{
+    ClusterSpec cluster;
+    QString error;
+    if (drawing.cluster(&cluster, &error))
+        return QString();
+    return MainWindow::tr("Not updated, the drawn cluster is not one Paraplan can model: %1. "
+                          "The figures are those of the last cluster it could model (see the "
+                          "Topology tab).")
+        .arg(error);
 }
 
 QString MainWindow::staleText() const

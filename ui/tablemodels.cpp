@@ -1,5 +1,6 @@
 #include "tablemodels.h"
 
+#include "summary.h"
 #include "units.h"
 
 #include <QBrush>
@@ -54,8 +55,7 @@ QVariant CollectivesModel::data(const QModelIndex& index, int role) const
         return QString("%1 of %2 over %3 ranks (stride %4): %5 at %6, %7, %8 protocol. "
                        "Double-click for the derivation.")
             .arg(collectiveOpName(c->call.op), text(units::formatBytes(c->call.bytes)))
-            .arg(c->call.ranks)
-            .arg(c->stride)
+            .arg(text(groupedNumber(c->call.ranks)), text(groupedNumber(c->stride)))
             .arg(tierName(c->call.bottleneck), text(units::formatGBps(c->call.bottleneck_Bps)),
                  regimeName(c->call.regime), protocolName(c->call.protocol));
     if (role == Qt::UserRole) { // raw values, for sorting and tests
@@ -68,6 +68,8 @@ QVariant CollectivesModel::data(const QModelIndex& index, int role) const
             return c->total_s;
         case Exposed:
             return c->exposed_s;
+        case Ranks:
+            return c->call.ranks;
         default:
             break;
         }
@@ -82,7 +84,7 @@ QVariant CollectivesModel::data(const QModelIndex& index, int role) const
     case Bytes:
         return text(units::formatBytes(c->call.bytes));
     case Ranks:
-        return c->call.ranks;
+        return text(groupedNumber(c->call.ranks));
     case Tier:
         return QString(tierName(c->call.bottleneck));
     case TimeEach:
@@ -128,6 +130,18 @@ int MemoryModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+namespace {
+// GiB to two decimals; a share too small to show is "<0.01", never a zero that is not one
+// (ZeRO over 31,250 ranks leaves 0.0008 GiB of optimizer state a GPU).
+QString gibCell(double bytes)
+{
+    const double gib = units::toGiB(bytes);
+    if (gib > 0 && gib < 0.005)
+        return QStringLiteral("<0.01");
+    return QString::number(gib, 'f', 2);
+}
+} // namespace
+
 QVariant MemoryModel::data(const QModelIndex& index, int role) const
 {
     if (!m_results || !index.isValid() || index.row() >= rowCount())
@@ -147,6 +161,8 @@ QVariant MemoryModel::data(const QModelIndex& index, int role) const
         return QBrush(QColor(190, 30, 30));
     if (role == Qt::UserRole && index.column() >= Weights && index.column() <= Total)
         return bytes[index.column()];
+    if (role == Qt::ToolTipRole && index.column() >= Weights && index.column() <= Total)
+        return text(units::formatGiB(bytes[index.column()])); // four significant digits
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -157,7 +173,7 @@ QVariant MemoryModel::data(const QModelIndex& index, int role) const
     case Fits:
         return st.fits ? QString("yes") : QString("no");
     default:
-        return QString::number(units::toGiB(bytes[index.column()]), 'f', 2);
+        return gibCell(bytes[index.column()]);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "topologyeditor.h"
 
 #include "clusterio.h"
+#include "summary.h"
 #include "topologyitems.h"
 #include "units.h"
 
@@ -569,11 +570,13 @@ void TopologyEditor::updateStatus()
     QString error;
     QString text;
     if (!m_document->cluster(&cluster, &error)) {
-        text = tr("<span style='color:#c0392b'>Not a cluster Paraplan can model: %1</span>")
+        // A sentence of its own: "Drawn: ..." may follow.
+        text = tr("<span style='color:#c0392b'>Not a cluster Paraplan can model: %1.</span>")
                    .arg(error.toHtmlEscaped());
     } else {
         const auto count = [](qsizetype n, const QString& one, const QString& many) {
-            return QString("%1 %2").arg(n).arg(n == 1 ? one : many);
+            return QString("%1 %2").arg(QString::fromStdString(groupedNumber(double(n))),
+                                        n == 1 ? one : many);
         };
         text =
             tr("%1, %2, %3.")
@@ -585,8 +588,8 @@ void TopologyEditor::updateStatus()
     if (!g.is_torus && m_drawnNodes < static_cast<long long>(g.nodes.size()))
         text += tr(" Drawn: %1 of the nodes and %2 of the racks; zoom in on a rack to see its "
                    "nodes (the cluster's fields edit them all).")
-                    .arg(m_drawnNodes)
-                    .arg(m_drawnRacks);
+                    .arg(QString::fromStdString(groupedNumber(double(m_drawnNodes))),
+                         QString::fromStdString(groupedNumber(double(m_drawnRacks))));
     if (m_overlay) {
         const std::vector<TierLoad> loads = tierLoads(m_overlay->cost);
         if (!loads.empty())

@@ -4,6 +4,7 @@
 #include "topologyeditor.h"
 
 #include "hardware.h"
+#include "summary.h"
 #include "topologyitems.h"
 
 #include <QCheckBox>
@@ -76,7 +77,8 @@ void TopologyEditor::showNodeProperties(const TopoNode& node)
 {
     const TopoNode* n = &node;
     m_properties->setTitle(QString::fromStdString(n->name));
-    m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(n->spec->gpus)));
+    m_propertyForm->addRow(tr("GPUs"),
+                           new QLabel(QString::fromStdString(groupedNumber(n->spec->gpus))));
     m_propertyForm->addRow(tr("Fabric"), new QLabel(nodeFabricName(n->spec->fabric)));
     const int id = n->id;
     for (size_t chip = 0; chip < n->switch_in_service.size(); ++chip) {
@@ -154,7 +156,8 @@ void TopologyEditor::showClusterProperties(int selectedNodes)
         if (!g.nodes.empty())
             addNodeTypeProperties(*g.nodes.front().spec);
     }
-    m_propertyForm->addRow(tr("GPUs"), new QLabel(QString::number(g.gpuCount())));
+    m_propertyForm->addRow(tr("GPUs"),
+                           new QLabel(QString::fromStdString(groupedNumber(double(g.gpuCount())))));
 }
 
 void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)

@@ -1,5 +1,6 @@
 #include "analysis.h"
 
+#include "summary.h"
 #include "units.h"
 
 #include <algorithm>
@@ -100,7 +101,7 @@ void bandwidthSweep(const Sweep& sweep)
     if (cluster.is_torus) {
         tiers.push_back({"one torus axis (" + std::to_string(cluster.torus.dims[0]) + " chips)",
                          cluster.torus.dims[0], 1});
-        tiers.push_back({"whole torus (" + std::to_string(cluster.totalGpus()) + " chips)",
+        tiers.push_back({"whole torus (" + groupedNumber(double(cluster.totalGpus())) + " chips)",
                          static_cast<int>(cluster.totalGpus()), 1});
     } else {
         const int gpn = cluster.node.gpus;
@@ -110,10 +111,10 @@ void bandwidthSweep(const Sweep& sweep)
                                 ? std::min(cluster.network.nodes_per_rack, cluster.nodes)
                                 : cluster.nodes;
         if (perRack > 1)
-            tiers.push_back({"in a rack (" + std::to_string(perRack) + " nodes)", perRack, gpn});
+            tiers.push_back({"in a rack (" + groupedNumber(perRack) + " nodes)", perRack, gpn});
         if (cluster.nodes > perRack)
             tiers.push_back(
-                {"assumed, across racks (" + std::to_string(cluster.nodes) + " nodes x 1 GPU)",
+                {"assumed, across racks (" + groupedNumber(cluster.nodes) + " nodes x 1 GPU)",
                  cluster.nodes, gpn});
     }
     for (const Tier& tier : tiers) {

@@ -3,6 +3,7 @@
 #include "practice.h"
 
 #include "collectivewalkthrough.h"
+#include "summary.h"
 #include "units.h"
 
 #include <algorithm>
@@ -98,11 +99,11 @@ struct Generator
 void Generator::setup()
 {
     const ParallelLayout& p = plan.parallel;
-    context = plan.model.name + " on " + std::to_string(p.gpus()) + " GPUs of " +
+    context = plan.model.name + " on " + groupedNumber(double(p.gpus())) + " GPUs of " +
               plan.cluster.name + ": tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) +
-              ", dp " + std::to_string(p.dp) + ", ZeRO-" + std::to_string(p.zero) +
-              ", global batch " + std::to_string(p.global_batch) + " x " +
-              std::to_string(plan.training.seq_len) + " tokens";
+              ", dp " + groupedNumber(p.dp) + ", ZeRO-" + std::to_string(p.zero) +
+              ", global batch " + groupedNumber(p.global_batch) + " x " +
+              groupedNumber(plan.training.seq_len) + " tokens";
     std::set<Tier> seen;
     auto note = [&](Tier t) {
         if (seen.insert(t).second)
@@ -163,8 +164,8 @@ void Generator::collectives()
         const std::string op = collectiveOpName(c.call.op);
         const std::string what = "The " + std::string(c.group) + " group's " + c.purpose +
                                  ": one " + op + " of S = " + formatBytes(c.call.bytes) + " over " +
-                                 std::to_string(c.call.ranks) + " ranks (GPU stride " +
-                                 std::to_string(c.stride) + ", " +
+                                 groupedNumber(c.call.ranks) + " ranks (GPU stride " +
+                                 groupedNumber(c.stride) + ", " +
                                  formatNumber(c.calls_per_step, 4) +
                                  (c.calls_per_step == 1 ? " call" : " calls") + " per step).";
         PracticeQuestion time;
@@ -205,8 +206,8 @@ void Generator::bottlenecks()
         q.topic = "bottleneck";
         q.kind = PracticeAnswerKind::Choice;
         q.prompt = "The " + std::string(c.group) + " group runs one " + op + " of " +
-                   formatBytes(c.call.bytes) + " over " + std::to_string(c.call.ranks) +
-                   " ranks (GPU stride " + std::to_string(c.stride) +
+                   formatBytes(c.call.bytes) + " over " + groupedNumber(c.call.ranks) +
+                   " ranks (GPU stride " + groupedNumber(c.stride) +
                    "). Which tier of the machine limits its bandwidth?";
         q.choices = tiers;
         const auto it = std::find(tiers.begin(), tiers.end(), tierName(c.call.bottleneck));

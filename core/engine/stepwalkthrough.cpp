@@ -2,6 +2,7 @@
 
 #include "hardware.h"
 #include "stepwalkthroughdetail.h"
+#include "summary.h"
 #include "units.h"
 
 #include <cmath>
@@ -119,16 +120,16 @@ void Walk::planInputs() const
 {
     // The GPU by its name ("NVIDIA H100 SXM5 80GB"), not the catalogue's id.
     const GpuSpec* titleGpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-    d.title = "One training step of " + m.name + " on " + std::to_string(p.gpus()) + " x " +
+    d.title = "One training step of " + m.name + " on " + groupedNumber(double(p.gpus())) + " x " +
               (titleGpu ? titleGpu->name : plan.cluster.gpu_id) + " (tp " + std::to_string(p.tp) +
-              ", pp " + std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")";
+              ", pp " + std::to_string(p.pp) + ", dp " + groupedNumber(p.dp) + ")";
     d.inputs.push_back("model: " + m.name + ", L = " + std::to_string(m.layers) +
                        ", h = " + std::to_string(m.hidden) + ", a = " + std::to_string(m.heads) +
                        ", g = " + std::to_string(m.kv_heads) + ", f = " +
                        std::to_string(m.ffn_hidden) + ", V = " + std::to_string(m.vocab) + " (" +
                        (m.source.empty() ? "user entry" : m.source) + ")");
     d.inputs.push_back("cluster: " + plan.cluster.name + ", " +
-                       std::to_string(plan.cluster.totalGpus()) + " GPUs (" +
+                       groupedNumber(double(plan.cluster.totalGpus())) + " GPUs (" +
                        clusterSource(plan.cluster) + ")");
     d.inputs.push_back("batch: B = " + std::to_string(p.global_batch) +
                        " sequences of s = " + std::to_string(t.seq_len) +

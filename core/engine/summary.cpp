@@ -14,7 +14,7 @@ std::string groupedNumber(double value)
 
 std::string formatDays(double seconds)
 {
-    return QString::number(seconds / 86400, 'f', 1).toStdString() + " days";
+    return QLocale(QLocale::English).toString(seconds / 86400, 'f', 1).toStdString() + " days";
 }
 
 std::string layoutLabel(const ParallelLayout& p)

@@ -27,7 +27,7 @@ std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& co
 std::string layoutLabel(const ParallelLayout& layout);
 /// A count with thousands separators, whatever the machine's locale: "146,855".
 std::string groupedNumber(double value);
-/// A long duration in days: "1146.5 days".
+/// A long duration in days, with thousands separators: "1,146.5 days".
 std::string formatDays(double seconds);
 
 } // namespace paraplan
