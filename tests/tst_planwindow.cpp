@@ -321,6 +321,34 @@ private slots:
         QCOMPARE(seq->value(), 2048);
     }
 
+    void ctrlZInATopologyPropertyUndoesThePlanEdit()
+    {
+        // The Topology tab's cluster properties: a committed spine ratio is undone by Ctrl+Z
+        // (the panel is rebuilt after the edit, so no spin box keeps the key for its text).
+        MainWindow window(false);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto* tabs = window.findChild<QTabWidget*>();
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i) == "Topology")
+                tabs->setCurrentIndex(i);
+        const double before =
+            window.document()->plan().cluster.network.spine_oversubscription.value;
+        QDoubleSpinBox* spine = nullptr;
+        QTRY_VERIFY((spine = window.findChild<QDoubleSpinBox*>("spineRatio")) != nullptr);
+        spine->setFocus();
+        QTRY_VERIFY(spine->hasFocus());
+        spine->selectAll();
+        QTest::keyClicks(spine, "3");
+        QTest::keyClick(spine, Qt::Key_Return);
+        QCOMPARE(window.document()->plan().cluster.network.spine_oversubscription.value, 3.0);
+        // The panel is rebuilt after the edit: press the key where the focus now is.
+        QTRY_VERIFY(QApplication::focusWidget() != nullptr);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(window.document()->plan().cluster.network.spine_oversubscription.value, before);
+    }
+
     void ctrlZInAFocusedFieldUndoesThePlanEdit()
     {
         // Micro-batch 2 + Enter, then Ctrl+Z with the field still focused: the plan's history

@@ -1,5 +1,7 @@
 #include "clusterview.h"
 
+#include "summary.h"
+
 #include <QPainter>
 #include <QPainterPath>
 
@@ -93,7 +95,7 @@ void ClusterView::paintEvent(QPaintEvent*)
     painter.drawText(QRectF(12, 4, width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter,
                      tr("%1: %2 nodes x %3 GPUs, coloured by %4")
                          .arg(QString::fromStdString(cluster.name))
-                         .arg(nodes)
+                         .arg(QString::fromStdString(groupedNumber(nodes)))
                          .arg(gpn)
                          .arg(kModes[static_cast<int>(m_colourBy)]));
 
@@ -138,8 +140,9 @@ void ClusterView::paintEvent(QPaintEvent*)
                          .arg(m_results->plan.parallel.dp)
                          .arg(m_results->plan.parallel.cp);
     if (nodes > shownNodes)
-        footer +=
-            tr(" Showing %1 of %2 nodes; the rest repeat the pattern.").arg(shownNodes).arg(nodes);
+        footer += tr(" Showing %1 of %2 nodes; the rest repeat the pattern.")
+                      .arg(shownNodes)
+                      .arg(QString::fromStdString(groupedNumber(nodes)));
     if (!m_results->cost.tp_within_node)
         footer += tr(" TP groups span nodes.");
     painter.drawText(QRectF(12, height() - 36, width() - 24, 32),

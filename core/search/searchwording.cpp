@@ -1,5 +1,7 @@
 #include "searchwording.h"
 
+#include "summary.h"
+
 #include "stepmodel.h"
 #include "units.h"
 
@@ -93,10 +95,7 @@ std::string againstBestText(double givenSeconds, double bestSeconds, const std::
 
 std::string groupedCount(long long count)
 {
-    std::string digits = std::to_string(count < 0 ? -count : count);
-    for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
-        digits.insert(static_cast<size_t>(at), ",");
-    return (count < 0 ? "-" : "") + digits;
+    return groupedNumber(static_cast<double>(count));
 }
 
 std::string plainPercent(double share)
