@@ -11,6 +11,7 @@
 #include "searchspace.h"
 #include "searchwording.h"
 #include "summary.h"
+#include "testdata.h"
 #include "units.h"
 
 #include <QDir>
@@ -1353,19 +1354,16 @@ private slots:
     {
         // The plan with interleave 5, faster than every layout of a 1-4 search.
         QTemporaryDir dir;
-        QFile file(PARAPLAN_SOURCE_DIR "/resources/examples/llama3-70b-two-racks.paraplan.json");
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
-        QJsonObject parallel = json["parallel"].toObject();
-        parallel["interleave"] = 5;
-        parallel["pp"] = 4;
-        parallel["dp"] = 4;
-        json["parallel"] = parallel;
         const QString planPath = dir.filePath("v5.paraplan.json");
-        QFile out(planPath);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        out.write(QJsonDocument(json).toJson());
-        out.close();
+        QVERIFY(test::writeEditedPlan(PARAPLAN_SOURCE_DIR
+                                      "/resources/examples/llama3-70b-two-racks.paraplan.json",
+                                      planPath, [](QJsonObject& json) {
+                                          QJsonObject parallel = json["parallel"].toObject();
+                                          parallel["interleave"] = 5;
+                                          parallel["pp"] = 4;
+                                          parallel["dp"] = 4;
+                                          json["parallel"] = parallel;
+                                      }));
         const std::string plan = planPath.toStdString();
         std::ostringstream o, e;
         QCOMPARE(cli::run({"search", plan, "--top", "3"}, o, e), 0);

@@ -9,6 +9,7 @@
 #include "plots.h"
 #include "reportwriter.h"
 #include "searchpanel.h"
+#include "testdata.h"
 #include "topologyeditor.h"
 #include "units.h"
 
@@ -341,19 +342,14 @@ private slots:
         // 4) and the plan is a row of the search; set back to 4, the tab says the plan is
         // outside, never "rank 1, -27.2 ms behind the best".
         QTemporaryDir dir;
-        QFile file(kTwoRacks);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
-        QJsonObject parallel = json["parallel"].toObject();
-        parallel["interleave"] = 5;
-        parallel["pp"] = 4;
-        parallel["dp"] = 4;
-        json["parallel"] = parallel;
         const QString path = dir.filePath("v5.paraplan.json");
-        QFile out(path);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        out.write(QJsonDocument(json).toJson());
-        out.close();
+        QVERIFY(test::writeEditedPlan(kTwoRacks, path, [](QJsonObject& json) {
+            QJsonObject parallel = json["parallel"].toObject();
+            parallel["interleave"] = 5;
+            parallel["pp"] = 4;
+            parallel["dp"] = 4;
+            json["parallel"] = parallel;
+        }));
         MainWindow window(false);
         auto* maxInterleave = window.searchPanel()->findChild<QSpinBox*>("searchMaxInterleave");
         QVERIFY(maxInterleave);

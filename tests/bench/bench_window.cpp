@@ -24,16 +24,15 @@ class BenchWindow : public QObject
     Q_OBJECT
 
 private:
-    // One field edit on a plan of `nodes` DGX H100 nodes (TP 8 x PP 8 x DP), timed until the
-    // results are shown and the last plot is redrawn.
-    void editToRedrawn(int nodes, int dp, int globalBatch)
+    // The window's plan set to `nodes` DGX H100 nodes (`perRack` a rack where given), TP 8 x
+    // PP 8 x DP `dp`, global batch `globalBatch`.
+    static void setDgxPlan(MainWindow& window, int nodes, int perRack, int dp, int globalBatch)
     {
-        MainWindow window(false);
-        window.resize(1280, 800);
-        window.show();
         window.document()->edit("cluster", Field::Whole, [=](Plan& plan) {
             ClusterOptions options;
             options.nodes = nodes;
+            if (perRack > 0)
+                options.nodes_per_rack = perRack;
             std::string error;
             clusterFromPreset("dgx-h100", options, &plan.cluster, &error,
                               HardwareCatalog::bundled());
@@ -42,6 +41,16 @@ private:
             plan.parallel.dp = dp;
             plan.parallel.global_batch = globalBatch;
         });
+    }
+
+    // One field edit on a plan of `nodes` DGX H100 nodes (TP 8 x PP 8 x DP), timed until the
+    // results are shown and the last plot is redrawn.
+    void editToRedrawn(int nodes, int dp, int globalBatch)
+    {
+        MainWindow window(false);
+        window.resize(1280, 800);
+        window.show();
+        setDgxPlan(window, nodes, 0, dp, globalBatch);
         QSignalSpy shown(&window, &MainWindow::resultsShown);
         QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 20000);
         QCOMPARE(window.evaluator()->latest()->plan.cluster.totalGpus(), 8LL * nodes);
@@ -84,18 +93,7 @@ private:
         MainWindow window(false);
         window.resize(1280, 800);
         window.show();
-        window.document()->edit("cluster", Field::Whole, [=](Plan& plan) {
-            ClusterOptions options;
-            options.nodes = nodes;
-            options.nodes_per_rack = 32;
-            std::string error;
-            clusterFromPreset("dgx-h100", options, &plan.cluster, &error,
-                              HardwareCatalog::bundled());
-            plan.parallel.tp = 8;
-            plan.parallel.pp = 8;
-            plan.parallel.dp = nodes / 8;
-            plan.parallel.global_batch = nodes * 2;
-        });
+        setDgxPlan(window, nodes, 32, nodes / 8, nodes * 2);
         auto* tabs = window.findChild<QTabWidget*>();
         QVERIFY(tabs);
         tabs->setCurrentWidget(window.topologyEditor());
