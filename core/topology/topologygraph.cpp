@@ -124,6 +124,21 @@ std::vector<std::vector<const TopoNode*>> TopologyGraph::nodesByRack() const
     return out;
 }
 
+std::vector<size_t> TopologyGraph::nodeCountsByRack() const
+{
+    std::vector<size_t> counts(racks.size(), 0);
+    size_t last = 0; // nodes come rack by rack: most find the rack of the node before them
+    for (const TopoNode& n : nodes) {
+        if (last < racks.size() && racks[last].id == n.rack) {
+            ++counts[last];
+        } else if (const TopoRack* rack = findById(racks, n.rack)) {
+            last = static_cast<size_t>(rack - racks.data());
+            ++counts[last];
+        }
+    }
+    return counts;
+}
+
 long long TopologyGraph::gpuCount() const
 {
     if (is_torus)
@@ -262,10 +277,10 @@ bool clusterFromGraph(const TopologyGraph& g, ClusterSpec* cluster, std::string*
     // Racks: as many nodes in each, but the last may hold fewer.
     std::vector<int> perRack;
     size_t inRacks = 0;
-    for (const std::vector<const TopoNode*>& nodes : g.nodesByRack()) {
-        inRacks += nodes.size();
-        if (!nodes.empty())
-            perRack.push_back(static_cast<int>(nodes.size()));
+    for (const size_t count : g.nodeCountsByRack()) {
+        inRacks += count;
+        if (count > 0)
+            perRack.push_back(static_cast<int>(count));
     }
     if (inRacks != g.nodes.size()) {
         for (const TopoNode& n : g.nodes) {

@@ -84,6 +84,9 @@ struct TopologyGraph
     /// Every rack's nodes, in the order of `racks`, in one pass (nodes in no rack are left
     /// out): what drawing and reading a large cluster use instead of nodesInRack per rack.
     std::vector<std::vector<const TopoNode*>> nodesByRack() const;
+    /// How many nodes each rack holds, in the order of `racks` (nodes in no rack are left
+    /// out): one allocation, for a reader that needs only the counts.
+    std::vector<size_t> nodeCountsByRack() const;
     long long gpuCount() const;
     /// Applies `change` to every node's spec, once per distinct spec (nodes that shared one
     /// still share the changed one).
