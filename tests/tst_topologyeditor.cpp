@@ -89,6 +89,33 @@ int marked(const TopologyEditor& editor)
     return count;
 }
 
+// The view's Fit scale: the scene rect in the room the view has without scroll bars.
+double fitScale(const QGraphicsView& view)
+{
+    const QRectF rect = view.sceneRect();
+    const QSize room = view.maximumViewportSize() - QSize(4, 4);
+    return std::min(room.width() / rect.width(), room.height() / rect.height());
+}
+
+// Shows `window` at a desktop size on a tab other than Topology, then the Topology tab.
+void showTopologyTab(MainWindow* window)
+{
+    auto* tabs = window->findChild<QTabWidget*>();
+    TopologyEditor* editor = window->topologyEditor();
+    int topology = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->widget(i) == editor || tabs->widget(i)->isAncestorOf(editor))
+            topology = i;
+    QVERIFY(topology > 0);
+    tabs->setCurrentIndex(0);
+    window->resize(1280, 800);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QCoreApplication::processEvents();
+    tabs->setCurrentIndex(topology);
+    QCoreApplication::processEvents();
+}
+
 } // namespace
 
 class TestTopologyEditor : public QObject
@@ -779,6 +806,86 @@ private slots:
         QVERIFY(editor.statusText().contains("Bottleneck link"));
         const QString nic = editor.linkReport(Tier::Network);
         QVERIFY2(nic.contains("PP") || nic.contains("DP"), qPrintable(nic));
+    }
+
+    void theTopologyTabIsFittedWhenFirstShown()
+    {
+        // Opened on another tab (as the interactive window is), the Topology tab was laid out
+        // while hidden: its first showing is fitted all the same, without scroll bars.
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        showTopologyTab(&window);
+        QGraphicsView* view = window.topologyEditor()->view();
+        QVERIFY(view->isVisible());
+        const double fit = fitScale(*view);
+        QVERIFY2(std::abs(fit - 1) > 0.05, qPrintable(QString::number(fit))); // fitting shows
+        QVERIFY2(std::abs(view->transform().m11() - fit) < 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(view->transform().m11()).arg(fit)));
+        QVERIFY(!view->horizontalScrollBar()->isVisible());
+        QVERIFY(!view->verticalScrollBar()->isVisible());
+    }
+
+    void clusterEditsKeepTheViewAndTheDrawing()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        QTRY_VERIFY(shown.count() >= 1);
+        showTopologyTab(&window);
+        TopologyEditor* editor = window.topologyEditor();
+        QGraphicsView* view = editor->view();
+        const auto zoomIn = [&] {
+            view->setTransform(QTransform::fromScale(1.5, 1.5));
+            view->horizontalScrollBar()->setValue(view->horizontalScrollBar()->maximum() / 2);
+            view->verticalScrollBar()->setValue(view->verticalScrollBar()->maximum() / 3);
+            QCoreApplication::processEvents();
+        };
+        const auto view_ = [&] {
+            return QString("%1 %2 %3")
+                .arg(view->transform().m11())
+                .arg(view->horizontalScrollBar()->value())
+                .arg(view->verticalScrollBar()->value());
+        };
+        const auto spine = [&](double ratio) {
+            window.document()->edit("spine", Field::ClusterSpine, [ratio](Plan& plan) {
+                plan.cluster.network.spine_oversubscription = userEntry(ratio, "spine (test)");
+            });
+            QCoreApplication::processEvents();
+        };
+        // A plan without a drawing: a Spine edit redraws the same racks and nodes in place.
+        QVERIFY(!window.document()->plan().drawing);
+        zoomIn();
+        QVERIFY(view->horizontalScrollBar()->value() > 0);
+        const QString zoomed = view_();
+        spine(2);
+        QCOMPARE(editor->document()->graph().spine_oversubscription.value, 2.0);
+        QCOMPARE(view_(), zoomed);
+        // An empty rack added in the editor stays through a Spine edit, and its undo.
+        editor->addRack();
+        const size_t racks = editor->document()->graph().racks.size();
+        QVERIFY(window.document()->plan().drawing);
+        zoomIn();
+        const QString zoomedAgain = view_();
+        spine(3);
+        QCOMPARE(window.document()->plan().cluster.network.spine_oversubscription.value, 3.0);
+        QCOMPARE(editor->document()->graph().spine_oversubscription.value, 3.0);
+        QCOMPARE(editor->document()->graph().racks.size(), racks);
+        QVERIFY(window.document()->plan().drawing);
+        QCOMPARE(view_(), zoomedAgain);
+        window.document()->undoStack()->undo();
+        QCoreApplication::processEvents();
+        QCOMPARE(editor->document()->graph().spine_oversubscription.value, 2.0);
+        QCOMPARE(editor->document()->graph().racks.size(), racks);
+        QCOMPARE(view_(), zoomedAgain);
+        window.document()->undoStack()->redo();
+        QCoreApplication::processEvents();
+        QCOMPARE(editor->document()->graph().racks.size(), racks);
+        // Another node count is a new shape: laid out afresh and fitted.
+        window.document()->edit("nodes", Field::ClusterNodes,
+                                [](Plan& plan) { plan.cluster.nodes = 12; });
+        QCoreApplication::processEvents();
+        QCOMPARE(editor->document()->graph().nodes.size(), size_t(12));
+        QVERIFY(std::abs(view->transform().m11() - fitScale(*view)) < 1e-9);
     }
 
     void whatIfsOnTheCanvasChangeThePlanLive()

@@ -362,11 +362,17 @@ void PlanDocument::edit(const QString& description, Field field,
     refreshDefaultFigures(&after);
     std::string error;
     finalizeCluster(&after.cluster, &error); // torus dimensions follow the chip count
-    // An edit elsewhere that changes the cluster (nodes, preset, an import) leaves the drawing
-    // behind unless the drawing still describes the new cluster.
+    // An edit elsewhere that changes the cluster's shape (nodes, racks, preset, an import)
+    // leaves the drawing behind; one of its cluster-wide fields (the spine, the node type, a
+    // what-if) is carried into the drawing, which keeps its racks (empty ones too) and places.
     if (after.drawing && field != Field::Topology && after.cluster != m_plan.cluster &&
-        !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled()))
-        after.drawing.reset();
+        !drawingDescribes(*after.drawing, after.cluster, HardwareCatalog::bundled())) {
+        TopologyGraph carried;
+        if (carryDrawing(*after.drawing, after.cluster, &carried, HardwareCatalog::bundled()))
+            after.drawing = std::make_shared<const TopologyGraph>(std::move(carried));
+        else
+            after.drawing.reset();
+    }
     m_undo.push(new EditCommand(this, description, field, mergeKey, m_plan, std::move(after),
                                 drawingChange));
 }

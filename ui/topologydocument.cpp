@@ -59,6 +59,15 @@ private:
     qint64 m_time;
 };
 
+// Whether two drawings have the same racks and nodes to lay out (so the same layout afresh).
+bool sameShape(const TopologyGraph& a, const TopologyGraph& b)
+{
+    if (a.is_torus || b.is_torus)
+        return a.is_torus == b.is_torus && a.torus.dims == b.torus.dims;
+    return a.racks.size() == b.racks.size() && a.nodes.size() == b.nodes.size() &&
+           a.nodeCountsByRack() == b.nodeCountsByRack();
+}
+
 } // namespace
 
 TopologyDocument::TopologyDocument(QObject* parent) : QObject(parent) {}
@@ -126,6 +135,7 @@ void TopologyDocument::syncFromPlan()
     // is the plan's cluster already, as after the editor's own edits); the cluster read on
     // the way is the one cluster() gives.
     const HardwareCatalog& catalog = HardwareCatalog::bundled();
+    const std::shared_ptr<const TopologyGraph> shown = m_graph;
     m_clusterRead = false;
     if (plan.drawing && plan.drawing->base == plan.cluster) {
         std::string message;
@@ -148,9 +158,10 @@ void TopologyDocument::syncFromPlan()
     m_syncedCluster = plan.cluster;
     m_synced = true;
     emit graphChanged();
-    // A cluster laid out afresh (a preset, an import, undo past the drawing) is fitted to
-    // the window; the user's own edits keep the view where it is.
-    if (!m_committing && !plan.drawing)
+    // A cluster of a new shape laid out afresh (a preset, an import, another node count) is
+    // fitted to the window; the user's own edits, and edits of the cluster's fields that keep
+    // its racks and nodes (the spine, the node type), keep the view where it is.
+    if (!m_committing && !plan.drawing && !sameShape(*shown, *m_graph))
         emit graphReset();
 }
 

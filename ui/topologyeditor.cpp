@@ -117,7 +117,7 @@ TopologyEditor::TopologyEditor(QWidget* parent)
 
     connect(m_document, &TopologyDocument::graphChanged, this, &TopologyEditor::rebuildScene);
     connect(m_document, &TopologyDocument::graphReset, this, [this] {
-        m_fitPending = true;
+        m_fitPending = !isVisible();
         if (isVisible())
             fitToWindow();
     });
@@ -432,6 +432,17 @@ void TopologyEditor::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     if (m_fitPending && isVisible()) {
+        fitToWindow();
+        m_fitPending = false;
+    }
+}
+
+void TopologyEditor::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // A tab shown for the first time was laid out while hidden (its resize came before it was
+    // visible): it is fitted now, however the window was opened.
+    if (m_fitPending) {
         fitToWindow();
         m_fitPending = false;
     }

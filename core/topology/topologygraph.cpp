@@ -471,6 +471,51 @@ TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog)
     return graphFromCluster(plan.cluster);
 }
 
+bool carryDrawing(const TopologyGraph& drawing, const ClusterSpec& cluster, TopologyGraph* carried,
+                  const HardwareCatalog& catalog)
+{
+    if (drawing.is_torus || cluster.is_torus || drawing.nodes.empty())
+        return false;
+    TopologyGraph g = drawing;
+    g.base = cluster;
+    g.name = cluster.name;
+    g.gpu_id = cluster.gpu_id;
+    g.source = cluster.source;
+    g.spine_oversubscription = cluster.network.spine_oversubscription;
+    g.sharp = cluster.network.sharp;
+    ClusterSpec drawn;
+    std::string error;
+    const bool read = clusterFromGraph(g, &drawn, &error, catalog);
+    if (!read || !(drawn.node == cluster.node)) { // one node type, shared as a cluster's is
+        const SharedNodeSpec spec(cluster.node);
+        for (TopoNode& n : g.nodes) {
+            n.spec = spec;
+            n.switch_in_service.resize(cluster.node.switch_links_per_gpu.size(), true);
+        }
+    }
+    if (!read || !(drawn.what_if == cluster.what_if)) { // the cluster's what-ifs, as laid out
+        for (TopoNode& n : g.nodes) {
+            n.switch_in_service.assign(n.switch_in_service.size(), true);
+            n.nvlink_factor = n.nic_factor = 1;
+        }
+        for (TopoRack& rack : g.racks)
+            rack.uplink_factor = 1;
+        TopoNode& first = g.nodes.front();
+        for (int chip : cluster.what_if.nvswitch_chips_out) {
+            if (chip >= 0 && chip < static_cast<int>(first.switch_in_service.size()))
+                first.switch_in_service[static_cast<size_t>(chip)] = false;
+        }
+        first.nvlink_factor = cluster.what_if.nvlink_factor;
+        first.nic_factor = cluster.what_if.nic_factor;
+        if (TopoRack* rack = g.rack(first.rack))
+            rack->uplink_factor = cluster.what_if.spine_factor;
+    }
+    if (!drawingDescribes(g, cluster, catalog))
+        return false;
+    *carried = std::move(g);
+    return true;
+}
+
 QJsonObject drawingToJson(const TopologyGraph& g)
 {
     QJsonArray racks;

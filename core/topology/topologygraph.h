@@ -118,6 +118,11 @@ void layoutGraph(TopologyGraph* graph);
 /// afresh. What a drawing does not show (efficiencies, latencies, measured figures) always
 /// comes from the plan's cluster.
 TopologyGraph graphForPlan(const Plan& plan, const HardwareCatalog& catalog);
+/// `drawing` carried over to `cluster`, a cluster of the same shape (nodes, racks) whose
+/// cluster-wide fields changed (spine, node type, what-ifs): the drawing's racks, empty ones
+/// too, and positions kept. False when the drawing cannot describe `cluster` that way.
+bool carryDrawing(const TopologyGraph& drawing, const ClusterSpec& cluster, TopologyGraph* carried,
+                  const HardwareCatalog& catalog);
 /// Whether `graph` (with the plan's cluster as its base) describes exactly `cluster`.
 bool drawingDescribes(const TopologyGraph& graph, const ClusterSpec& cluster,
                       const HardwareCatalog& catalog);
