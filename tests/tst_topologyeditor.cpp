@@ -116,6 +116,17 @@ void showTopologyTab(MainWindow* window)
     QCoreApplication::processEvents();
 }
 
+// Dark (text) pixels of the view's picture inside `sceneBox`, its frame left out.
+int darkPixelsIn(QGraphicsView* view, const QRectF& sceneBox)
+{
+    const QImage image = view->viewport()->grab().toImage();
+    const QRect box = view->mapFromScene(sceneBox).boundingRect().adjusted(5, 5, -5, -5);
+    int dark = 0;
+    for (int y = std::max(0, box.top()); y <= std::min(image.height() - 1, box.bottom()); ++y)
+        for (int x = std::max(0, box.left()); x <= std::min(image.width() - 1, box.right()); ++x)
+            dark += qGray(image.pixel(x, y)) < 80;
+    return dark;
+}
 } // namespace
 
 class TestTopologyEditor : public QObject
@@ -886,6 +897,35 @@ private slots:
         QCoreApplication::processEvents();
         QCOMPARE(editor->document()->graph().nodes.size(), size_t(12));
         QVERIFY(std::abs(view->transform().m11() - fitScale(*view)) < 1e-9);
+    }
+
+    void rackBoxesShowTheirCountsWhenLargeEnough()
+    {
+        TopologyEditor editor;
+        editor.resize(1100, 800);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        // 128 racks of 32 nodes: more nodes than are ever drawn, so the racks are boxes.
+        editor.document()->reset(graphFromCluster(test::clusterPreset("dgx-h100", 4096, 32)));
+        QCoreApplication::processEvents();
+        QGraphicsView* view = editor.view();
+        RackItem* rack = nullptr;
+        for (QGraphicsItem* item : editor.scene()->items())
+            if (auto* r = dynamic_cast<RackItem*>(item);
+                r && r->id() == editor.document()->graph().racks[5].id)
+                rack = r;
+        QVERIFY(rack);
+        const auto look = [&](double scale) {
+            view->setTransform(QTransform::fromScale(scale, scale));
+            view->centerOn(rack->area().center());
+            QCoreApplication::processEvents();
+            return rack->expanded() ? -1 : darkPixelsIn(view, rack->area());
+        };
+        // Zoomed out: a box a few pixels wide, no text. Just below the zoom that draws nodes:
+        // a box about 60 pixels wide with its rack, node and GPU counts.
+        QCOMPARE(look(0.03), 0);
+        const int near = look(kCollapsedLod * 0.9);
+        QVERIFY2(near > 30, qPrintable(QString::number(near)));
     }
 
     void whatIfsOnTheCanvasChangeThePlanLive()

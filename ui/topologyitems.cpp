@@ -3,6 +3,7 @@
 #include "plandocument.h"
 #include "topologyeditor.h"
 
+#include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
@@ -193,19 +194,7 @@ void RackItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     if (lod < kCollapsedLod || !m_expanded) {
         painter->setBrush(QColor(236, 226, 205));
         painter->drawRect(m_area);
-        // The counts only where the box is wide enough on screen to read them (a million-GPU
-        // cluster fitted to the window is a grid of plain boxes).
-        if (m_area.width() * lod < 60)
-            return;
-        QFont font = painter->font();
-        font.setPointSizeF(std::max(6.0, 9 / lod));
-        painter->setFont(font);
-        painter->setPen(Qt::black);
-        painter->drawText(m_area, Qt::AlignCenter | Qt::TextWordWrap,
-                          QObject::tr("%1\n%2 nodes\n%3 GPUs")
-                              .arg(QString::fromStdString(m_rack.name))
-                              .arg(m_nodes)
-                              .arg(m_gpus));
+        drawCounts(painter);
         return;
     }
     const auto& overlay = m_editor->overlay();
@@ -229,6 +218,46 @@ void RackItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(QPen(overlay ? loadColour(nic) : QColor(170, 170, 170), 1));
     for (const QPointF& anchor : m_anchors)
         painter->drawLine(QPointF(tor.center().x(), tor.bottom()), anchor);
+}
+
+void RackItem::drawCounts(QPainter* painter) const
+{
+    // The counts in screen pixels, on one line or three (at 8 points, else 7), only where the
+    // box on screen holds them (a million-GPU cluster fitted to the window is a grid of plain
+    // boxes, and a box just too small stays plain rather than cut).
+    const QRectF box = painter->worldTransform().mapRect(m_area).adjusted(3, 3, -3, -3);
+    if (box.width() < 36 || box.height() < 12)
+        return;
+    const QString name = QString::fromStdString(m_rack.name);
+    const QString nodes =
+        m_nodes == 1 ? QObject::tr("1 node") : QObject::tr("%1 nodes").arg(m_nodes);
+    const QString gpus = QObject::tr("%1 GPUs").arg(m_gpus);
+    QFont font = painter->font();
+    QString text;
+    for (const double points : {8.0, 7.0}) {
+        font.setPointSizeF(points);
+        const QFontMetricsF metrics(font);
+        const QString line = QObject::tr("%1: %2, %3").arg(name, nodes, gpus);
+        if (points == 8 && metrics.horizontalAdvance(line) <= box.width() &&
+            metrics.height() <= box.height()) {
+            text = line;
+            break;
+        }
+        if (std::max({metrics.horizontalAdvance(name), metrics.horizontalAdvance(nodes),
+                      metrics.horizontalAdvance(gpus)}) <= box.width() &&
+            3 * metrics.lineSpacing() <= box.height()) {
+            text = name + "\n" + nodes + "\n" + gpus;
+            break;
+        }
+    }
+    if (text.isEmpty())
+        return;
+    painter->save();
+    painter->resetTransform();
+    painter->setFont(font);
+    painter->setPen(Qt::black);
+    painter->drawText(box, Qt::AlignCenter, text);
+    painter->restore();
 }
 
 void RackItem::mousePressEvent(QGraphicsSceneMouseEvent* event)

@@ -71,6 +71,8 @@ protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
+    /// The rack's counts, in screen pixels, where its box on screen is large enough to read.
+    void drawCounts(QPainter* painter) const;
     TopologyEditor* m_editor;
     TopoRack m_rack;
     QRectF m_area;
