@@ -510,7 +510,8 @@ bool carryDrawing(const TopologyGraph& drawing, const ClusterSpec& cluster, Topo
         if (TopoRack* rack = g.rack(first.rack))
             rack->uplink_factor = cluster.what_if.spine_factor;
     }
-    if (!drawingDescribes(g, cluster, catalog))
+    // drawingDescribes without its copy: the base is `cluster` already.
+    if (!clusterFromGraph(g, &drawn, &error, catalog) || !(drawn == cluster))
         return false;
     *carried = std::move(g);
     return true;
