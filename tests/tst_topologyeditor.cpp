@@ -928,6 +928,46 @@ private slots:
         QVERIFY2(near > 30, qPrintable(QString::number(near)));
     }
 
+    void carryDrawingKeepsRacksAndPlacesOfTheSameShape()
+    {
+        const HardwareCatalog& catalog = HardwareCatalog::bundled();
+        ClusterSpec cluster = test::clusterPreset("dgx-h100", 8, 4);
+        TopologyGraph drawing = graphFromCluster(cluster);
+        TopoRack empty;
+        empty.id = drawing.takeId();
+        empty.name = "empty";
+        drawing.racks.push_back(empty);
+        drawing.nodes[3].x += 500; // moved by the user
+        drawing.nodes[5].nic_factor = 0.5;
+        ClusterSpec read;
+        std::string error;
+        QVERIFY2(clusterFromGraph(drawing, &read, &error, catalog), error.c_str());
+        // The cluster-wide fields change (spine, NICs per node, a chip out): carried over.
+        ClusterSpec changed = read;
+        changed.network.spine_oversubscription = userEntry(4, "spine (test)");
+        changed.node.nics = 4;
+        changed.what_if.nvswitch_chips_out = {1};
+        TopologyGraph carried;
+        QVERIFY(carryDrawing(drawing, changed, &carried, catalog));
+        QVERIFY(drawingDescribes(carried, changed, catalog));
+        QCOMPARE(carried.racks.size(), drawing.racks.size());
+        QCOMPARE(carried.racks.back().name, std::string("empty"));
+        QCOMPARE(carried.nodes[3].x, drawing.nodes[3].x);
+        QCOMPARE(carried.nodes[6].spec->nics, 4);
+        // The spine alone keeps the drawing's own what-ifs where they are.
+        ClusterSpec spineOnly = read;
+        spineOnly.network.spine_oversubscription = userEntry(2, "spine (test)");
+        QVERIFY(carryDrawing(drawing, spineOnly, &carried, catalog));
+        QCOMPARE(carried.nodes[5].nic_factor, 0.5);
+        // Another shape is not carried: another node count, or nodes per rack.
+        ClusterSpec more = read;
+        more.nodes = 12;
+        QVERIFY(!carryDrawing(drawing, more, &carried, catalog));
+        ClusterSpec perRack = read;
+        perRack.network.nodes_per_rack = 2;
+        QVERIFY(!carryDrawing(drawing, perRack, &carried, catalog));
+    }
+
     void whatIfsOnTheCanvasChangeThePlanLive()
     {
         MainWindow window(false);
