@@ -106,7 +106,8 @@ void TopologyDocument::edit(const QString& description, int mergeId,
         },
         mergeId, fromPlan ? &m_change.delta : nullptr);
     m_committing = false;
-    m_committed = {};
+    m_committed.drawing = nullptr; // read nothing of it again (its cluster is left as it was)
+    m_committed.ok = false;
     m_change = {};
 }
 
