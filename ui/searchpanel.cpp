@@ -56,8 +56,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
     // A little more to the plots than their smallest (the pinned plans' legend takes three
-    // rows); the table keeps five rows at 1280x800.
-    split->setSizes({440, 260});
+    // rows, tst_plotstyle); the ranked table still shows three rows at 1280x800.
+    split->setSizes({455, 245});
     split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
