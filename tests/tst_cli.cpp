@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -381,6 +382,33 @@ private slots:
                  qPrintable(missing.err));
         const CliRun noFile = runCli({"evaluate", "--json"});
         QCOMPARE(noFile.code, 2);
+    }
+
+    // A plan that breaks several rules: every command names the file, the first rule and
+    // how many more (export said only the first; evaluate did not name the file).
+    void rejectedPlansNameTheFileAndCountTheRest()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("broken.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-h100", "nodes": 1},
+            "parallel": {"tp": 3, "dp": 1, "micro_batch": 1, "global_batch": 8}})");
+        file.close();
+        const QList<QStringList> commands = {{"evaluate", path},
+                                             {"walkthrough", path},
+                                             {"cliffs", path},
+                                             {"export", path, "--to", "megatron"}};
+        for (const QStringList& command : commands) {
+            const CliRun run = runCli(command);
+            QCOMPARE(run.code, 2);
+            QCOMPARE(run.err.count('\n'), 1);
+            QVERIFY2(run.err.startsWith("error: " + path + ": "), qPrintable(run.err));
+            const QRegularExpression more(R"(\(and (\d+) more\))");
+            const QRegularExpressionMatch match = more.match(run.err);
+            QVERIFY2(match.hasMatch() && match.captured(1).toInt() >= 1, qPrintable(run.err));
+        }
     }
 
     void modelCommand()

@@ -5,6 +5,7 @@
 #include "clirun.h"
 #include "mainwindow.h"
 #include "planio.h"
+#include "recoverystore.h"
 #include "widgetreport.h"
 
 #include <QDir>
@@ -317,6 +318,48 @@ private slots:
         QVERIFY(window.saveTo(dir.filePath("recovered.json")));
         QVERIFY(!QFile::exists(kept));
         QVERIFY(!QFile::exists(window.recoveryPath()));
+    }
+
+    // The offer names the kept plan (its name, and the file it was edited from), not only
+    // the time it was saved.
+    void theOfferNamesTheKeptPlanAndItsFile()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("mine.paraplan.json");
+        {
+            // A window editing a file notes the file beside its recovery copy.
+            MainWindow window(false);
+            QVERIFY(window.saveTo(file));
+            setGlobalBatch(window, 128);
+            QVERIFY(window.writeRecovery());
+            QCOMPARE(RecoveryStore::sourceOf(window.recoveryPath()),
+                     QFileInfo(file).absoluteFilePath());
+        }
+        const QString kept = crashedCopy(192);
+        QVERIFY(RecoveryStore::recordSource(kept, file));
+        RecoveryOffer seen;
+        {
+            MainWindow window(false);
+            window.setRecoveryChooser([&](const RecoveryOffer& offer) {
+                seen = offer;
+                return RecoveryChoice::Keep;
+            });
+            window.start();
+        }
+        const QString name = QString::fromStdString(examplePlan().name);
+        QVERIFY(!name.isEmpty());
+        QCOMPARE(seen.planName, name);
+        QCOMPARE(seen.planFile, file);
+        const QString text = describeRecoveryOffer(seen);
+        QVERIFY2(text.contains(name) && text.contains("edited from mine.paraplan.json") &&
+                     text.contains("saved "),
+                 qPrintable(text));
+        // Discarded, the note goes with the copy.
+        MainWindow other(false);
+        other.setRecoveryChooser([](const RecoveryOffer&) { return RecoveryChoice::Discard; });
+        other.start();
+        QVERIFY(!QFile::exists(kept));
+        QVERIFY(RecoveryStore::sourceOf(kept).isEmpty());
     }
 
     // (B) After a crash, opening a file (as a file manager does) asks; nothing is lost.

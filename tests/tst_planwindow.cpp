@@ -216,6 +216,44 @@ private slots:
         QVERIFY(window.clusterView()->groupOf(8) != window.clusterView()->groupOf(0));
     }
 
+    void clusterNodeLabelsFitTheirBoxes()
+    {
+        // 128 nodes, 32 a rack, at 1280x800: "node 32 (rack 1)" ran past its node's box.
+        MainWindow window(false);
+        window.resize(1280, 800);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 5000);
+        window.document()->edit("nodes", Field::ClusterNodes, [](Plan& plan) {
+            plan.parallel.global_batch = plan.parallel.global_batch * 128 / plan.cluster.nodes;
+            plan.parallel.dp = plan.parallel.dp * 128 / plan.cluster.nodes;
+            plan.cluster.nodes = 128;
+            plan.cluster.network.nodes_per_rack = 32;
+        });
+        QTRY_VERIFY2_WITH_TIMEOUT(shown.count() >= 2, qPrintable(window.statusText()), 5000);
+        auto* tabs = window.findChild<QTabWidget*>();
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove('&') == "Cluster")
+                tabs->setCurrentIndex(i);
+        QVERIFY(window.clusterView()->isVisible());
+        window.clusterView()->repaint();
+        const auto& labels = window.clusterView()->nodeLabels();
+        QCOMPARE(labels.size(), size_t(64));
+        int racks = 0;
+        for (const ClusterView::NodeLabel& label : labels) {
+            QVERIFY2(label.width <= label.room, qPrintable(QString("\"%1\" %2 wide in %3")
+                                                               .arg(label.text)
+                                                               .arg(label.width)
+                                                               .arg(label.room)));
+            racks += label.text.startsWith("node 32 (r") ? 1 : 0;
+        }
+        QCOMPARE(racks, 1); // the rack still named, shorter
+        // With room, the full label.
+        window.clusterView()->resize(2400, 1600);
+        window.clusterView()->repaint();
+        QCOMPARE(window.clusterView()->nodeLabels()[32].text, QString("node 32 (rack 1)"));
+    }
+
     void eachKindOfInputRecomputes_data()
     {
         QTest::addColumn<QString>("input");

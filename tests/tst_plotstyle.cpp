@@ -316,6 +316,55 @@ private slots:
             QCOMPARE(values, bars);
         }
     }
+
+    void pinnedPlotLegendFitsWithSevenEntries()
+    {
+        // Seven components in the pinned-plans plot at 1280x800: every legend entry whole,
+        // none cut at the plot's bottom edge.
+        MainWindow window(false);
+        window.resize(1280, 800);
+        QSignalSpy shown(&window, &MainWindow::resultsShown);
+        window.show();
+        waitForResults(shown, 1);
+        auto* tabs = window.findChild<QTabWidget*>();
+        tabs->setCurrentWidget(window.searchPanel());
+        auto* pinned = window.searchPanel()->findChild<CompareBreakdownPlot*>();
+        auto* lower = window.searchPanel()->findChild<QTabWidget*>("searchLowerTabs");
+        QVERIFY(pinned && lower);
+        lower->setCurrentIndex(1); // "Pinned plans"
+        std::vector<StepBreakdown> plans(4);
+        for (size_t i = 0; i < plans.size(); ++i) {
+            plans[i].compute_s = 1.0 + 0.1 * double(i);
+            plans[i].recompute_s = 0.3;
+            plans[i].bubble_s = 0.2;
+            plans[i].tp_comm_exposed_s = 0.1;
+            plans[i].pp_comm_exposed_s = 0.05;
+            plans[i].dp_comm_exposed_s = 0.1;
+            plans[i].optimizer_s = 0.02;
+        }
+        pinned->setPlans({"current plan", "search #1", "search #2", "search #3"}, plans);
+        QTest::qWait(50);
+        layOut(pinned);
+        QCPLegend* legend = pinned->plot()->legend;
+        QCOMPARE(pinned->seriesNames().size(), 7);
+        QVERIFY(legend->itemCount() >= 7);
+        const QRect view = pinned->plot()->viewport();
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            if (!legend->item(i))
+                continue; // an empty cell of the last row
+            const QRect item = legend->item(i)->outerRect();
+            const int needed = legend->item(i)->minimumOuterSizeHint().height();
+            QVERIFY2(view.contains(item) && item.height() >= needed,
+                     qPrintable(QString("entry %1 at y %2, %3 high (needs %4) in a plot %5 high")
+                                    .arg(i)
+                                    .arg(item.top())
+                                    .arg(item.height())
+                                    .arg(needed)
+                                    .arg(view.height())));
+        }
+        // The bars keep most of the room.
+        QVERIFY(pinned->axesRect().height() >= 0.4 * pinned->plot()->height());
+    }
 };
 
 QTEST_MAIN(TestPlotStyle)

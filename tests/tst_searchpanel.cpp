@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QProcess>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -109,6 +110,40 @@ private slots:
         window.document()->undoStack()->undo();
         QCOMPARE(window.document()->plan().parallel.tp, before.tp);
         QCOMPARE(window.document()->plan().parallel.pp, before.pp);
+    }
+
+    void rowButtonsNeedASelectedCandidate()
+    {
+        MainWindow window(false);
+        QVERIFY(window.openFile(kExample) && waitForResults(window));
+        SearchPanel* panel = window.searchPanel();
+        auto button = [panel](const QString& text) {
+            for (QPushButton* b : panel->findChildren<QPushButton*>())
+                if (b->text() == text)
+                    return b;
+            return static_cast<QPushButton*>(nullptr);
+        };
+        QPushButton* use = button("Use this layout");
+        QPushButton* pin = button("Pin for comparison");
+        QVERIFY(use && pin);
+        // No search yet: nothing to use or pin.
+        QVERIFY(!use->isEnabled());
+        QVERIFY(!pin->isEnabled());
+        QVERIFY(button("Pin the current plan")->isEnabled());
+        QVERIFY(searchExample(window));
+        QVERIFY(panel->sortedModel()->rowCount() > 0);
+        panel->table()->clearSelection();
+        QVERIFY(!use->isEnabled());
+        QVERIFY(!pin->isEnabled());
+        panel->table()->selectRow(0);
+        QVERIFY(use->isEnabled());
+        QVERIFY(pin->isEnabled());
+        // A new search replaces the rows: the selection, and the buttons, go.
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(use->isEnabled(), panel->table()->selectionModel()->hasSelection());
+        QCOMPARE(pin->isEnabled(), panel->table()->selectionModel()->hasSelection());
     }
 
     void oneUndoHistoryAcrossEveryTab()

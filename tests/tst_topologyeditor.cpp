@@ -489,7 +489,7 @@ private slots:
                      context->text().contains("dp 31,250"),
                  qPrintable(context->text()));
         QCOMPARE(formatDays(1179.44 * 86400), std::string("1,179.4 days"));
-        QCOMPARE(formatDays(0.2 * 86400), std::string("0.2 days"));
+        QCOMPARE(formatDays(0.2 * 86400), std::string("4.8 hours"));
     }
 
     void aTinyOptimizerShareIsNotShownAsZero()

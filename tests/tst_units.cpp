@@ -1,4 +1,5 @@
 #include "inputlimits.h"
+#include "summary.h"
 #include "units.h"
 
 #include <QFile>
@@ -148,6 +149,16 @@ private slots:
         else
             formatted = units::formatGBps(value);
         QCOMPARE(QString::fromStdString(formatted), text);
+    }
+
+    void timeToTrainReadsInHoursBelowADay()
+    {
+        // A 1,000,000-GPU plan trains in about 5.8 hours: "0.2 days" hid that.
+        QCOMPARE(formatDays(5.8 * 3600), std::string("5.8 hours"));
+        QCOMPARE(formatDays(0.2 * 86400), std::string("4.8 hours"));
+        QCOMPARE(formatDays(42 * 60), std::string("42.0 minutes"));
+        QCOMPARE(formatDays(86400), std::string("1.0 days"));
+        QCOMPARE(formatDays(1179.44 * 86400), std::string("1,179.4 days"));
     }
 };
 

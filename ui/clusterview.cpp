@@ -2,6 +2,7 @@
 
 #include "summary.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -16,6 +17,16 @@ QColor groupColour(int group)
     // Golden-angle hues keep neighbouring groups apart.
     const int hue = static_cast<int>(std::fmod(group * 137.508, 360.0));
     return QColor::fromHsv(hue, 150 + (group % 3) * 35, 225 - (group % 2) * 40);
+}
+
+// The first form that fits `room` (the full one, then shorter ones), else the shortest cut
+// with an ellipsis: a label never runs past its node's box.
+QString fittedLabel(const QStringList& forms, const QFontMetricsF& metrics, double room)
+{
+    for (const QString& form : forms)
+        if (metrics.horizontalAdvance(form) <= room)
+            return form;
+    return metrics.elidedText(forms.last(), Qt::ElideRight, room);
 }
 
 } // namespace
@@ -64,6 +75,7 @@ void ClusterView::paintEvent(QPaintEvent*)
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(rect(), palette().base());
+    m_labels.clear();
     if (!m_results) {
         painter.drawText(rect(), Qt::AlignCenter, tr("No valid plan yet"));
         return;
@@ -90,6 +102,7 @@ void ClusterView::paintEvent(QPaintEvent*)
     QFont small = font();
     small.setPointSizeF(std::max(6.0, std::min(9.0, cellH / 8)));
     painter.setFont(small);
+    const QFontMetricsF metrics(small, this);
     static const char* kModes[] = {"TP group", "pipeline stage", "DP replica"};
     painter.setPen(palette().text().color());
     painter.drawText(QRectF(12, 4, width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter,
@@ -112,12 +125,17 @@ void ClusterView::paintEvent(QPaintEvent*)
         painter.drawRoundedRect(box, 4, 4);
         const QRectF gpuArea = box.adjusted(4, 4 + small.pointSizeF() * 1.6, -4, -4);
         painter.setPen(palette().text().color());
-        painter.drawText(
-            QRectF(box.left() + 4, box.top() + 2, box.width() - 8, small.pointSizeF() * 1.6),
-            Qt::AlignLeft | Qt::AlignVCenter,
-            cluster.is_torus ? tr("chip %1").arg(n)
-                             : (newRack ? tr("node %1 (rack %2)").arg(n).arg(n / perRack)
-                                        : tr("node %1").arg(n)));
+        const QRectF labelBox(box.left() + 4, box.top() + 2, box.width() - 8,
+                              small.pointSizeF() * 1.6);
+        const QStringList forms =
+            cluster.is_torus
+                ? QStringList{tr("chip %1").arg(n)}
+                : (newRack ? QStringList{tr("node %1 (rack %2)").arg(n).arg(n / perRack),
+                                         tr("node %1 (r%2)").arg(n).arg(n / perRack)}
+                           : QStringList{tr("node %1").arg(n)});
+        const QString label = fittedLabel(forms, metrics, labelBox.width());
+        m_labels.push_back({label, metrics.horizontalAdvance(label), labelBox.width()});
+        painter.drawText(labelBox, Qt::AlignLeft | Qt::AlignVCenter, label);
         const double gw = gpuArea.width() / gpuCols;
         const double gh = gpuArea.height() / gpuRows;
         for (int g = 0; g < gpn; ++g) {
@@ -145,6 +163,11 @@ void ClusterView::paintEvent(QPaintEvent*)
                       .arg(QString::fromStdString(groupedNumber(nodes)));
     if (!m_results->cost.tp_within_node)
         footer += tr(" TP groups span nodes.");
+    const bool shortRack = std::any_of(m_labels.begin(), m_labels.end(), [](const NodeLabel& l) {
+        return l.text.contains(QLatin1String(" (r")) && !l.text.contains(QLatin1String("rack"));
+    });
+    if (shortRack)
+        footer += tr(" A brown border starts a rack (r1: rack 1).");
     painter.drawText(QRectF(12, height() - 36, width() - 24, 32),
                      Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, footer);
 }

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 namespace paraplan::ui {
 
@@ -31,12 +32,23 @@ public:
     int groupOf(long long gpu) const;
     QSize sizeHint() const override { return {640, 420}; }
 
+    /// A node's label as last painted: its text, the width it took and the room its box had.
+    struct NodeLabel
+    {
+        QString text;
+        double width = 0;
+        double room = 0;
+    };
+    /// The node labels of the last paint (for tests: each fits its box).
+    const std::vector<NodeLabel>& nodeLabels() const { return m_labels; }
+
 protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
     std::shared_ptr<const PlanResults> m_results;
     ColourBy m_colourBy = ColourBy::TensorGroup;
+    std::vector<NodeLabel> m_labels;
 };
 
 } // namespace paraplan::ui

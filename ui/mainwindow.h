@@ -53,7 +53,13 @@ struct RecoveryOffer
     QString recoveryPath;
     QDateTime saved;
     QString fileToOpen; ///< empty when none was named
+    QString planName;   ///< the kept plan's name; empty when it has none or cannot be read
+    QString planFile;   ///< the file the kept plan was edited from; empty for a new plan
 };
+
+/// The kept plan as the offer names it: "“Llama 3 70B on 16 nodes” (edited from
+/// plan.paraplan.json, saved 1 Dec 2026 15:33)".
+QString describeRecoveryOffer(const RecoveryOffer& offer);
 
 /// The plots of one plan's results (Step time, Memory and Bandwidth cliffs tabs).
 struct ResultPlots

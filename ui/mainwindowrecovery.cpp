@@ -6,6 +6,7 @@
 #include "planio.h"
 #include "recoverystore.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
@@ -42,7 +43,22 @@ bool MainWindow::writeRecovery()
                                      .arg(QString::fromStdString(error)));
         return false;
     }
+    // The file it came from, for the offer to name (a note beside the copy; not the plan).
+    RecoveryStore::recordSource(recoveryPath(), m_document->path());
     return true;
+}
+
+QString describeRecoveryOffer(const RecoveryOffer& offer)
+{
+    const QString when = QLocale().toString(offer.saved, QLocale::ShortFormat);
+    QString text =
+        offer.planName.isEmpty()
+            ? QString()
+            : QCoreApplication::translate("MainWindow", "\u201c%1\u201d ").arg(offer.planName);
+    if (offer.planFile.isEmpty())
+        return text + QCoreApplication::translate("MainWindow", "(saved %1)").arg(when);
+    return text + QCoreApplication::translate("MainWindow", "(edited from %1, saved %2)")
+                      .arg(QFileInfo(offer.planFile).fileName(), when);
 }
 
 RecoveryChoice MainWindow::chooseRecovery(const RecoveryOffer& offer)
@@ -53,19 +69,19 @@ RecoveryChoice MainWindow::chooseRecovery(const RecoveryOffer& offer)
         return RecoveryChoice::Keep; // no one to ask: touch nothing
     QMessageBox box(QMessageBox::Question, tr("Recover unsaved plan"), QString(),
                     QMessageBox::NoButton, this);
-    const QString when = QLocale().toString(offer.saved, QLocale::ShortFormat);
+    const QString what = describeRecoveryOffer(offer);
     QPushButton* recover = box.addButton(tr("Recover"), QMessageBox::AcceptRole);
     QPushButton* open = nullptr;
     if (offer.fileToOpen.isEmpty()) {
         box.setText(tr("Paraplan did not close cleanly last time. Open the unsaved plan it "
-                       "kept (%1)?")
-                        .arg(when));
+                       "kept, %1?")
+                        .arg(what));
         box.addButton(tr("Later"), QMessageBox::RejectRole);
     } else {
-        box.setText(tr("Paraplan did not close cleanly last time and kept an unsaved plan "
-                       "(%1). Recover it, or open %2? The one not chosen is kept: the file "
+        box.setText(tr("Paraplan did not close cleanly last time and kept an unsaved plan, "
+                       "%1. Recover it, or open %2? The one not chosen is kept: the file "
                        "on disk, the unsaved plan for the next start.")
-                        .arg(when, QFileInfo(offer.fileToOpen).fileName()));
+                        .arg(what, QFileInfo(offer.fileToOpen).fileName()));
         open = box.addButton(tr("Open %1").arg(QFileInfo(offer.fileToOpen).fileName()),
                              QMessageBox::RejectRole);
     }
@@ -111,7 +127,12 @@ void MainWindow::start(const QString& file)
             m_recovery->release(orphan);
             continue;
         }
-        const RecoveryOffer offer{orphan, QFileInfo(orphan).lastModified(), file};
+        RecoveryOffer offer{orphan, QFileInfo(orphan).lastModified(), file};
+        Plan kept;
+        std::vector<std::string> errors;
+        if (loadPlan(orphan.toStdString(), &kept, &errors, HardwareCatalog::bundled()))
+            offer.planName = QString::fromStdString(kept.name);
+        offer.planFile = RecoveryStore::sourceOf(orphan);
         switch (chooseRecovery(offer)) {
         case RecoveryChoice::Recover:
             recovered = recover(orphan);

@@ -571,6 +571,9 @@ CompareBreakdownPlot::CompareBreakdownPlot(QWidget* parent)
     : PlotView(tr("Pinned plans: step time by component"), parent)
 {
     plot()->xAxis->setLabel(tr("time per step (s)"));
+    // Up to nine components under a plot kept low (the Search tab fits 1280x720): rows of
+    // four where the plot is wide enough (fewer where narrow, fitLegendColumns).
+    plot()->legend->setWrap(4);
     setPlans({}, {});
 }
 

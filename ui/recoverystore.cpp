@@ -42,6 +42,33 @@ QString RecoveryStore::lockPathFor(const QString& recoveryPath)
     return base + ".lock";
 }
 
+QString RecoveryStore::sourcePathFor(const QString& recoveryPath)
+{
+    QString base = recoveryPath;
+    base.chop(5); // ".json"
+    return base + ".source";
+}
+
+bool RecoveryStore::recordSource(const QString& recoveryPath, const QString& planFile)
+{
+    const QString note = sourcePathFor(recoveryPath);
+    if (planFile.isEmpty())
+        return !QFile::exists(note) || QFile::remove(note);
+    if (sourceOf(recoveryPath) == planFile)
+        return true; // written after every edit: the note only when the file changes
+    QFile file(note);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(planFile.toUtf8()) >= 0;
+}
+
+QString RecoveryStore::sourceOf(const QString& recoveryPath)
+{
+    QFile file(sourcePathFor(recoveryPath));
+    if (!file.open(QIODevice::ReadOnly))
+        return QString();
+    return QString::fromUtf8(file.read(4096)).trimmed();
+}
+
 QStringList RecoveryStore::claimOrphans()
 {
     QFileInfoList found = QDir(m_dir).entryInfoList({"recovery-*.json"}, QDir::Files);
@@ -82,6 +109,7 @@ void RecoveryStore::discardOrphan(const QString& orphan)
     if (!m_claimed.count(orphan))
         return;
     QFile::remove(orphan);
+    QFile::remove(sourcePathFor(orphan));
     release(orphan);
 }
 
@@ -91,6 +119,8 @@ QString RecoveryStore::setAside(const QString& orphan)
     aside.chop(5);
     aside += ".unreadable-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + ".json";
     const bool moved = QFile::rename(orphan, aside);
+    if (moved)
+        QFile::remove(sourcePathFor(orphan));
     release(orphan);
     return moved ? aside : QString();
 }
@@ -98,6 +128,7 @@ QString RecoveryStore::setAside(const QString& orphan)
 void RecoveryStore::discard()
 {
     QFile::remove(path());
+    QFile::remove(sourcePathFor(path()));
     for (const QString& orphan : QStringList(m_adopted))
         discardOrphan(orphan);
 }

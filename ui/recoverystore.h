@@ -41,9 +41,15 @@ public:
     QString setAside(const QString& orphan);
     /// The window's plan is saved or discarded: its copy and any adopted ones go.
     void discard();
+    /// Notes beside a copy (recovery-<id>.source) the file its plan came from, so that the
+    /// offer after a crash can name it; an empty `planFile` removes the note.
+    static bool recordSource(const QString& recoveryPath, const QString& planFile);
+    /// The file noted for a copy; empty when none was (a new plan, or an older copy).
+    static QString sourceOf(const QString& recoveryPath);
 
 private:
     static QString lockPathFor(const QString& recoveryPath);
+    static QString sourcePathFor(const QString& recoveryPath);
 
     QString m_dir;
     QString m_id;

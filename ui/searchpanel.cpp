@@ -55,6 +55,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     split->addWidget(right);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
+    // A little more to the plots than their smallest (the pinned plans' legend takes three
+    // rows, tst_plotstyle); the ranked table still shows three rows at 1280x800.
+    split->setSizes({455, 245});
     split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
@@ -232,8 +235,12 @@ QWidget* SearchPanel::buildComparisonSide()
     pinned->setChildrenCollapsible(false);
     pinned->addWidget(m_compareTable);
     pinned->addWidget(m_comparePlot);
-    pinned->setStretchFactor(0, 2);
+    // The plot takes three quarters: at 1280x800 its legend (up to nine components, in
+    // rows of three) then fits the plot's low height; at two fifths it fell to rows of two
+    // and the last row was cut off. The table scrolls sideways.
+    pinned->setStretchFactor(0, 1);
     pinned->setStretchFactor(1, 3);
+    pinned->setSizes({250, 750});
     m_lower = new QTabWidget;
     m_lower->setObjectName("searchLowerTabs");
     m_lower->addTab(m_pareto, tr("Memory against step time"));
@@ -261,6 +268,14 @@ void SearchPanel::connectControls()
                                             QString::fromStdString(searchRowBehind(*c, row + 1)))
                                  : tr("Select a candidate to see what puts it behind the best."));
             });
+    // "Use this layout" and "Pin for comparison" act on the selected row: without one (no
+    // search yet, a new search, nothing picked) they are greyed out rather than silent.
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &SearchPanel::updateRowButtons);
+    connect(m_sorted, &QAbstractItemModel::modelReset, this, &SearchPanel::updateRowButtons);
+    connect(m_sorted, &QAbstractItemModel::rowsRemoved, this, &SearchPanel::updateRowButtons);
+    connect(m_sorted, &QAbstractItemModel::layoutChanged, this, &SearchPanel::updateRowButtons);
+    updateRowButtons();
     connect(m_use, &QPushButton::clicked, this, [this, chosen] {
         const QModelIndexList rows = m_table->selectionModel()->selectedRows();
         if (!rows.isEmpty())
@@ -283,6 +298,13 @@ void SearchPanel::connectControls()
     // Edited by hand, the setting stays; else it follows the plan (setResults()).
     connect(m_maxInterleave, &QSpinBox::editingFinished, this,
             [this] { m_maxInterleaveSetByUser = true; });
+}
+
+void SearchPanel::updateRowButtons()
+{
+    const bool selected = m_table->selectionModel()->hasSelection();
+    m_use->setEnabled(selected);
+    m_pin->setEnabled(selected);
 }
 
 SearchPanel::~SearchPanel()

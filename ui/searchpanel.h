@@ -123,6 +123,7 @@ private:
     QWidget* buildSearchSide();
     QWidget* buildComparisonSide();
     void connectControls();
+    void updateRowButtons(); ///< "Use" and "Pin" only with a candidate selected
     void finish();
     /// The whole account of the search just finished (the status line's tooltip and
     /// statusText()), and the short one above the table (searchpanelstatus.cpp).

@@ -14,7 +14,13 @@ std::string groupedNumber(double value)
 
 std::string formatDays(double seconds)
 {
-    return QLocale(QLocale::English).toString(seconds / 86400, 'f', 1).toStdString() + " days";
+    // Under a day reads in hours ("5.8 hours", not "0.2 days"); under an hour in minutes.
+    const QLocale english(QLocale::English);
+    if (seconds < 3600)
+        return english.toString(seconds / 60, 'f', 1).toStdString() + " minutes";
+    if (seconds < 86400)
+        return english.toString(seconds / 3600, 'f', 1).toStdString() + " hours";
+    return english.toString(seconds / 86400, 'f', 1).toStdString() + " days";
 }
 
 std::string layoutLabel(const ParallelLayout& p)

@@ -27,7 +27,8 @@ std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& co
 std::string layoutLabel(const ParallelLayout& layout);
 /// A count with thousands separators, whatever the machine's locale: "146,855".
 std::string groupedNumber(double value);
-/// A long duration in days, with thousands separators: "1,146.5 days".
+/// A long duration: days with thousands separators above a day ("1,146.5 days"), hours below
+/// ("5.8 hours"), minutes below an hour ("42.0 minutes").
 std::string formatDays(double seconds);
 
 } // namespace paraplan

@@ -265,8 +265,12 @@ std::string planError(const StepCost& cost)
         return {};
     if (cost.issues.empty()) // every rejection names its rule; say so rather than nothing
         return "the plan could not be costed; fix it before exporting";
+    // As `evaluate` says it: the first problem, and how many more there are.
+    std::string more;
+    if (cost.issues.size() > 1)
+        more = " (and " + std::to_string(cost.issues.size() - 1) + " more)";
     return "the plan is invalid (" + cost.issues.front().field + ": " +
-           cost.issues.front().message + "); fix it before exporting";
+           cost.issues.front().message + ")" + more + "; fix it before exporting";
 }
 
 } // namespace launch

@@ -29,7 +29,7 @@ int runCliffs(const Args& args, std::ostream& out)
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("give --json or --csv, not both");
     const Plan plan = planFromFile(args.positional().front());
-    const StepCost cost = evaluatePlan(plan);
+    const StepCost cost = evaluatePlan(plan, args.positional().front());
     const auto own = std::make_shared<const StepEngine>(plan.cluster, HardwareCatalog::bundled());
     std::map<std::string, std::shared_ptr<const StepEngine>> engines;
     const PlanAnalysis analysis = analyzePlan(

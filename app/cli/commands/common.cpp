@@ -332,16 +332,20 @@ Plan planFromFile(const std::string& path)
     return plan;
 }
 
-StepCost evaluatePlan(const Plan& plan)
+StepCost evaluatePlan(const Plan& plan, const std::string& path)
 {
     const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
-    return requireCosted(engine.evaluate(plan));
+    return requireCosted(engine.evaluate(plan), path);
 }
 
-const StepCost& requireCosted(const StepCost& cost)
+const StepCost& requireCosted(const StepCost& cost, const std::string& path)
 {
     if (!cost.ok) {
-        std::string message = "plan rejected: " + cost.issues.front().message + " [rule " +
+        if (cost.issues.empty()) // every rejection names its rule; say so rather than crash
+            throw UsageError((path.empty() ? std::string() : path + ": ") +
+                             "plan rejected: the plan could not be costed");
+        std::string message = (path.empty() ? std::string() : path + ": ") +
+                              "plan rejected: " + cost.issues.front().message + " [rule " +
                               cost.issues.front().rule + "]";
         if (cost.issues.size() > 1)
             message += " (and " + std::to_string(cost.issues.size() - 1) + " more)";

@@ -74,10 +74,11 @@ LaunchTarget launchTargetFromArgs(const Args& args, const char* option);
 
 /// The plan in `path`; UsageError naming the file and its first problem.
 Plan planFromFile(const std::string& path);
-/// The plan's step cost; UsageError naming the first rule the plan breaks.
-StepCost evaluatePlan(const Plan& plan);
-/// `cost` itself when the engine costed its plan; else UsageError naming the first rule the
-/// plan breaks (as evaluatePlan).
-const StepCost& requireCosted(const StepCost& cost);
+/// The plan's step cost; UsageError naming the plan's file `path` (when given), the first
+/// rule the plan breaks and how many more.
+StepCost evaluatePlan(const Plan& plan, const std::string& path = {});
+/// `cost` itself when the engine costed its plan; else UsageError naming `path` (when given)
+/// and the first rule the plan breaks (as evaluatePlan).
+const StepCost& requireCosted(const StepCost& cost, const std::string& path = {});
 
 } // namespace paraplan::cli

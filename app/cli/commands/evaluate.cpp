@@ -21,7 +21,7 @@ Options evaluateOptions()
 int runEvaluate(const Args& args, std::ostream& out)
 {
     const Plan plan = planFromFile(args.positional().front());
-    const StepCost cost = evaluatePlan(plan);
+    const StepCost cost = evaluatePlan(plan, args.positional().front());
     if (args.flag("--json")) {
         printJson("paraplan-evaluate/1", stepCostToJson(plan, cost), out);
         return cost.fits ? kExitOk : kExitNo;

@@ -60,7 +60,7 @@ int runImportLaunch(const Args& args, std::ostream& out)
         throw UsageError(message);
     }
     // As export and evaluate: the plan is written, and one that does not fit exits 1.
-    const int answer = requireCosted(result.cost).fits ? kExitOk : kExitNo;
+    const int answer = requireCosted(result.cost, path).fits ? kExitOk : kExitNo;
     if (!args.has("-o") || args.text("-o") == "-") {
         out << planToJsonText(result.plan, HardwareCatalog::bundled());
         return answer;

@@ -61,8 +61,7 @@ int runPractice(const Args& args, std::ostream& out)
     const Plan plan = planFromFile(args.positional().front());
     const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
     const StepCost cost = engine.evaluate(plan);
-    if (!cost.ok)
-        evaluatePlan(plan); // throws the rule the plan breaks
+    requireCosted(cost, args.positional().front()); // throws the rule the plan breaks
     const int seed = args.has("--seed") ? args.integer("--seed", 0, 1 << 30) : 1;
     const std::vector<PracticeQuestion> questions =
         practiceQuestions(plan, cost, engine, static_cast<std::uint64_t>(seed));

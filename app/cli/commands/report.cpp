@@ -92,7 +92,7 @@ int runReport(const Args& args, std::ostream& out)
     // The plan is read and evaluated here first: a missing file (3) or an invalid plan (2) is
     // reported as such, and a plan that does not fit exits 1 once the report is written.
     const Plan plan = planFromFile(job.plan_path);
-    const StepCost cost = evaluatePlan(plan);
+    const StepCost cost = evaluatePlan(plan, job.plan_path);
     const int answer = cost.fits ? kExitOk : kExitNo;
     if (job.data != ReportJob::Data::Pdf) {
         const std::string text =

@@ -14,7 +14,7 @@ int walkthroughPlan(const Args& args, std::ostream& out)
             throw UsageError(option + " does not apply to a plan's walkthrough (only --json does)");
     }
     const Plan plan = planFromFile(args.positional().front());
-    const StepCost cost = evaluatePlan(plan);
+    const StepCost cost = evaluatePlan(plan, args.positional().front());
     const Derivation d = derivePlan(plan, cost);
     out << (args.flag("--json") ? withSchema("paraplan-walkthrough/1", d.toJson()) : d.toText());
     return cost.fits ? kExitOk : kExitNo;
