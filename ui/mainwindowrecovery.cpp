@@ -127,7 +127,7 @@ void MainWindow::start(const QString& file)
             m_recovery->release(orphan);
             continue;
         }
-        RecoveryOffer offer{orphan, QFileInfo(orphan).lastModified(), file};
+        RecoveryOffer offer{orphan, QFileInfo(orphan).lastModified(), file, {}, {}};
         Plan kept;
         std::vector<std::string> errors;
         if (loadPlan(orphan.toStdString(), &kept, &errors, HardwareCatalog::bundled()))
