@@ -38,6 +38,26 @@ void* operator new[](std::size_t size)
 {
     return paraplan::test::countedAllocation(size);
 }
+// The nothrow forms too: left to the runtime (a sanitizer's allocator among them), memory
+// they hand out would come back through the deletes below.
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept
+{
+    paraplan::test::g_allocationCount.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(size ? size : 1);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept
+{
+    paraplan::test::g_allocationCount.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(size ? size : 1);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
 void operator delete(void* p) noexcept
 {
     std::free(p);
