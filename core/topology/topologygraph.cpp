@@ -191,15 +191,22 @@ void layoutGraph(TopologyGraph* g)
     }
 }
 
+// The drawing's cluster-wide fields as `c` has them (its base, names and spine): what a
+// drawing made from a cluster, or carried over to an edited one, takes from it.
+static void takeClusterFields(TopologyGraph* g, const ClusterSpec& c)
+{
+    g->base = c;
+    g->name = c.name;
+    g->gpu_id = c.gpu_id;
+    g->source = c.source;
+    g->spine_oversubscription = c.network.spine_oversubscription;
+    g->sharp = c.network.sharp;
+}
+
 TopologyGraph graphFromCluster(const ClusterSpec& c)
 {
     TopologyGraph g;
-    g.base = c;
-    g.name = c.name;
-    g.gpu_id = c.gpu_id;
-    g.source = c.source;
-    g.spine_oversubscription = c.network.spine_oversubscription;
-    g.sharp = c.network.sharp;
+    takeClusterFields(&g, c);
     g.is_torus = c.is_torus;
     g.torus = c.torus;
     if (c.is_torus)
@@ -477,12 +484,7 @@ bool carryDrawing(const TopologyGraph& drawing, const ClusterSpec& cluster, Topo
     if (drawing.is_torus || cluster.is_torus || drawing.nodes.empty())
         return false;
     TopologyGraph g = drawing;
-    g.base = cluster;
-    g.name = cluster.name;
-    g.gpu_id = cluster.gpu_id;
-    g.source = cluster.source;
-    g.spine_oversubscription = cluster.network.spine_oversubscription;
-    g.sharp = cluster.network.sharp;
+    takeClusterFields(&g, cluster);
     ClusterSpec drawn;
     std::string error;
     const bool read = clusterFromGraph(g, &drawn, &error, catalog);
