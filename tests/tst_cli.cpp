@@ -323,7 +323,7 @@ private slots:
         const CliRun run = runCli({"validate", "--json"});
         QCOMPARE(run.code, 0);
         const QJsonArray sets = json(run)["sets"].toArray();
-        QCOMPARE(sets.size(), 3);
+        QCOMPARE(sets.size(), 4);
         const QJsonObject korthikanti = sets[0].toObject();
         QCOMPARE(korthikanti["id"].toString(), QString("korthikanti2022"));
         QCOMPARE(korthikanti["rows"].toArray().size(), 8);
@@ -332,6 +332,20 @@ private slots:
         QVERIFY(korthikanti["memory_max_abs_error"].toDouble() <= 0.10);
         QCOMPARE(sets[1].toObject()["id"].toString(), QString("torchtitan2024"));
         QCOMPARE(sets[2].toObject()["id"].toString(), QString("nemo2024"));
+        // The 2026 set (FP8, MoE, Blackwell): its rows state their plans as fields and name
+        // their family and what the plan format could not state.
+        const QJsonObject set2026 = sets[3].toObject();
+        QCOMPARE(set2026["id"].toString(), QString("2026"));
+        QCOMPARE(set2026["rows"].toArray().size(), 6);
+        QStringList families;
+        for (const QJsonValue& row : set2026["rows"].toArray()) {
+            families << row.toObject()["family"].toString();
+            QVERIFY(row.toObject()["not_expressible"].isArray());
+            QVERIFY(row.toObject()["predicted_s"].toDouble() > 0);
+        }
+        QVERIFY(families.contains("fp8-dense-h100"));
+        QVERIFY(families.contains("moe-h100"));
+        QVERIFY(families.contains("blackwell"));
         for (const QJsonValue& set : sets) {
             for (const QJsonValue& row : set.toObject()["rows"].toArray())
                 QVERIFY(row.toObject()["assumptions"].toString().contains("attention"));

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -108,6 +109,21 @@ bool korthikantiPlans(const QJsonObject& root, const HardwareCatalog& catalog,
     return true;
 }
 
+// A 2026-style row states its plan's parts as fields of its own: the model, the cluster as a
+// preset with a node count (and, where the source's hardware had no preset, the node's fields
+// that differ), the layout and the training settings.
+QJsonObject planOfRow(const QJsonObject& row)
+{
+    QJsonObject cluster{{"preset", row.value("cluster_preset")}, {"nodes", row.value("nodes")}};
+    if (row.contains("cluster_node_override"))
+        cluster["node"] = row.value("cluster_node_override");
+    QJsonObject plan{{"model", row.value("model")},
+                     {"cluster", cluster},
+                     {"parallel", row.value("parallel")},
+                     {"training", row.value("training")}};
+    return plan;
+}
+
 bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
                  std::vector<CalibrationRow>* rows, std::string* error)
 {
@@ -118,7 +134,10 @@ bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
         out.source = row.value("source").toString().toStdString();
         out.measured_s = row.value("measured_step_time_s").toDouble();
         out.measured_mfu = row.value("measured_mfu").toDouble();
-        QJsonObject plan = row.value("plan").toObject();
+        out.family = row.value("family").toString().toStdString();
+        for (const QJsonValue& what : row.value("not_expressible").toArray())
+            out.not_expressible.push_back(what.toString().toStdString());
+        QJsonObject plan = row.contains("plan") ? row.value("plan").toObject() : planOfRow(row);
         if (!plan.contains("name"))
             plan["name"] = QString::fromStdString(out.name);
         std::vector<std::string> errors;
@@ -128,6 +147,16 @@ bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
             return false;
         }
         out.model = out.name.substr(0, out.name.find('-'));
+        if (!row.contains("plan")) {
+            // 2026-style names lead with the source ("mb2604-", "tt-", "dgxc2505-"), then the
+            // model and its size: "mb2604-llama3-70b-fp8cs-..." is llama3-70b.
+            const size_t first = out.name.find('-');
+            const size_t second = out.name.find('-', first + 1);
+            const size_t third = out.name.find('-', second + 1);
+            const bool sized = second != std::string::npos && second + 1 < out.name.size() &&
+                               std::isdigit(static_cast<unsigned char>(out.name[second + 1]));
+            out.model = out.name.substr(first + 1, (sized ? third : second) - first - 1);
+        }
         out.gpus = out.plan.parallel.gpus();
         if (!(out.measured_s > 0)) {
             *error = out.name + ": measured_step_time_s must be positive";
@@ -144,7 +173,8 @@ std::vector<std::string> bundledCalibrationSets()
 {
     return {":/paraplan/calibration/calibration-korthikanti2022.json",
             ":/paraplan/calibration/calibration-modern-torchtitan2024.json",
-            ":/paraplan/calibration/calibration-modern-nemo2024.json"};
+            ":/paraplan/calibration/calibration-modern-nemo2024.json",
+            ":/paraplan/calibration/calibration-2026.json"};
 }
 
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,

@@ -22,6 +22,11 @@ struct CalibrationRow
     double error = 0; ///< (predicted - measured) / measured
     double mfu = 0;
     double measured_mfu = 0; ///< as published (0: not given)
+    /// The row's family in sets that group their rows ("fp8-dense-h100", "moe-h100",
+    /// "blackwell", ...; empty in the older sets).
+    std::string family;
+    /// What the source ran that the plan format cannot state yet (the row is costed without it).
+    std::vector<std::string> not_expressible;
 };
 
 struct MemoryCalibrationRow
@@ -52,12 +57,14 @@ struct CalibrationReport
 /// Runs one calibration file through the engine. Two formats are read: Korthikanti et al.
 /// 2022's (models, layouts and iteration times: DGX A100, fp16, the 2022 Megatron-LM stack,
 /// written as plan files with those assumptions stated) and the modern one ("rows", each with
-/// its plan file as published).
+/// its plan file as published, or, as the 2026 set writes them, the plan's parts as fields of
+/// the row: model, cluster_preset, nodes, cluster_node_override, parallel, training).
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,
                     const HardwareCatalog& catalog);
 
 /// The calibration sets that ship with Paraplan (resource paths), in the order validate runs
-/// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100).
+/// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100),
+/// and the 2026 set (FP8 recipes, MoE layouts, Blackwell and GB200 NVL72).
 std::vector<std::string> bundledCalibrationSets();
 
 } // namespace paraplan

@@ -7,6 +7,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <iomanip>
 
 namespace paraplan::cli {
@@ -19,8 +20,13 @@ using units::formatSeconds;
 QJsonObject calibrationReportJson(const CalibrationReport& report)
 {
     QJsonArray rows;
-    for (const CalibrationRow& row : report.rows)
+    for (const CalibrationRow& row : report.rows) {
+        QJsonArray notExpressible;
+        for (const std::string& what : row.not_expressible)
+            notExpressible.append(QString::fromStdString(what));
         rows.append(QJsonObject{{"name", QString::fromStdString(row.name)},
+                                {"family", QString::fromStdString(row.family)},
+                                {"not_expressible", notExpressible},
                                 {"model", QString::fromStdString(row.model)},
                                 {"plan", QString::fromStdString(row.plan.name)},
                                 {"gpus", row.gpus},
@@ -30,6 +36,7 @@ QJsonObject calibrationReportJson(const CalibrationReport& report)
                                 {"error", row.error},
                                 {"mfu", row.mfu},
                                 {"measured_mfu", row.measured_mfu}});
+    }
     QJsonArray memory;
     for (const MemoryCalibrationRow& row : report.memory)
         memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
@@ -52,7 +59,11 @@ void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
     out << "Calibration set " << report.id << ": " << report.source << "\n";
     if (!report.hardware.empty())
         out << "Hardware: " << report.hardware << "\n";
-    out << "\n  " << std::left << std::setw(36) << "row" << std::right << std::setw(6) << "GPUs"
+    // The row column fits the longest name (the 2026 set's run names are up to 50 wide).
+    int nameWidth = 36;
+    for (const CalibrationRow& row : report.rows)
+        nameWidth = std::max(nameWidth, static_cast<int>(row.name.size()) + 2);
+    out << "\n  " << std::left << std::setw(nameWidth) << "row" << std::right << std::setw(6) << "GPUs"
         << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error"
         << std::setw(15) << "MFU (publ.)"
         << "\n";
@@ -60,11 +71,15 @@ void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
         std::string mfu = formatNumber(100 * row.mfu, 3) + "%";
         if (row.measured_mfu > 0)
             mfu += " (" + formatNumber(100 * row.measured_mfu, 3) + "%)";
-        out << "  " << std::left << std::setw(36) << row.name << std::right << std::setw(6)
+        out << "  " << std::left << std::setw(nameWidth) << row.name << std::right << std::setw(6)
             << row.gpus << std::setw(11) << formatSeconds(row.measured_s) << std::setw(11)
             << formatSeconds(row.predicted_s) << std::setw(9)
             << formatNumber(100 * row.error, 2) + "%" << std::setw(15) << mfu << "\n"
             << "      assumes: " << row.assumptions << "\n";
+        if (!row.family.empty())
+            out << "      family: " << row.family << "\n";
+        for (const std::string& what : row.not_expressible)
+            out << "      not expressible (costed without it): " << what << "\n";
     }
     out << "\n  iteration time: mean |error| " << formatNumber(100 * report.mean_abs_error, 3)
         << "%, median " << formatNumber(100 * report.median_abs_error, 3) << "%, max "
