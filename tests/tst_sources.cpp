@@ -168,7 +168,8 @@ QStringList planStrings(const Plan& plan, const StepCost& cost)
     for (const Sourced* s :
          {&f.gemm_peak_fraction, &f.hbm_fraction, &f.attention_fraction, &f.attention_bwd_fraction,
           &f.comm_sm_share, &f.gpu_spread, &f.grad_bytes, &f.optimizer_step_bytes,
-          &f.dp_bucket_bytes, &f.overlap_fraction})
+          &f.dp_bucket_bytes, &f.overlap_fraction, &f.host_launch_s, &f.kernel_gap_s,
+          &f.graph_kernel_gap_s})
         collectSourced("engine figure", *s, &out);
     collectSourced("attention forward", cost.assumptions.attention_fwd_figure, &out);
     collectSourced("attention backward", cost.assumptions.attention_bwd_figure, &out);

@@ -214,6 +214,9 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.optimizer_step_bytes, defaults.optimizer_step_bytes);
     keepUser(f.dp_bucket_bytes, defaults.dp_bucket_bytes);
     keepUser(f.overlap_fraction, defaults.overlap_fraction);
+    keepUser(f.host_launch_s, defaults.host_launch_s);
+    keepUser(f.kernel_gap_s, defaults.kernel_gap_s);
+    keepUser(f.graph_kernel_gap_s, defaults.graph_kernel_gap_s);
 }
 
 namespace {

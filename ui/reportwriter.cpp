@@ -385,6 +385,12 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
     rows.append(provenanceBytesRow("DP bucket", f.dp_bucket_bytes));
     rows.append(provenanceRow("Share of hideable DP traffic hidden", f.overlap_fraction));
+    const auto micro = [](const Sourced& s) { return Sourced{s.value * 1e6, s.origin, s.source}; };
+    rows.append(provenanceRow("Host time per kernel launch", micro(f.host_launch_s), " us"));
+    rows.append(provenanceRow("Gap between kernels launched one by one", micro(f.kernel_gap_s),
+                              " us"));
+    rows.append(provenanceRow("Gap between kernels in a CUDA graph", micro(f.graph_kernel_gap_s),
+                              " us"));
     for (const PlanMeasurement& m : plan.measured)
         rows.append({QString::fromStdString(m.figure) + " (measured)",
                      QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),

@@ -181,6 +181,42 @@ ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double 
     return {forward + tpCopies, 2 * forward + tpCopies};
 }
 
+// Kernel launches (docs/engine.md, "Kernel launches"). Kernels of one layer's forward: the
+// fused Megatron-LM / Transformer Engine layer (LayerNormLinear: norm + GEMM, rotary, the
+// attention kernel, out-projection, bias-dropout-add, LayerNormLinear fc1, activation, fc2,
+// bias-dropout-add: 12) or torch.compile's fused graph (about as many), against PyTorch eager
+// operators (torchtitan's Llama block: two RMSNorms as 8 operators each, three projections,
+// rotary as 8 operators, K/V repeats, 3 transposes, SDPA, the output copy, wo, two residual
+// adds, w1, w3, silu, the gate product, w2: 42). TP adds its 2 collectives per region (an
+// all-gather and a reduce-scatter, or an all-reduce, per attention and MLP block); an MoE
+// layer its router, top-k, permute, grouped GEMM launches and unpermute (6). Autograd runs
+// about two kernels (dgrad, wgrad, or the element-wise backward) per forward kernel.
+void addLaunches(const Context& c, bool moe, LayerCompute* l)
+{
+    double forward = c.eager ? 42 : 12;
+    if (c.p.tp > 1)
+        forward += c.sp ? 4 : 2;
+    if (moe)
+        forward += 6;
+    const double backward = 2 * forward;
+    l->kernels_forward = forward;
+    l->kernels_backward = backward;
+    l->launch_gap_forward_s = forward * c.launchGap;
+    l->launch_gap_backward_s = backward * c.launchGap;
+    l->forward_s += l->launch_gap_forward_s;
+    l->backward_s += l->launch_gap_backward_s;
+    // The host runs ahead of the GPU while the GPU's kernels are longer than their launches;
+    // a pass of shorter kernels waits on the host. A CUDA graph of the layer is one launch; a
+    // graph of the whole step leaves the layer nothing to wait for.
+    const double perPass = c.cudaGraphs == 0 ? 1 : 0;
+    const double graphLaunch = c.cudaGraphs == 1 ? c.launchHost : 0;
+    l->host_forward_s = perPass * forward * c.launchHost + graphLaunch;
+    l->host_backward_s = perPass * backward * c.launchHost + graphLaunch;
+    l->launch_bound = l->host_forward_s > l->forward_s || l->host_backward_s > l->backward_s;
+    l->forward_s = std::max(l->forward_s, l->host_forward_s);
+    l->backward_s = std::max(l->backward_s, l->host_backward_s);
+}
+
 } // namespace
 
 LayerCompute layerCompute(const Context& c, bool moe)
@@ -243,6 +279,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
 
     l.forward_s = fwd + coreFwd + l.elementwise_forward_s;
     l.backward_s = bwd + coreBwd + l.elementwise_backward_s;
+    addLaunches(c, moe, &l);
     switch (p.recompute) {
     case Recompute::None:
         break;

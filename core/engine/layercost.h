@@ -33,6 +33,9 @@ struct Context
     bool eager = false;         // element-wise work as PyTorch eager operators
     bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
+    double launchGap = 0;       // GPU idle between back-to-back kernels (s)
+    double launchHost = 0;      // host time to issue one kernel (s)
+    double cudaGraphs = 0;      // CudaGraphs as a number: 0 none, 1 layers, 2 full
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)
 };

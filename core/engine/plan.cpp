@@ -112,6 +112,19 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
     f.dp_bucket_bytes =
         preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
                                  "(torch.nn.parallel.DistributedDataParallel documentation)");
+    // Kernel launches (docs/engine.md, "Kernel launches"). NVIDIA's "Getting Started with
+    // CUDA Graphs" (Gray, NVIDIA Technical Blog, 2019): a 2.9 us kernel takes 3.8 us per
+    // kernel back to back from a stream and 3.4 us inside a graph.
+    f.kernel_gap_s = preset(0.9e-6, "back-to-back kernels launched one by one: 3.8 us per "
+                                    "2.9 us kernel (Gray, 'Getting Started with CUDA Graphs', "
+                                    "NVIDIA Technical Blog, 2019)");
+    f.graph_kernel_gap_s = preset(0.5e-6, "back-to-back kernels in a CUDA graph: 3.4 us per "
+                                          "2.9 us kernel (Gray, 'Getting Started with CUDA "
+                                          "Graphs', NVIDIA Technical Blog, 2019)");
+    f.host_launch_s = assumption(
+        10e-6, "host time per kernel launched from PyTorch: Python, the ATen dispatcher, "
+               "autograd recording and cudaLaunchKernel, 5-25 us per operator in PyTorch "
+               "profiler traces; 10 us assumed (measure with the PyTorch profiler)");
     f.overlap_fraction = preset(1, "the schedule model: a gradient bucket or FSDP gather is "
                                    "hidden as far as the compute it overlaps lasts (PyTorch "
                                    "DDP and FSDP2 overlap, Megatron-LM overlap_grad_reduce)");
@@ -413,6 +426,11 @@ void PlanRules::figures()
         issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
     if (!(f.overlap_fraction.value >= 0 && f.overlap_fraction.value <= 1))
         issue("figure-range", "overrides", "overlap_fraction must lie in [0, 1]");
+    if (!(f.host_launch_s.value >= 0 && f.host_launch_s.value <= 1e-3) ||
+        !(f.kernel_gap_s.value >= 0 && f.kernel_gap_s.value <= 1e-3) ||
+        !(f.graph_kernel_gap_s.value >= 0 && f.graph_kernel_gap_s.value <= 1e-3))
+        issue("figure-range", "overrides",
+              "host_launch_s, kernel_gap_s and graph_kernel_gap_s must lie in [0, 1e-3] s");
     if (!(f.gpu_spread.value >= 0 && f.gpu_spread.value < 0.2))
         issue("figure-range", "overrides", "gpu_spread must lie in [0, 0.2)");
     if (t.grad_reduce_bytes != 0 && t.grad_reduce_bytes != 2 && t.grad_reduce_bytes != 4)
@@ -518,6 +536,11 @@ void stageLayerCounts(const ModelSpec& model, const ParallelLayout& p, std::vect
     give(0);
     if (pp > 1)
         give(pp - 1);
+}
+
+const char* cudaGraphsName(CudaGraphs graphs)
+{
+    return enumName(kCudaGraphsNames, graphs);
 }
 
 const char* trainingStackName(TrainingStack stack)

@@ -78,6 +78,24 @@ inline constexpr EnumName<TpOverlap> kTpOverlapNames[] = {
 };
 const char* tpOverlapName(TpOverlap overlap);
 
+/// Which part of the step is captured as CUDA graphs (training.cuda_graphs): a captured
+/// region is launched once from the host and its kernels follow each other with the graph's
+/// shorter gaps (Megatron-Core --enable-cuda-graph / --cuda-graph-scope, Transformer Engine
+/// make_graphed_callables; torch.compile mode="reduce-overhead").
+enum class CudaGraphs
+{
+    None,   ///< every kernel launched from Python (the default of Megatron-LM, torchtitan,
+            ///< FSDP and DeepSpeed)
+    Layers, ///< each transformer layer's forward and backward captured (TE/Megatron-Core)
+    Full,   ///< the whole forward-backward captured (Megatron-Core full_iteration scope)
+};
+inline constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
+    {CudaGraphs::None, "none", "none (kernels launched from Python)"},
+    {CudaGraphs::Layers, "layers", "per transformer layer"},
+    {CudaGraphs::Full, "full", "the whole forward-backward"},
+};
+const char* cudaGraphsName(CudaGraphs graphs);
+
 /// Which parallel dimension varies fastest over the global rank order.
 enum class ParallelDim
 {
@@ -133,6 +151,7 @@ struct TrainingSettings
     /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,
     /// as Megatron-LM's bf16 runs and FSDP2's reduce_dtype; the training dtype otherwise).
     int grad_reduce_bytes = 0;
+    CudaGraphs cuda_graphs = CudaGraphs::None;
 };
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.
@@ -150,6 +169,13 @@ struct EngineFigures
     /// Share of the data-parallel communication the schedule can hide that a run really hides
     /// (1: as the schedule model says; a calibration from training logs may lower it).
     Sourced overlap_fraction;
+    /// Host time to issue one kernel from Python (dispatcher, autograd, launch): a layer whose
+    /// kernels are shorter than this waits on the host (launch-bound).
+    Sourced host_launch_s;
+    /// GPU idle time between two back-to-back kernels launched one by one (and its shorter
+    /// twin inside a CUDA graph, graph_kernel_gap_s).
+    Sourced kernel_gap_s;
+    Sourced graph_kernel_gap_s;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.

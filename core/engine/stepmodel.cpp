@@ -169,7 +169,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 24;
+constexpr size_t kLayerInputs = 27;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -198,7 +198,10 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.tokens,
                              c.headsLocal,
                              c.kvLocal,
-                             c.d};
+                             c.d,
+                             c.launchGap,
+                             c.launchHost,
+                             c.cudaGraphs};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -287,6 +290,10 @@ void Evaluation::setup()
     as.fsdp_style = fsdpStyleStack(plan);
     c.eager = as.kernels == KernelStyle::Eager;
     c.pytorch = as.fsdp_style;
+    c.cudaGraphs = static_cast<int>(tr.cuda_graphs);
+    c.launchGap = (tr.cuda_graphs == CudaGraphs::None ? fig.kernel_gap_s : fig.graph_kernel_gap_s)
+                      .value;
+    c.launchHost = fig.host_launch_s.value;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;
         c.overlapSlowdown = 1 + 0.5 * share / (1 - share);

@@ -149,6 +149,15 @@ struct LayerCompute
     double attention_forward_flops = 0;
     double elementwise_forward_bytes = 0;
     double elementwise_backward_bytes = 0;
+    /// Kernel launches of the layer (docs/engine.md, "Kernel launches"): kernels per pass,
+    /// the gaps between them on the GPU, and the host's time to issue them.
+    double kernels_forward = 0;
+    double kernels_backward = 0;
+    double launch_gap_forward_s = 0;  ///< included in forward_s
+    double launch_gap_backward_s = 0; ///< included in backward_s
+    double host_forward_s = 0;        ///< the host's issue time; forward_s is at least this
+    double host_backward_s = 0;
+    bool launch_bound = false; ///< the host's issue time sets a pass's length
 };
 
 /// How busy one tier of links is over a step, on the busiest GPU's links.

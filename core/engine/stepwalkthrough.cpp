@@ -357,6 +357,18 @@ void Walk::layerSteps() const
         as.kernels == KernelStyle::Eager
             ? "formula: PyTorch eager operators, one HBM round trip each (docs/engine.md)"
             : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
+    const bool graphed = plan.training.cuda_graphs != CudaGraphs::None;
+    const Sourced& gap = graphed ? f.graph_kernel_gap_s : f.kernel_gap_s;
+    add("... kernel launches (gaps between kernels; the host's issue time as a floor)",
+        "forward = max(work + kernels × gap, host time); host time = kernels × host per launch "
+        "(one launch per layer in a per-layer CUDA graph, none in a whole-step graph)",
+        formatNumber(l.kernels_forward, 3) + " kernels × " + formatNumber(gap.value * 1e6, 3) +
+            " us = " + formatSeconds(l.launch_gap_forward_s) + " of gaps; host " +
+            formatSeconds(l.host_forward_s) + " (" + formatNumber(f.host_launch_s.value * 1e6, 3) +
+            " us per launch, CUDA graphs " + cudaGraphsName(plan.training.cuda_graphs) + ")" +
+            (l.launch_bound ? ": launch-bound, the host sets the pace" : ""),
+        formatSeconds(l.launch_gap_forward_s), l.launch_gap_forward_s, "s",
+        describeSource(gap) + "; host: " + describeSource(f.host_launch_s));
     DerivationStep& layer =
         add("One layer, forward + backward + recompute",
             "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",

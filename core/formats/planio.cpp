@@ -178,7 +178,8 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     const std::string path = "training";
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
-                      "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack"});
+                      "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
+                      "cuda_graphs"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -197,6 +198,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     reader.choice(o, "attention", path, "attention kernel", kAttentionKernelNames, &t->attention);
     reader.choice(o, "stack", path, "stack", kTrainingStackNames, &t->stack);
     reader.choice(o, "kernels", path, "kernels", kKernelStyleNames, &t->kernels);
+    reader.choice(o, "cuda_graphs", path, "cuda_graphs", kCudaGraphsNames, &t->cuda_graphs);
     int reduce = 0;
     reader.choice(o, "grad_reduce_dtype", path, "grad_reduce_dtype",
                   {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &reduce);
@@ -209,7 +211,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
     reader.checkKeys(o, path,
                      {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
                       "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
-                      "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction"});
+                      "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction",
+                      "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s"});
     struct Field
     {
         const char* key;
@@ -224,7 +227,9 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"grad_bytes", &f->grad_bytes},
           Field{"optimizer_step_bytes", &f->optimizer_step_bytes},
           Field{"dp_bucket_bytes", &f->dp_bucket_bytes},
-          Field{"overlap_fraction", &f->overlap_fraction}}) {
+          Field{"overlap_fraction", &f->overlap_fraction},
+          Field{"host_launch_s", &f->host_launch_s}, Field{"kernel_gap_s", &f->kernel_gap_s},
+          Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -398,6 +403,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["stack"] = trainingStackName(t.stack);
     if (t.kernels != KernelStyle::Auto)
         training["kernels"] = kernelStyleName(t.kernels);
+    if (t.cuda_graphs != CudaGraphs::None)
+        training["cuda_graphs"] = cudaGraphsName(t.cuda_graphs);
     if (t.grad_reduce_bytes > 0)
         training["grad_reduce_dtype"] = t.grad_reduce_bytes == 4 ? "fp32" : "bf16";
     if (t.train_tokens > 0)
@@ -421,7 +428,9 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"grad_bytes", &f.grad_bytes},
           Field{"optimizer_step_bytes", &f.optimizer_step_bytes},
           Field{"dp_bucket_bytes", &f.dp_bucket_bytes},
-          Field{"overlap_fraction", &f.overlap_fraction}}) {
+          Field{"overlap_fraction", &f.overlap_fraction},
+          Field{"host_launch_s", &f.host_launch_s}, Field{"kernel_gap_s", &f.kernel_gap_s},
+          Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }
