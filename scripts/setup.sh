@@ -59,8 +59,12 @@ if [ ! -f build/CMakeCache.txt ]; then
     if command -v ninja >/dev/null 2>&1; then
         generator=(-G Ninja)
     fi
+    launcher=()
+    if command -v ccache >/dev/null 2>&1; then
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    fi
     echo "==> Configuring (Release) into build/"
-    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
 fi
 echo "==> Building"
 cmake --build build --parallel "$(nproc 2>/dev/null || echo 2)"
