@@ -157,6 +157,32 @@ private slots:
         QCOMPARE(plan.model.preset, std::string("llama2-7b"));
     }
 
+    void cudaGraphsAndLaunchFiguresRoundTrip()
+    {
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(kValidPlan, "", &plan, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(plan.training.cuda_graphs, CudaGraphs::None);
+        QCOMPARE(plan.figures.host_launch_s.origin, Origin::Assumption);
+        plan.training.cuda_graphs = CudaGraphs::Layers;
+        plan.figures.host_launch_s = {4e-6, Origin::UserEntry, "plan overrides.host_launch_s"};
+        const std::string text = planToJsonText(plan, HardwareCatalog::bundled());
+        QVERIFY(QString::fromStdString(text).contains("\"cuda_graphs\": \"layers\""));
+        Plan again;
+        QVERIFY(planFromJsonText(text, {}, &again, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(again.training.cuda_graphs, CudaGraphs::Layers);
+        QCOMPARE(again.figures.host_launch_s.value, 4e-6);
+        QCOMPARE(again.figures.host_launch_s.origin, Origin::UserEntry);
+        // An unknown scope is named.
+        std::string bad = text;
+        const std::string scope = "\"cuda_graphs\": \"layers\"";
+        bad.replace(bad.find(scope), scope.size(), "\"cuda_graphs\": \"graphs\"");
+        errors.clear();
+        QVERIFY(!planFromJsonText(bad, {}, &again, &errors, HardwareCatalog::bundled()));
+        QVERIFY(!errors.empty() && errors.front().find("unknown cuda_graphs 'graphs'") !=
+                                       std::string::npos);
+    }
+
     void roundTripKeepsTheCost()
     {
         Plan plan;

@@ -54,6 +54,47 @@ class TestStepModel : public QObject
     Q_OBJECT
 
 private slots:
+    void kernelLaunchesBoundSmallLayersAndCudaGraphsLiftThem()
+    {
+        // Llama 3 8B on one DGX H100 at 128 tokens per micro-batch, eager kernels: a layer's
+        // 42 forward kernels take less GPU time than the host needs to issue them (42 x 10 us),
+        // so the pass is the host's; a whole-step CUDA graph leaves only the GPU's work and its
+        // (shorter) gaps. At 8,192 tokens the same launches hide behind the kernels.
+        Plan small = makePlan("llama3-8b", "dgx-h100", 1, layout(1, 1, 8, 1, 8), 128);
+        small.training.kernels = KernelStyle::Eager;
+        const StepCost none = evaluate(small);
+        QVERIFY(none.ok);
+        const LayerCompute& l = none.dense_layer;
+        QCOMPARE(l.kernels_forward, 42.0);
+        QCOMPARE(l.kernels_backward, 84.0);
+        QVERIFY(l.launch_bound);
+        QCOMPARE(l.forward_s, l.kernels_forward * small.figures.host_launch_s.value);
+        small.training.cuda_graphs = CudaGraphs::Full;
+        const StepCost graphed = evaluate(small);
+        QVERIFY(!graphed.dense_layer.launch_bound);
+        QVERIFY(graphed.dense_layer.forward_s < 0.8 * l.forward_s);
+        QCOMPARE(graphed.dense_layer.launch_gap_forward_s,
+                 42 * small.figures.graph_kernel_gap_s.value);
+        QVERIFY(graphed.step_time_s < none.step_time_s);
+        // Per-layer graphs: one launch per pass, never more than the kernels' own gaps allow.
+        small.training.cuda_graphs = CudaGraphs::Layers;
+        const StepCost layers = evaluate(small);
+        QCOMPARE(layers.dense_layer.host_forward_s, small.figures.host_launch_s.value);
+        QVERIFY(layers.step_time_s <= none.step_time_s);
+
+        Plan large = makePlan("llama3-8b", "dgx-h100", 1, layout(1, 1, 8, 1, 8), 8192);
+        large.training.kernels = KernelStyle::Eager;
+        const StepCost big = evaluate(large);
+        QVERIFY(!big.dense_layer.launch_bound);
+        // The gaps alone: 42 x 0.9 us of a pass of milliseconds.
+        QVERIFY(big.dense_layer.launch_gap_forward_s < 0.01 * big.dense_layer.forward_s);
+        // Fused (Megatron / TE) layers launch 12 kernels, 16 with TP and sequence parallelism.
+        Plan tp = makePlan("llama3-8b", "dgx-h100", 1, layout(2, 1, 4, 1, 8), 8192);
+        tp.training.kernels = KernelStyle::Fused;
+        tp.parallel.sequence_parallel = true;
+        QCOMPARE(evaluate(tp).dense_layer.kernels_forward, 16.0);
+    }
+
     void engineCacheKeysOnTheWholeCluster()
     {
         // One engine per cluster, compared member by member: the same GPU and node count with
