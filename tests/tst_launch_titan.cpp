@@ -101,15 +101,18 @@ std::vector<NamedPlan> allPlans()
         change(p.parallel, p.training);
         plans.push_back({name, p});
     };
-    edit("fsdp-zero3", [](ParallelLayout& l, TrainingSettings&) {
+    edit("fsdp-zero3", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.dp = 16, l.zero = 3, l.interleave = 1;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
-    edit("hsdp-dp_shard", [](ParallelLayout& l, TrainingSettings&) {
+    edit("hsdp-dp_shard", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.dp = 16, l.zero = 3, l.dp_shard = 4, l.interleave = 1;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
     edit("pp-interleave2", [](ParallelLayout& l, TrainingSettings&) { l.interleave = 2; });
-    edit("cp2", [](ParallelLayout& l, TrainingSettings&) {
+    edit("cp2", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.cp = 2, l.dp = 8, l.interleave = 1, l.zero = 3, l.global_batch = 256;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
     edit("fp8", [](ParallelLayout&, TrainingSettings& t) { t.dtype = Dtype::FP8; });
     edit("recompute-full",
@@ -843,6 +846,7 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     plan.parallel.interleave = 1, plan.parallel.recompute = Recompute::None;
     plan.parallel.sequence_parallel = false;
     plan.training.seq_len = 2048; // fits without recompute (56 of 80 GiB)
+    plan.training.framework = TrainingFramework::DeepSpeed; // the file's own framework
     QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
     const LaunchConfig dp = exportDeepSpeed(plan, catalog());
     QCOMPARE(dp.warnings.size(), size_t(2));

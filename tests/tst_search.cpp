@@ -222,15 +222,6 @@ Plan namedPlan(const QString& name)
     return name == "mixtral" ? mixtralOn64() : name == "small" ? smallPlan() : examplePlan(name);
 }
 
-// The plan with its software stack resolved as the search resolves it before it starts.
-Plan stackResolved(Plan plan)
-{
-    if (plan.training.stack == TrainingStack::Auto)
-        plan.training.stack =
-            fsdpStyleStack(plan) ? TrainingStack::PyTorch : TrainingStack::Megatron;
-    return plan;
-}
-
 // Options with no headroom: every layout that fits is scored (the brute force's default).
 SearchOptions bare()
 {
@@ -578,7 +569,7 @@ private slots:
         // (the same but for the ZeRO stage, and recompute none vs selective): the largest bound
         // in a class is at most its least step time, on every valid layout of the space.
         QFETCH(QString, plan);
-        const Plan base = stackResolved(namedPlan(plan));
+        const Plan base = namedPlan(plan);
         const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
             classes; // largest bound, least step time
@@ -624,7 +615,7 @@ private slots:
         // LayoutMemory's fullest stage, without the timing, equals the engine's
         // max_stage_total_bytes to the last bit on every valid layout of the space.
         QFETCH(QString, plan);
-        const Plan base = stackResolved(namedPlan(plan));
+        const Plan base = namedPlan(plan);
         const HardwareCatalog& catalog = HardwareCatalog::bundled();
         const StepEngine engine(base.cluster, catalog);
         const LayoutMemory memory(base, *catalog.gpu(base.cluster.gpu_id));
@@ -1046,10 +1037,9 @@ private slots:
         // The search keeps only the top N, the Pareto front and counts; they equal what a
         // ranking of every scored layout, built here from the brute force, gives.
         QFETCH(int, threads);
-        // The search costs every layout on the stack resolved from the plan it starts from;
-        // the brute force is given that stack outright.
+        // The search costs every layout on the plan's framework; so does the brute force.
         Plan base = smallPlan();
-        base.training.stack = TrainingStack::Megatron;
+        base.training.framework = TrainingFramework::Megatron;
         base.parallel.tp = 8;
         base.parallel.dp = 2;
         SearchOptions options;

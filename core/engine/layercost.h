@@ -31,7 +31,7 @@ struct Context
     bool flash = true;
     bool sp = false;
     bool eager = false;         // element-wise work as PyTorch eager operators
-    bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
+    bool pytorch = false;       // a PyTorch framework (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)

@@ -284,9 +284,9 @@ void Evaluation::setup()
     as.kernels = resolvedKernelStyle(plan);
     as.tp_overlap = tpOverlapActive(plan);
     as.grad_reduce_bytes = gradReduceBytes(plan);
-    as.fsdp_style = fsdpStyleStack(plan);
+    as.pytorch_framework = pytorchFramework(plan);
     c.eager = as.kernels == KernelStyle::Eager;
-    c.pytorch = as.fsdp_style;
+    c.pytorch = as.pytorch_framework;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;
         c.overlapSlowdown = 1 + 0.5 * share / (1 - share);

@@ -487,11 +487,11 @@ void TitanReader::readTraining()
         warn("optimizer.name \"" + optimizer +
              "\" is not modelled; the base plan's optimizer "
              "is kept");
-    if (!fsdpStyleStack(plan))
+    if (!pytorchFramework(plan))
         warn("the base plan runs on a Megatron-style stack; a torchtitan file runs on PyTorch, "
              "so the imported plan is costed as PyTorch runs it (its attention kernel, "
              "element-wise kernels and overlap)");
-    t.stack = TrainingStack::PyTorch;
+    t.framework = TrainingFramework::Torchtitan;
     t.kernels = flag("compile.enable", false) ? KernelStyle::Fused : KernelStyle::Eager;
 
     const std::string mode = text("activation_checkpoint.mode", "selective");
