@@ -919,15 +919,18 @@ private slots:
             const LaunchConfig good = exportLaunchConfig(fits, target.value, catalog());
             QVERIFY2(!anyWarning(good.warnings, "does not fit"), target.name);
             QVERIFY2(good.fits, target.name);
-            const bool pytorch =
-                target.value == LaunchTarget::Torchtitan || target.value == LaunchTarget::DeepSpeed;
+            // torchtitan's file is costed on its own defaults; DeepSpeed cannot run this
+            // interleaved schedule at all, and says so instead.
             QCOMPARE(anyWarning(good.warnings, "the plan is costed on a Megatron-style stack"),
-                     pytorch);
+                     target.value == LaunchTarget::Torchtitan);
+            QCOMPARE(anyWarning(good.warnings, "deepspeed cannot run an interleaved pipeline"),
+                     target.value == LaunchTarget::DeepSpeed);
         }
         // The stack warning gives both step times: the plan's, and the target stack's.
         const LaunchConfig titan = exportLaunchConfig(fits, LaunchTarget::Torchtitan, catalog());
         Plan onPyTorch = fits;
         onPyTorch.training.framework = TrainingFramework::Torchtitan;
+        onPyTorch.parallel.zero = 2; // the file's reshard "never": torchtitan has no ZeRO-1
         onPyTorch.training.kernels = resolvedKernelStyle(fits); // the file keeps its kernels
         QVERIFY(tpOverlapActive(fits) && resolvedKernelStyle(fits) == KernelStyle::Fused);
         onPyTorch.parallel.tp_overlap = TpOverlap::AgGemm; // written as async TP (compiled)

@@ -391,6 +391,45 @@ class TestSearch : public QObject
     Q_OBJECT
 
 private slots:
+    void everyCandidateRunsOnThePlansFramework_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("deepspeed") << int(TrainingFramework::DeepSpeed) << "framework-zero-pp";
+        QTest::newRow("pytorch-fsdp") << int(TrainingFramework::PytorchFsdp) << "framework-pp";
+        QTest::newRow("torchtitan") << int(TrainingFramework::Torchtitan) << "framework-zero";
+    }
+    void everyCandidateRunsOnThePlansFramework()
+    {
+        // The search never switches the framework: every candidate is costed on the plan's,
+        // and the layouts it cannot run are skipped and counted under the rule that names it.
+        QFETCH(int, framework);
+        QFETCH(QString, rule);
+        Plan base = smallPlan();
+        base.parallel.dp = 16;
+        base.training.framework = static_cast<TrainingFramework>(framework);
+        SearchOptions options;
+        options.top = 1000;
+        options.max_micro_batch = 2;
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(result.ok);
+        QVERIFY(!result.top.empty());
+        const auto skipped = result.rejected.find(rule.toStdString());
+        QVERIFY2(skipped != result.rejected.end() && skipped->second > 0, qPrintable(rule));
+        PlanIssue issue;
+        for (const SearchCandidate& c : result.top) {
+            QVERIFY(c.cost.assumptions.pytorch_framework);
+            QVERIFY2(!frameworkCapabilityIssue(base.training.framework, c.layout, &issue),
+                     issue.message.c_str());
+        }
+        // On Megatron the same space has no such rule.
+        base.training.framework = TrainingFramework::Megatron;
+        const SearchResult megatron = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(megatron.ok);
+        QVERIFY(megatron.rejected.find(rule.toStdString()) == megatron.rejected.end());
+        QVERIFY(megatron.scored > result.scored);
+    }
+
     void bestEqualsBruteForce_data()
     {
         QTest::addColumn<int>("objective");

@@ -236,6 +236,9 @@ std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engi
         const bool overlap = tpOverlapActive(plan) && framework != TrainingFramework::DeepSpeed &&
                              (!pytorch || resolvedKernelStyle(plan) == KernelStyle::Fused);
         onTarget.parallel.tp_overlap = overlap ? TpOverlap::AgGemm : TpOverlap::None;
+        // torchtitan has no ZeRO-1: its file writes it as fsdp_reshard_after_forward "never".
+        if (framework == TrainingFramework::Torchtitan && onTarget.parallel.shardingZero() == 1)
+            onTarget.parallel.zero = 2;
         const StepCost there = engine.evaluate(onTarget);
         PlanIssue unsupported;
         if (frameworkCapabilityIssue(framework, onTarget.parallel, &unsupported))
