@@ -647,7 +647,7 @@ private slots:
         plan.parallel.zero3_prefetch = 2;
         plan.parallel.dp_shard = 4;
         plan.training.kernels = KernelStyle::Fused;
-        plan.training.stack = TrainingStack::Megatron;
+        plan.training.framework = TrainingFramework::Megatron;
         plan.training.grad_reduce_bytes = 4;
         plan.figures.gemm_peak_fraction = userEntry(0.55, "test");
         plan.figures.dp_bucket_bytes = userEntry(4e7, "test");

@@ -556,10 +556,10 @@ private slots:
             QVERIFY2(w.find("gpu_hour_usd") != std::string::npos ||
                          w.find("(the learning-rate schedule): ignored") != std::string::npos ||
                          (!fits && w.find("the imported plan does not fit") != std::string::npos) ||
-                         (fsdpStyleStack(plan) &&
+                         (pytorchFramework(plan) &&
                           w.find("a Megatron-LM file runs on Megatron") != std::string::npos),
                      w.c_str());
-        QCOMPARE(back.plan.training.stack, TrainingStack::Megatron);
+        QCOMPARE(back.plan.training.framework, TrainingFramework::Megatron);
         const ModelSpec& a = plan.model;
         const ModelSpec& b = back.plan.model;
         QCOMPARE(b.layers, a.layers);
@@ -603,7 +603,7 @@ private slots:
         QCOMPARE(t.dtype, s.dtype);
         QCOMPARE(t.optimizer, s.optimizer);
         QCOMPARE(gradReduceBytes(back.plan), gradReduceBytes(plan));
-        if (!fsdpStyleStack(plan)) // else now Megatron's kernel (the stack changed, warned)
+        if (!pytorchFramework(plan)) // else now Megatron's kernel (the stack changed, warned)
             QCOMPARE(resolvedAttention(back.plan), resolvedAttention(plan));
         QVERIFY(t.train_tokens >= s.train_tokens && t.train_tokens < s.train_tokens + s.seq_len);
         // And the plan file it becomes loads back.
@@ -908,7 +908,7 @@ private slots:
         QVERIFY(!StepEngine(oom.cluster, catalog()).evaluate(oom).fits);
         const Plan fits = loadExample("llama3-70b-dgx-h100.paraplan.json");
         QVERIFY(StepEngine(fits.cluster, catalog()).evaluate(fits).fits);
-        QVERIFY(!fsdpStyleStack(fits)); // ZeRO-1: costed as Megatron runs it
+        QVERIFY(!pytorchFramework(fits)); // costed as Megatron runs it
         for (const EnumName<LaunchTarget>& target : kLaunchTargetNames) {
             const LaunchConfig bad = exportLaunchConfig(oom, target.value, catalog());
             QVERIFY2(anyWarning(bad.warnings, "the plan does not fit in memory"), target.name);
@@ -919,15 +919,18 @@ private slots:
             const LaunchConfig good = exportLaunchConfig(fits, target.value, catalog());
             QVERIFY2(!anyWarning(good.warnings, "does not fit"), target.name);
             QVERIFY2(good.fits, target.name);
-            const bool pytorch =
-                target.value == LaunchTarget::Torchtitan || target.value == LaunchTarget::DeepSpeed;
+            // torchtitan's file is costed on its own defaults; DeepSpeed cannot run this
+            // interleaved schedule at all, and says so instead.
             QCOMPARE(anyWarning(good.warnings, "the plan is costed on a Megatron-style stack"),
-                     pytorch);
+                     target.value == LaunchTarget::Torchtitan);
+            QCOMPARE(anyWarning(good.warnings, "deepspeed cannot run an interleaved pipeline"),
+                     target.value == LaunchTarget::DeepSpeed);
         }
         // The stack warning gives both step times: the plan's, and the target stack's.
         const LaunchConfig titan = exportLaunchConfig(fits, LaunchTarget::Torchtitan, catalog());
         Plan onPyTorch = fits;
-        onPyTorch.training.stack = TrainingStack::PyTorch;
+        onPyTorch.training.framework = TrainingFramework::Torchtitan;
+        onPyTorch.parallel.zero = 2; // the file's reshard "never": torchtitan has no ZeRO-1
         onPyTorch.training.kernels = resolvedKernelStyle(fits); // the file keeps its kernels
         QVERIFY(tpOverlapActive(fits) && resolvedKernelStyle(fits) == KernelStyle::Fused);
         onPyTorch.parallel.tp_overlap = TpOverlap::AgGemm; // written as async TP (compiled)
@@ -936,9 +939,10 @@ private slots:
         QVERIFY(std::abs(there - here) > 0.01 * here);
         QVERIFY(anyWarning(titan.warnings, units::formatSeconds(here) + " per step"));
         QVERIFY(anyWarning(titan.warnings, "at " + units::formatSeconds(there) + " per step"));
-        // A ZeRO-3 plan on Megatron flags warns the other way round.
+        // A torchtitan plan on Megatron flags warns the other way round.
         Plan fsdp = fits;
         fsdp.parallel.zero = 3;
+        fsdp.training.framework = TrainingFramework::Torchtitan;
         const LaunchConfig megatron = exportLaunchConfig(fsdp, LaunchTarget::Megatron, catalog());
         QVERIFY(anyWarning(megatron.warnings, "the plan is costed on a PyTorch FSDP-style stack"));
         // Mixture-of-experts: the dispatcher the plan costs (all-to-all), not Megatron's default.

@@ -101,15 +101,18 @@ std::vector<NamedPlan> allPlans()
         change(p.parallel, p.training);
         plans.push_back({name, p});
     };
-    edit("fsdp-zero3", [](ParallelLayout& l, TrainingSettings&) {
+    edit("fsdp-zero3", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.dp = 16, l.zero = 3, l.interleave = 1;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
-    edit("hsdp-dp_shard", [](ParallelLayout& l, TrainingSettings&) {
+    edit("hsdp-dp_shard", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.dp = 16, l.zero = 3, l.dp_shard = 4, l.interleave = 1;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
     edit("pp-interleave2", [](ParallelLayout& l, TrainingSettings&) { l.interleave = 2; });
-    edit("cp2", [](ParallelLayout& l, TrainingSettings&) {
+    edit("cp2", [](ParallelLayout& l, TrainingSettings& t) {
         l.pp = 1, l.cp = 2, l.dp = 8, l.interleave = 1, l.zero = 3, l.global_batch = 256;
+        t.framework = TrainingFramework::Torchtitan; // FSDP2, as the name says
     });
     edit("fp8", [](ParallelLayout&, TrainingSettings& t) { t.dtype = Dtype::FP8; });
     edit("recompute-full",
@@ -553,9 +556,9 @@ void TstLaunchTitan::torchtitanRoundTrip()
         QCOMPARE(b.global_batch, a.global_batch);
         QCOMPARE(b.recompute, a.recompute);
         QCOMPARE(b.shardRanks(), a.shardRanks());
-        if (a.zero == 1) { // torchtitan cannot tell ZeRO-1 from ZeRO-2: said so
+        if (a.zero == 1) { // torchtitan has no ZeRO-1: read as ZeRO-2, said so
             QCOMPARE(b.zero, 2);
-            QVERIFY(anyContains(back.warnings, "cannot tell ZeRO-1 from ZeRO-2"));
+            QVERIFY(anyContains(back.warnings, "torchtitan has no ZeRO-1"));
         } else {
             QCOMPARE(b.zero, a.zero);
         }
@@ -842,7 +845,8 @@ void TstLaunchTitan::deepspeedWarningsAndLauncher()
     plan.parallel.tp = 1, plan.parallel.pp = 1, plan.parallel.dp = 128, plan.parallel.zero = 3;
     plan.parallel.interleave = 1, plan.parallel.recompute = Recompute::None;
     plan.parallel.sequence_parallel = false;
-    plan.training.seq_len = 2048; // fits without recompute (56 of 80 GiB)
+    plan.training.seq_len = 2048;                           // fits without recompute (56 of 80 GiB)
+    plan.training.framework = TrainingFramework::DeepSpeed; // the file's own framework
     QVERIFY2(validatePlan(plan, catalog()).empty(), firstIssue(plan).c_str());
     const LaunchConfig dp = exportDeepSpeed(plan, catalog());
     QCOMPARE(dp.warnings.size(), size_t(2));

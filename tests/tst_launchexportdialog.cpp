@@ -66,12 +66,17 @@ private slots:
         QVERIFY(dialog.config().text.find("--tensor-model-parallel-size 8") != std::string::npos);
     }
 
-    void fsdpPlansDefaultToTorchtitan()
+    void theFrameworkPicksTheTarget()
     {
+        // The plan's framework, never its ZeRO stage, picks the file written by default.
         Plan plan = loadExample(kGpt3);
         plan.parallel.zero = 3;
-        QVERIFY(fsdpStyleStack(plan));
+        QCOMPARE(LaunchExportDialog::defaultTarget(plan), LaunchTarget::Megatron);
+        plan.training.framework = TrainingFramework::Torchtitan;
+        QVERIFY(pytorchFramework(plan));
         QCOMPARE(LaunchExportDialog::defaultTarget(plan), LaunchTarget::Torchtitan);
+        plan.training.framework = TrainingFramework::DeepSpeed;
+        QCOMPARE(LaunchExportDialog::defaultTarget(plan), LaunchTarget::DeepSpeed);
     }
 
     void anInvalidPlanExportsNothing()

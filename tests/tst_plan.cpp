@@ -183,6 +183,118 @@ private slots:
                                        std::string::npos);
     }
 
+    void frameworkReadsAndOldStackStillReads_data()
+    {
+        QTest::addColumn<QString>("training");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("framework");
+        // The default is megatron, whatever the ZeRO stage.
+        QTest::newRow("none, zero 1") << "" << 1 << "megatron";
+        QTest::newRow("none, zero 3") << "" << 3 << "megatron";
+        QTest::newRow("framework") << R"("framework": "deepspeed")" << 1 << "deepspeed";
+        QTest::newRow("pytorch-fsdp") << R"("framework": "pytorch-fsdp")" << 3 << "pytorch-fsdp";
+        // The older "stack": as it resolved for that file.
+        QTest::newRow("stack megatron, zero 3") << R"("stack": "megatron")" << 3 << "megatron";
+        QTest::newRow("stack pytorch, zero 1") << R"("stack": "pytorch")" << 2 << "torchtitan";
+        QTest::newRow("stack auto, zero 1") << R"("stack": "auto")" << 1 << "megatron";
+        QTest::newRow("stack auto, zero 3") << R"("stack": "auto")" << 3 << "torchtitan";
+        // Both: the framework wins.
+        QTest::newRow("both") << R"("stack": "pytorch", "framework": "megatron")" << 3
+                              << "megatron";
+    }
+    void frameworkReadsAndOldStackStillReads()
+    {
+        QFETCH(QString, training);
+        QFETCH(int, zero);
+        QFETCH(QString, framework);
+        const QString text =
+            QString(R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-a100"},
+                        "parallel": {"dp": 8, "zero": %1, "micro_batch": 1, "global_batch": 64},
+                        "training": {"seq_len": 4096%2}})")
+                .arg(zero)
+                .arg(training.isEmpty() ? QString() : ", " + training);
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY2(
+            planFromJsonText(text.toStdString(), "", &plan, &errors, HardwareCatalog::bundled()),
+            errors.empty() ? "" : errors.front().c_str());
+        QCOMPARE(QString(trainingFrameworkName(plan.training.framework)), framework);
+        // Saving writes "framework" (never "stack"), and it reads back the same.
+        const std::string saved = planToJsonText(plan, HardwareCatalog::bundled());
+        const QJsonObject t = QJsonDocument::fromJson(QByteArray::fromStdString(saved))
+                                  .object()["training"]
+                                  .toObject();
+        QCOMPARE(t["framework"].toString(), framework);
+        QVERIFY(!t.contains("stack"));
+        Plan back;
+        QVERIFY(planFromJsonText(saved, "", &back, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(back.training.framework, plan.training.framework);
+    }
+
+    void frameworkRefusesWhatItCannotRun_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QString>("parallel");
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("torchtitan zero 1") << "torchtitan"
+                                           << R"("dp": 8, "zero": 1)"
+                                           << "framework-zero";
+        QTest::newRow("fsdp1 pp") << "pytorch-fsdp"
+                                  << R"("dp": 4, "pp": 2, "zero": 3)"
+                                  << "framework-pp";
+        QTest::newRow("deepspeed zero 3 pp") << "deepspeed"
+                                             << R"("dp": 4, "pp": 2, "zero": 3)"
+                                             << "framework-zero-pp";
+        QTest::newRow("deepspeed interleave") << "deepspeed"
+                                              << R"("dp": 2, "pp": 4, "interleave": 2, "zero": 1)"
+                                              << "framework-interleave";
+        QTest::newRow("deepspeed tp overlap") << "deepspeed"
+                                              << R"("dp": 4, "tp": 2, "tp_overlap": "ag-gemm")"
+                                              << "framework-tp-overlap";
+        // The same layouts where each can run them: nothing to refuse.
+        QTest::newRow("torchtitan zero 3") << "torchtitan"
+                                           << R"("dp": 8, "zero": 3)"
+                                           << "";
+        QTest::newRow("torchtitan zero 1, dp 1") << "torchtitan"
+                                                 << R"("tp": 8, "zero": 1)"
+                                                 << "";
+        QTest::newRow("megatron zero 3 pp") << "megatron"
+                                            << R"("dp": 4, "pp": 2, "zero": 3)"
+                                            << "";
+        QTest::newRow("deepspeed zero 1 pp") << "deepspeed"
+                                             << R"("dp": 4, "pp": 2, "zero": 1)"
+                                             << "";
+    }
+    void frameworkRefusesWhatItCannotRun()
+    {
+        QFETCH(QString, framework);
+        QFETCH(QString, parallel);
+        QFETCH(QString, rule);
+        const QString text =
+            QString(R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-a100"},
+                        "parallel": {%1, "micro_batch": 1, "global_batch": 64},
+                        "training": {"seq_len": 4096, "framework": "%2"}})")
+                .arg(parallel, framework);
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY2(
+            planFromJsonText(text.toStdString(), "", &plan, &errors, HardwareCatalog::bundled()),
+            errors.empty() ? "" : errors.front().c_str());
+        const std::vector<PlanIssue> issues = validatePlan(plan, HardwareCatalog::bundled());
+        const PlanIssue* found = nullptr;
+        for (const PlanIssue& issue : issues)
+            found = issue.rule.rfind("framework", 0) == 0 ? &issue : found;
+        if (rule.isEmpty()) {
+            QVERIFY2(!found, found ? found->message.c_str() : "");
+            return;
+        }
+        QVERIFY(found);
+        QCOMPARE(QString::fromStdString(found->rule), rule);
+        // The message names the framework.
+        QVERIFY2(found->message.rfind(framework.toStdString() + " cannot run", 0) == 0,
+                 found->message.c_str());
+    }
+
     void roundTripKeepsTheCost()
     {
         Plan plan;
@@ -419,6 +531,11 @@ private slots:
             << R"({"modle": {}, "model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-a100"},
                   "parallel": {"micro_batch": 1, "global_batch": 8}})"
             << "modle: unknown key";
+        QTest::newRow("unknown framework")
+            << R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-a100"},
+                  "parallel": {"micro_batch": 1, "global_batch": 8},
+                  "training": {"framework": "jax"}})"
+            << "training.framework";
         QTest::newRow("missing parallel")
             << R"({"model": {"preset": "llama2-7b"}, "cluster": {"preset": "dgx-a100"}})"
             << "parallel: missing";

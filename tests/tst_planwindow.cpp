@@ -268,6 +268,7 @@ private slots:
         QTest::newRow("training: dtype") << "dtype";
         QTest::newRow("training: attention kernel") << "attention";
         QTest::newRow("training: element-wise kernels") << "kernels";
+        QTest::newRow("training: framework") << "framework";
     }
     void eachKindOfInputRecomputes()
     {
@@ -303,8 +304,16 @@ private slots:
         else if (input == "kernels")
             choose(field<QComboBox>(window, "kernels"),
                    field<QComboBox>(window, "kernels")->findData(int(KernelStyle::Eager)));
+        else if (input == "framework")
+            choose(field<QComboBox>(window, "framework"),
+                   field<QComboBox>(window, "framework")
+                       ->findData(int(TrainingFramework::Torchtitan)));
         QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, 5000);
         QVERIFY2(stepTime(window) != before, qPrintable(window.statusText()));
+        if (input == "framework") {
+            QCOMPARE(field<QComboBox>(window, "framework")->count(), 4);
+            QCOMPARE(window.document()->plan().training.framework, TrainingFramework::Torchtitan);
+        }
         QVERIFY(window.document()->isModified());
     }
 

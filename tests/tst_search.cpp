@@ -222,15 +222,6 @@ Plan namedPlan(const QString& name)
     return name == "mixtral" ? mixtralOn64() : name == "small" ? smallPlan() : examplePlan(name);
 }
 
-// The plan with its software stack resolved as the search resolves it before it starts.
-Plan stackResolved(Plan plan)
-{
-    if (plan.training.stack == TrainingStack::Auto)
-        plan.training.stack =
-            fsdpStyleStack(plan) ? TrainingStack::PyTorch : TrainingStack::Megatron;
-    return plan;
-}
-
 // Options with no headroom: every layout that fits is scored (the brute force's default).
 SearchOptions bare()
 {
@@ -400,6 +391,45 @@ class TestSearch : public QObject
     Q_OBJECT
 
 private slots:
+    void everyCandidateRunsOnThePlansFramework_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("deepspeed") << int(TrainingFramework::DeepSpeed) << "framework-zero-pp";
+        QTest::newRow("pytorch-fsdp") << int(TrainingFramework::PytorchFsdp) << "framework-pp";
+        QTest::newRow("torchtitan") << int(TrainingFramework::Torchtitan) << "framework-zero";
+    }
+    void everyCandidateRunsOnThePlansFramework()
+    {
+        // The search never switches the framework: every candidate is costed on the plan's,
+        // and the layouts it cannot run are skipped and counted under the rule that names it.
+        QFETCH(int, framework);
+        QFETCH(QString, rule);
+        Plan base = smallPlan();
+        base.parallel.dp = 16;
+        base.training.framework = static_cast<TrainingFramework>(framework);
+        SearchOptions options;
+        options.top = 1000;
+        options.max_micro_batch = 2;
+        const SearchResult result = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(result.ok);
+        QVERIFY(!result.top.empty());
+        const auto skipped = result.rejected.find(rule.toStdString());
+        QVERIFY2(skipped != result.rejected.end() && skipped->second > 0, qPrintable(rule));
+        PlanIssue issue;
+        for (const SearchCandidate& c : result.top) {
+            QVERIFY(c.cost.assumptions.pytorch_framework);
+            QVERIFY2(!frameworkCapabilityIssue(base.training.framework, c.layout, &issue),
+                     issue.message.c_str());
+        }
+        // On Megatron the same space has no such rule.
+        base.training.framework = TrainingFramework::Megatron;
+        const SearchResult megatron = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY(megatron.ok);
+        QVERIFY(megatron.rejected.find(rule.toStdString()) == megatron.rejected.end());
+        QVERIFY(megatron.scored > result.scored);
+    }
+
     void bestEqualsBruteForce_data()
     {
         QTest::addColumn<int>("objective");
@@ -578,7 +608,7 @@ private slots:
         // (the same but for the ZeRO stage, and recompute none vs selective): the largest bound
         // in a class is at most its least step time, on every valid layout of the space.
         QFETCH(QString, plan);
-        const Plan base = stackResolved(namedPlan(plan));
+        const Plan base = namedPlan(plan);
         const StepEngine engine(base.cluster, HardwareCatalog::bundled());
         std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
             classes; // largest bound, least step time
@@ -624,7 +654,7 @@ private slots:
         // LayoutMemory's fullest stage, without the timing, equals the engine's
         // max_stage_total_bytes to the last bit on every valid layout of the space.
         QFETCH(QString, plan);
-        const Plan base = stackResolved(namedPlan(plan));
+        const Plan base = namedPlan(plan);
         const HardwareCatalog& catalog = HardwareCatalog::bundled();
         const StepEngine engine(base.cluster, catalog);
         const LayoutMemory memory(base, *catalog.gpu(base.cluster.gpu_id));
@@ -1046,10 +1076,9 @@ private slots:
         // The search keeps only the top N, the Pareto front and counts; they equal what a
         // ranking of every scored layout, built here from the brute force, gives.
         QFETCH(int, threads);
-        // The search costs every layout on the stack resolved from the plan it starts from;
-        // the brute force is given that stack outright.
+        // The search costs every layout on the plan's framework; so does the brute force.
         Plan base = smallPlan();
-        base.training.stack = TrainingStack::Megatron;
+        base.training.framework = TrainingFramework::Megatron;
         base.parallel.tp = 8;
         base.parallel.dp = 2;
         SearchOptions options;

@@ -2,7 +2,8 @@
 // double bit for bit, every string, every rejected plan's rules and messages) over a sweep of
 // layouts of every bundled example and every calibration set's plan equals what the engine
 // answered before them (tests/data/step-reference.txt, written by the engine at commit f4f92a1,
-// before the evaluation work of issue 17). Regenerate only for an intended change of the model:
+// before the evaluation work of issue 17; rewritten for issue 24, where a ZeRO-3 layout stopped
+// switching its plan to PyTorch kernels). Regenerate only for an intended change of the model:
 // PARAPLAN_WRITE_STEP_REFERENCE=FILE build/tests/tst_stepequality
 // StepEngine::evaluate(plan, into) is compared against the same reference, with one StepCost
 // reused over the whole sweep.
@@ -174,7 +175,7 @@ std::string fingerprint(const StepCost& c)
     f.add(a.attention_bwd_figure.source);
     f.add(a.attention_fwd_share);
     f.add(a.attention_bwd_share);
-    f.add(a.fsdp_style);
+    f.add(a.pytorch_framework);
     f.add(a.slowest_gpu_factor);
     return f.text();
 }

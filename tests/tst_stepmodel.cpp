@@ -95,6 +95,71 @@ private slots:
         QCOMPARE(evaluate(tp).dense_layer.kernels_forward, 16.0);
     }
 
+    void zeroStageNeverSwitchesTheFramework()
+    {
+        // The 70B example (ZeRO-1 on Megatron) at ZeRO-3: the same kernels, attention and TP
+        // overlap; what ZeRO-3 adds is its own gather and scatter traffic, not a stack switch
+        // (when ZeRO-3 switched to PyTorch kernels the step grew 1.6x).
+        Plan plan;
+        std::vector<std::string> errors;
+        const std::string path = std::string(PARAPLAN_SOURCE_DIR) +
+                                 "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        QVERIFY(loadPlan(path, &plan, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(plan.training.framework, TrainingFramework::Megatron);
+        const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
+        const StepCost one = engine.evaluate(plan);
+        plan.parallel.zero = 3;
+        const StepCost three = engine.evaluate(plan);
+        QVERIFY(one.ok && three.ok);
+        QCOMPARE(three.assumptions.kernels, one.assumptions.kernels);
+        QCOMPARE(three.assumptions.attention, one.assumptions.attention);
+        QCOMPARE(three.assumptions.tp_overlap, one.assumptions.tp_overlap);
+        QVERIFY(!three.assumptions.pytorch_framework);
+        QCOMPARE(three.breakdown.compute_s, one.breakdown.compute_s);
+        const double ratio = three.step_time_s / one.step_time_s;
+        QVERIFY2(ratio >= 1 && ratio < 1.2, QByteArray::number(ratio));
+        // The difference is data-parallel communication and the optimizer step.
+        const double extra = three.step_time_s - one.step_time_s;
+        const double dp = (three.breakdown.dp_comm_exposed_s - one.breakdown.dp_comm_exposed_s) +
+                          (three.breakdown.optimizer_s - one.breakdown.optimizer_s);
+        QVERIFY2(std::abs(extra - dp) <= 1e-9 * one.step_time_s + 1e-12,
+                 QByteArray::number(extra) + " vs " + QByteArray::number(dp));
+    }
+
+    void zeroThreeAtOneShardRankShardsNothing()
+    {
+        // dp x cp = 1: ZeRO-3 shards nothing, so it costs as ZeRO-0 (no gather traffic, no
+        // gathered copies in memory), as the search scores it.
+        Plan plan;
+        std::vector<std::string> errors;
+        const std::string path = std::string(PARAPLAN_SOURCE_DIR) +
+                                 "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        QVERIFY(loadPlan(path, &plan, &errors, HardwareCatalog::bundled()));
+        plan.parallel.tp = 8;
+        plan.parallel.pp = 1;
+        plan.parallel.dp = 1;
+        plan.parallel.interleave = 1;
+        plan.parallel.recompute = Recompute::Full;
+        plan.cluster.nodes = 1;
+        const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
+        plan.parallel.zero = 0;
+        const StepCost none = engine.evaluate(plan);
+        plan.parallel.zero = 3;
+        const StepCost three = engine.evaluate(plan);
+        QVERIFY2(none.ok && three.ok,
+                 three.issues.empty() ? "" : three.issues.front().message.c_str());
+        QCOMPARE(three.step_time_s, none.step_time_s);
+        QCOMPARE(three.max_stage_total_bytes, none.max_stage_total_bytes);
+        // With two ranks it does shard: the memory falls.
+        plan.parallel.tp = 4;
+        plan.parallel.dp = 2;
+        const StepCost sharded = engine.evaluate(plan);
+        plan.parallel.zero = 0;
+        const StepCost replicated = engine.evaluate(plan);
+        QVERIFY(sharded.ok && replicated.ok);
+        QVERIFY(sharded.max_stage_total_bytes < replicated.max_stage_total_bytes);
+    }
+
     void engineCacheKeysOnTheWholeCluster()
     {
         // One engine per cluster, compared member by member: the same GPU and node count with

@@ -162,7 +162,8 @@ private slots:
         plan.parallel = layout(1, 1, 8, 1, 8, 3);
         plan.training.kernels = KernelStyle::Fused;
         const StepCost fused = evaluate(plan);
-        plan.training.kernels = KernelStyle::Auto; // ZeRO-3: a PyTorch FSDP-style stack
+        plan.training.kernels = KernelStyle::Auto; // torchtitan: eager unless compiled
+        plan.training.framework = TrainingFramework::Torchtitan;
         const StepCost eager = evaluate(plan);
         QVERIFY(fused.ok && eager.ok);
         QCOMPARE(eager.assumptions.kernels, KernelStyle::Eager);
@@ -231,33 +232,43 @@ private slots:
         QVERIFY(cost.step_time_s >= network);
     }
 
-    void aPlanKeepsItsStack()
+    void aPlanKeepsItsFramework()
     {
-        // ZeRO-3 alone does not switch a Megatron plan to PyTorch kernels when the stack is set.
+        // ZeRO-3 does not switch a Megatron plan to PyTorch kernels: the framework is a plan
+        // setting, and the default.
         Plan plan = makePlan("llama3-8b", "dgx-h100", 1, 8192);
         plan.parallel = layout(1, 1, 8, 1, 8, 3);
-        plan.training.stack = TrainingStack::Megatron;
+        QCOMPARE(plan.training.framework, TrainingFramework::Megatron);
         const StepCost megatron = evaluate(plan);
-        QVERIFY(megatron.ok && !megatron.assumptions.fsdp_style);
+        QVERIFY(megatron.ok && !megatron.assumptions.pytorch_framework);
         QCOMPARE(megatron.assumptions.kernels, KernelStyle::Fused);
         QCOMPARE(megatron.assumptions.attention, AttentionKernel::Flash2);
-        plan.training.stack = TrainingStack::Auto;
-        const StepCost pytorch = evaluate(plan);
-        QVERIFY(pytorch.assumptions.fsdp_style);
-        QVERIFY(pytorch.step_time_s > megatron.step_time_s);
-        // The search costs every candidate on the stack of the plan it starts from.
+        plan.training.framework = TrainingFramework::Torchtitan;
+        const StepCost titan = evaluate(plan);
+        QVERIFY(titan.ok && titan.assumptions.pytorch_framework);
+        QCOMPARE(titan.assumptions.kernels, KernelStyle::Eager);
+        QCOMPARE(titan.assumptions.attention, AttentionKernel::Sdpa);
+        QVERIFY(titan.step_time_s > megatron.step_time_s);
+        // The search costs every candidate on the plan's framework, and skips (and counts by
+        // rule) the layouts it cannot run: torchtitan has no ZeRO-1.
         plan.parallel.zero = 1;
         SearchOptions options;
         options.max_micro_batch = 2;
         const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), options);
         QVERIFY(result.ok);
-        for (const SearchCandidate& c : result.top)
-            QVERIFY(!c.cost.assumptions.fsdp_style);
-        QVERIFY(planFromText(planToJsonText(plan, HardwareCatalog::bundled())).training.stack ==
-                TrainingStack::Auto);
-        plan.training.stack = TrainingStack::PyTorch;
-        QCOMPARE(planFromText(planToJsonText(plan, HardwareCatalog::bundled())).training.stack,
-                 TrainingStack::PyTorch);
+        QVERIFY(!result.top.empty());
+        for (const SearchCandidate& c : result.top) {
+            QVERIFY(c.cost.assumptions.pytorch_framework);
+            QVERIFY(c.layout.shardingZero() != 1);
+        }
+        QVERIFY(result.rejected.count("framework-zero") == 1);
+        QVERIFY(result.rejected.at("framework-zero") > 0);
+        plan.training.framework = TrainingFramework::Megatron;
+        const SearchResult onMegatron = searchPlans(plan, HardwareCatalog::bundled(), options);
+        QVERIFY(onMegatron.ok);
+        QCOMPARE(onMegatron.rejected.count("framework-zero"), size_t(0));
+        for (const SearchCandidate& c : onMegatron.top)
+            QVERIFY(!c.cost.assumptions.pytorch_framework);
     }
 
     void contextParallelRingCostsItsSlowestHop()

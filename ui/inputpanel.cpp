@@ -412,17 +412,18 @@ QGroupBox* InputPanel::buildTrainingBox()
                          [index](Plan& plan) { plan.training.dtype = static_cast<Dtype>(index); });
     });
     trainingForm->addRow(tr("Data type"), m_dtype);
-    m_stack = new QComboBox(trainingBox);
-    m_stack->setObjectName("stack");
-    fillFromNames(m_stack, kTrainingStackNames);
-    m_stack->setToolTip(tr("The framework the plan runs on: what the 'auto' attention kernel, "
-                           "element-wise kernels and TP overlap resolve to"));
-    connect(m_stack, &QComboBox::activated, this, [this](int index) {
-        const auto stack = static_cast<TrainingStack>(m_stack->itemData(index).toInt());
-        m_document->edit(tr("stack %1").arg(trainingStackName(stack)), Field::Stack,
-                         [stack](Plan& plan) { plan.training.stack = stack; });
+    m_framework = new QComboBox(trainingBox);
+    m_framework->setObjectName("framework");
+    fillFromNames(m_framework, kTrainingFrameworkNames);
+    m_framework->setToolTip(tr("The framework the plan runs on: what the 'auto' attention "
+                               "kernel, element-wise kernels and TP overlap resolve to, and "
+                               "which layouts it can run (the ZeRO stage never changes it)"));
+    connect(m_framework, &QComboBox::activated, this, [this](int index) {
+        const auto framework = static_cast<TrainingFramework>(m_framework->itemData(index).toInt());
+        m_document->edit(tr("framework %1").arg(trainingFrameworkName(framework)), Field::Framework,
+                         [framework](Plan& plan) { plan.training.framework = framework; });
     });
-    trainingForm->addRow(tr("Training stack"), m_stack);
+    trainingForm->addRow(tr("Framework"), m_framework);
     m_attention = new QComboBox(trainingBox);
     m_attention->setObjectName("attention");
     fillFromNames(m_attention, kAttentionKernelNames);
@@ -529,7 +530,7 @@ void InputPanel::syncFromPlan()
                                  m_cp,          m_ep,         m_zero,    m_sp,
                                  m_recompute,   m_interleave, m_micro,   m_global,
                                  m_seq,         m_dtype,      m_tokens,  m_price,
-                                 m_stack,       m_attention,  m_kernels, m_tpOverlap,
+                                 m_framework,   m_attention,  m_kernels, m_tpOverlap,
                                  m_firstStage,  m_lastStage,  m_dpShard};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* object : all)
@@ -604,7 +605,7 @@ void InputPanel::syncFromPlan()
     m_dtype->setCurrentIndex(static_cast<int>(t.dtype));
     showValue(m_tokens, t.train_tokens / 1e9);
     showValue(m_price, t.gpu_hour_usd);
-    m_stack->setCurrentIndex(m_stack->findData(int(t.stack)));
+    m_framework->setCurrentIndex(m_framework->findData(int(t.framework)));
     m_attention->setCurrentIndex(m_attention->findData(int(t.attention)));
     m_kernels->setCurrentIndex(m_kernels->findData(int(t.kernels)));
     m_tpOverlap->setCurrentIndex(m_tpOverlap->findData(int(plan.parallel.tp_overlap)));

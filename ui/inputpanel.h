@@ -76,7 +76,7 @@ private:
     QComboBox* m_dtype;
     QDoubleSpinBox* m_tokens;
     QDoubleSpinBox* m_price;
-    QComboBox* m_stack;
+    QComboBox* m_framework;
     QComboBox* m_attention;
     QComboBox* m_kernels;
     QComboBox* m_tpOverlap;

@@ -71,7 +71,17 @@ LaunchExportDialog::LaunchExportDialog(const Plan& plan, const QString& planPath
 
 LaunchTarget LaunchExportDialog::defaultTarget(const Plan& plan)
 {
-    return fsdpStyleStack(plan) ? LaunchTarget::Torchtitan : LaunchTarget::Megatron;
+    // The plan's framework; FSDP1 loops have no target of their own, so torchtitan's.
+    switch (plan.training.framework) {
+    case TrainingFramework::Megatron:
+        return LaunchTarget::Megatron;
+    case TrainingFramework::DeepSpeed:
+        return LaunchTarget::DeepSpeed;
+    case TrainingFramework::Torchtitan:
+    case TrainingFramework::PytorchFsdp:
+        break;
+    }
+    return LaunchTarget::Torchtitan;
 }
 
 void LaunchExportDialog::setTarget(LaunchTarget target)

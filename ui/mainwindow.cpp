@@ -303,15 +303,12 @@ void MainWindow::connectPanels()
 {
     connect(m_search, &SearchPanel::layoutChosen, this,
             [this](const ParallelLayout& layout, const QString& label) {
-                m_document->edit(
-                    tr("use searched layout %1").arg(label), Field::Whole, [layout](Plan& plan) {
-                        // The search costed every layout on the plan's stack:
-                        // pin it, or a ZeRO change would switch it.
-                        if (plan.training.stack == TrainingStack::Auto)
-                            plan.training.stack = fsdpStyleStack(plan) ? TrainingStack::PyTorch
-                                                                       : TrainingStack::Megatron;
-                        plan.parallel = layout;
-                    });
+                m_document->edit(tr("use searched layout %1").arg(label), Field::Whole,
+                                 [layout](Plan& plan) {
+                                     // The search costed every layout on the plan's framework,
+                                     // which the layout leaves as it is.
+                                     plan.parallel = layout;
+                                 });
                 m_document->setNote(tr("Loaded %1 from the search (Edit > Undo restores the "
                                        "previous layout)")
                                         .arg(label));

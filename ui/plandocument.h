@@ -46,7 +46,7 @@ enum class Field
     StageLayers,
     DpShard,
     Topology, ///< a drawing edit; merges by the edit's own merge key
-    Stack,
+    Framework,
 };
 
 /// The plan being edited: its value, its file, and the undo history of every edit.

@@ -31,7 +31,7 @@ struct Context
     bool flash = true;
     bool sp = false;
     bool eager = false;         // element-wise work as PyTorch eager operators
-    bool pytorch = false;       // a PyTorch FSDP-style stack (autograd, op-level checkpoints)
+    bool pytorch = false;       // a PyTorch framework (autograd, op-level checkpoints)
     double overlapSlowdown = 1; // TP-region GEMMs sharing their SMs with overlap kernels
     double launchGap = 0;       // GPU idle between back-to-back kernels (s)
     double launchHost = 0;      // host time to issue one kernel (s)

@@ -34,25 +34,29 @@ enum class Optimizer
     SGD,
 };
 
-/// The software stack a plan runs on (training.stack): what the `auto` kernel and overlap
-/// settings resolve to.
-enum class TrainingStack
+/// The training framework a plan runs on (training.framework): what the `auto` kernel,
+/// attention and overlap settings resolve to, and which layouts it can run
+/// (frameworkCapabilityIssue). The ZeRO stage never changes it; a plan that names none runs
+/// on Megatron. Each default's source: docs/engine.md, "The training framework".
+enum class TrainingFramework
 {
-    Auto,     ///< PyTorch with ZeRO-3 (FSDP), Megatron otherwise
-    Megatron, ///< Megatron-Core / NeMo with Transformer Engine
-    PyTorch,  ///< PyTorch FSDP stacks: torchtitan, DeepSpeed, Hugging Face
+    Megatron,    ///< Megatron-LM / Megatron-Core, NeMo, Megatron-Bridge (Transformer Engine)
+    Torchtitan,  ///< torchtitan: FSDP2 fully_shard, eager unless torch.compile is enabled
+    PytorchFsdp, ///< PyTorch FSDP1 flat parameters: llm-foundry, Accelerate, Lightning
+    DeepSpeed,   ///< DeepSpeed ZeRO engine, eager PyTorch modules
 };
-inline constexpr EnumName<TrainingStack> kTrainingStackNames[] = {
-    {TrainingStack::Auto, "auto", "auto (PyTorch with ZeRO-3, else Megatron)"},
-    {TrainingStack::Megatron, "megatron", "Megatron-Core / NeMo"},
-    {TrainingStack::PyTorch, "pytorch", "PyTorch FSDP (torchtitan, DeepSpeed)"},
+inline constexpr EnumName<TrainingFramework> kTrainingFrameworkNames[] = {
+    {TrainingFramework::Megatron, "megatron", "Megatron-Core / NeMo"},
+    {TrainingFramework::Torchtitan, "torchtitan", "torchtitan (FSDP2)"},
+    {TrainingFramework::PytorchFsdp, "pytorch-fsdp", "PyTorch FSDP1 (llm-foundry, Accelerate)"},
+    {TrainingFramework::DeepSpeed, "deepspeed", "DeepSpeed"},
 };
-const char* trainingStackName(TrainingStack stack);
+const char* trainingFrameworkName(TrainingFramework framework);
 
 /// How the training stack runs its element-wise work (training.kernels).
 enum class KernelStyle
 {
-    Auto,  ///< eager for ZeRO-3/FSDP stacks, fused for Megatron-style ones
+    Auto,  ///< eager on the PyTorch frameworks, fused on Megatron
     Fused, ///< Megatron-LM / Transformer Engine fused kernels (or torch.compile)
     Eager, ///< PyTorch eager: one kernel, one HBM round trip, per operator
 };
@@ -66,7 +70,7 @@ const char* kernelStyleName(KernelStyle style);
 /// Tensor-parallel communication overlap (parallel.tp_overlap).
 enum class TpOverlap
 {
-    Auto,  ///< ag-gemm where the stack supports it (Megatron-style, SP on, TP in one node)
+    Auto,  ///< ag-gemm on Megatron with SP on and TP in one node
     None,  ///< every TP collective on the critical path
     AgGemm ///< all-gather/reduce-scatter split into tp chunks pipelined with the GEMMs
            ///< (Megatron's --tp-comm-overlap, Transformer Engine userbuffers, async TP)
@@ -136,6 +140,9 @@ struct ParallelLayout
     int microBatches() const { return global_batch / (micro_batch * dp); }
     /// The ZeRO shard group size: dp_shard, or every dp x cp rank.
     int shardRanks() const { return dp_shard > 0 ? dp_shard : dp * cp; }
+    /// The ZeRO stage that shards anything: a shard group of one rank (dp x cp = 1, or
+    /// dp_shard = 1) keeps every byte whole, so its ZeRO stage costs as ZeRO-0.
+    int shardingZero() const { return shardRanks() > 1 ? zero : 0; }
 };
 
 struct TrainingSettings
@@ -145,7 +152,7 @@ struct TrainingSettings
     Optimizer optimizer = Optimizer::Adam;
     double train_tokens = 0; ///< 0: not given
     double gpu_hour_usd = 0; ///< 0: not given
-    TrainingStack stack = TrainingStack::Auto;
+    TrainingFramework framework = TrainingFramework::Megatron;
     AttentionKernel attention = AttentionKernel::Auto;
     KernelStyle kernels = KernelStyle::Auto;
     /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,
@@ -233,9 +240,15 @@ std::vector<int> stageLayerCounts(const ModelSpec& model, const ParallelLayout& 
 void stageLayerCounts(const ModelSpec& model, const ParallelLayout& layout,
                       std::vector<int>* counts);
 
-/// What `auto` settings resolve to, and why (the plan's stack: ZeRO-3 layouts run on PyTorch
-/// FSDP-style stacks (torchtitan, DeepSpeed, Hugging Face), the rest on Megatron-style ones).
-bool fsdpStyleStack(const Plan& plan);
+/// What `auto` settings resolve to: the framework's defaults. True for the PyTorch frameworks
+/// (torchtitan, PyTorch FSDP, DeepSpeed: SDPA, eager operators, no TP overlap), false for
+/// Megatron (flash-attn, Transformer Engine fused kernels, TP overlap).
+bool pytorchFramework(const Plan& plan);
+/// What the plan's framework cannot run in `layout` (docs/engine.md, "What each framework
+/// can run"): the rule id (e.g. "framework-zero"), the field and a message naming the
+/// framework and the setting; false when it can run it.
+bool frameworkCapabilityIssue(TrainingFramework framework, const ParallelLayout& layout,
+                              PlanIssue* issue);
 KernelStyle resolvedKernelStyle(const Plan& plan);
 AttentionKernel resolvedAttention(const Plan& plan);
 /// The attention kernel's forward (or backward) share of peak at long sequences, with its

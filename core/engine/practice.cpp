@@ -330,7 +330,7 @@ void Generator::memory()
         w.answer_unit = "GiB";
         w.prompt = "Under ZeRO-" + std::to_string(stage) + " instead of ZeRO-" +
                    std::to_string(zero) + " (all else as planned, on " +
-                   (vc.assumptions.fsdp_style ? "PyTorch FSDP" : "Megatron-Core") +
+                   trainingFrameworkName(plan.training.framework) +
                    "), how much memory does each GPU of the fullest pipeline stage hold?";
         w.derivation = memoryDerivation(
             vc, "Memory per GPU of " + plan.model.name + " under ZeRO-" + std::to_string(stage),

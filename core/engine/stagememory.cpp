@@ -51,8 +51,9 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
     t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
     t.sequenceParallelBytes = c.sp ? c.tokens * m.hidden * c.actBytes : 0.0;
+    // ZeRO-3 at a shard group of one rank shards nothing: no gathered copies to hold.
     t.zero3GatherBytes =
-        p.zero >= 3 && p.pp == 1
+        p.shardingZero() >= 3 && p.pp == 1
             ? (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * t.weightBytes
             : 0.0;
 }

@@ -287,9 +287,9 @@ void Evaluation::setup()
     as.kernels = resolvedKernelStyle(plan);
     as.tp_overlap = tpOverlapActive(plan);
     as.grad_reduce_bytes = gradReduceBytes(plan);
-    as.fsdp_style = fsdpStyleStack(plan);
+    as.pytorch_framework = pytorchFramework(plan);
     c.eager = as.kernels == KernelStyle::Eager;
-    c.pytorch = as.fsdp_style;
+    c.pytorch = as.pytorch_framework;
     c.cudaGraphs = static_cast<int>(tr.cuda_graphs);
     c.launchGap = (tr.cuda_graphs == CudaGraphs::None ? fig.kernel_gap_s : fig.graph_kernel_gap_s)
                       .value;

@@ -180,7 +180,7 @@ struct StepAssumptions
     Sourced attention_bwd_figure;   ///< ... backward
     double attention_fwd_share = 0; ///< at this sequence length and head dimension
     double attention_bwd_share = 0;
-    bool fsdp_style = false;
+    bool pytorch_framework = false;
     double slowest_gpu_factor = 1; ///< the slowest GPU's time relative to a typical one
 };
 

@@ -145,28 +145,22 @@ void Walk::planInputs() const
             d.notes.push_back("rejected [" + issue.rule + "]: " + issue.message);
         return;
     }
-    d.inputs.push_back(std::string("training stack: ") +
-                       (as.fsdp_style ? "PyTorch FSDP (torchtitan, DeepSpeed, Hugging Face)"
-                                      : "Megatron-Core / NeMo") +
-                       (t.stack == TrainingStack::Auto
-                            ? (p.zero >= 3 ? " (auto: ZeRO-3 layouts run on PyTorch FSDP; set "
-                                             "training.stack to change it)"
-                                           : " (auto: ZeRO-0/1/2 layouts run on Megatron-Core; "
-                                             "set training.stack to change it)")
-                            : " (plan)"));
+    d.inputs.push_back(std::string("training framework: ") + trainingFrameworkName(t.framework) +
+                       " (set by training.framework)");
     d.inputs.push_back(std::string("attention kernel: ") + attentionKernelName(as.attention) +
                        (t.attention == AttentionKernel::Auto
-                            ? (as.fsdp_style ? " (auto: PyTorch stacks call SDPA)"
-                                             : " (auto: Megatron-LM calls flash-attn)")
+                            ? (as.pytorch_framework ? " (auto: the PyTorch frameworks call SDPA)"
+                                                    : " (auto: Megatron-LM calls flash-attn)")
                             : " (plan)") +
                        (as.attention != AttentionKernel::Unfused
                             ? ", " + describeSource(cost.assumptions.attention_fwd_figure)
                             : std::string()));
-    d.inputs.push_back(std::string("element-wise kernels: ") + kernelStyleName(as.kernels) +
-                       (t.kernels == KernelStyle::Auto
-                            ? (as.fsdp_style ? " (auto: PyTorch stacks run eager operators)"
-                                             : " (auto: Megatron-style fused kernels)")
-                            : " (plan)"));
+    d.inputs.push_back(
+        std::string("element-wise kernels: ") + kernelStyleName(as.kernels) +
+        (t.kernels == KernelStyle::Auto
+             ? (as.pytorch_framework ? " (auto: the PyTorch frameworks run eager operators)"
+                                     : " (auto: Megatron-style fused kernels)")
+             : " (plan)"));
     d.inputs.push_back(std::string("TP overlap: ") +
                        (p.tp < 2        ? "n/a (tp = 1)"
                         : as.tp_overlap ? "AG/RS pipelined with the GEMMs"

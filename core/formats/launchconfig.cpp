@@ -52,9 +52,12 @@ LaunchConfig exportLaunchConfig(const Plan& plan, LaunchTarget target,
     if (!config.error.empty())
         return config;
     config.fits = cost.fits;
-    const bool pytorch = target == LaunchTarget::Torchtitan || target == LaunchTarget::DeepSpeed;
-    config.warnings = launch::commonWarnings(
-        plan, engine, cost, pytorch ? TrainingStack::PyTorch : TrainingStack::Megatron);
+    // The framework the file runs on: NeMo is Megatron-Core underneath.
+    const TrainingFramework framework =
+        target == LaunchTarget::Torchtitan  ? TrainingFramework::Torchtitan
+        : target == LaunchTarget::DeepSpeed ? TrainingFramework::DeepSpeed
+                                            : TrainingFramework::Megatron;
+    config.warnings = launch::commonWarnings(plan, engine, cost, framework);
     switch (target) {
     case LaunchTarget::Megatron:
         exportMegatron(plan, &config);
@@ -191,7 +194,7 @@ std::string headerComment(const Plan& plan, const std::string& release, const ch
 }
 
 std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engine,
-                                        const StepCost& cost, TrainingStack stack)
+                                        const StepCost& cost, TrainingFramework framework)
 {
     std::vector<std::string> warnings;
     if (plan.training.gpu_hour_usd > 0)
@@ -214,19 +217,35 @@ std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engi
             " per GPU on its fullest stage, so this job runs out of memory as "
             "planned; change the layout first (the Memory tab or "
             "'paraplan-cli search')");
-    const bool pytorch = stack == TrainingStack::PyTorch;
-    if (fsdpStyleStack(plan) != pytorch) {
+    const bool pytorch = framework != TrainingFramework::Megatron;
+    if (plan.training.framework != framework && pytorchFramework(plan) == pytorch)
+        warnings.push_back(std::string("the plan's training.framework is ") +
+                           trainingFrameworkName(plan.training.framework) + "; this file runs on " +
+                           trainingFrameworkName(framework) +
+                           ", whose defaults Paraplan costs alike, but set the plan's framework "
+                           "to check the layouts it can run");
+    if (pytorchFramework(plan) != pytorch) {
         // The file keeps the plan's element-wise kernels (torchtitan writes them as
         // [compile]); the stack changes the attention kernel and what overlaps.
         Plan onTarget = plan;
-        onTarget.training.stack = stack;
+        onTarget.training.framework = framework;
         onTarget.training.kernels = resolvedKernelStyle(plan);
         // TP overlap as the files write it: Megatron's --tp-comm-overlap, torchtitan's async
         // TP (compiled kernels only).
-        const bool overlap =
-            tpOverlapActive(plan) && (!pytorch || resolvedKernelStyle(plan) == KernelStyle::Fused);
+        // DeepSpeed has no TP overlap (frameworkCapabilityIssue).
+        const bool overlap = tpOverlapActive(plan) && framework != TrainingFramework::DeepSpeed &&
+                             (!pytorch || resolvedKernelStyle(plan) == KernelStyle::Fused);
         onTarget.parallel.tp_overlap = overlap ? TpOverlap::AgGemm : TpOverlap::None;
+        // torchtitan has no ZeRO-1: its file writes it as fsdp_reshard_after_forward "never".
+        if (framework == TrainingFramework::Torchtitan && onTarget.parallel.shardingZero() == 1)
+            onTarget.parallel.zero = 2;
         const StepCost there = engine.evaluate(onTarget);
+        PlanIssue unsupported;
+        if (frameworkCapabilityIssue(framework, onTarget.parallel, &unsupported))
+            warnings.push_back("this layout does not run as planned on the file's framework: " +
+                               unsupported.message);
+        if (!there.ok)
+            return warnings;
         const char* planned = pytorch ? "a Megatron-style stack" : "a PyTorch FSDP-style stack";
         const char* target = pytorch ? "PyTorch" : "Megatron-style";
         if (std::abs(there.step_time_s - cost.step_time_s) > 0.01 * cost.step_time_s)
@@ -236,7 +255,7 @@ std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engi
                                " stack, on which Paraplan costs the same layout at " +
                                units::formatSeconds(there.step_time_s) +
                                " per step (its attention kernel and overlap); set the plan's "
-                               "stack to compare");
+                               "training.framework to compare");
     }
     return warnings;
 }

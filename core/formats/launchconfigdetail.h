@@ -50,7 +50,7 @@ std::string torchrunLine(const Plan& plan, const std::string& script);
 /// a plan costed on another software stack than `stack`, the one the target runs (with the
 /// step time on each). `cost` is the plan's evaluation by `engine` (costed: ok).
 std::vector<std::string> commonWarnings(const Plan& plan, const StepEngine& engine,
-                                        const StepCost& cost, TrainingStack stack);
+                                        const StepCost& cost, TrainingFramework framework);
 
 /// Text on one comment line: a newline or other control character (from a plan or model name)
 /// would end the comment and let the rest run as a command or be read as a setting.

@@ -363,12 +363,12 @@ void applyTraining(const FlagReader& f, Plan* plan)
         t.train_tokens = static_cast<double>(*samples) * t.seq_len;
     else if (const std::optional<long long> iters = f.integer("--train-iters", 1))
         t.train_tokens = static_cast<double>(*iters) * plan->parallel.global_batch * t.seq_len;
-    // The same rule as the torchtitan import: the file's framework is the plan's stack.
-    if (fsdpStyleStack(*plan))
+    // The same rule as the torchtitan import: the file's framework is the plan's framework.
+    if (pytorchFramework(*plan))
         f.warn("the plan would be costed on a PyTorch FSDP-style stack; a Megatron-LM file "
                "runs on Megatron, so the imported plan is costed as Megatron runs it (its "
                "attention kernel, fused kernels and overlap)");
-    t.stack = TrainingStack::Megatron;
+    t.framework = TrainingFramework::Megatron;
 }
 
 } // namespace

@@ -273,13 +273,12 @@ void TitanReader::readDegrees()
     p.dp_shard = 0;
     if (shard > 1 || p.cp > 1) { // torchtitan shards over dp_shard x cp
         if (reshard == "never") {
-            p.zero = base.parallel.zero == 1 || base.parallel.zero == 2 ? base.parallel.zero : 2;
+            // torchtitan has no ZeRO-1 (frameworkCapabilityIssue): FSDP2 shards the
+            // gradients with the optimizer state.
+            p.zero = 2;
             warn("fsdp_reshard_after_forward = \"never\" keeps parameters gathered through the "
-                 "step: ZeRO-" +
-                 std::to_string(p.zero) +
-                 (p.zero == base.parallel.zero ? " (the base plan's stage; the file cannot tell "
-                                                 "ZeRO-1 from ZeRO-2)"
-                                               : " (the file cannot tell ZeRO-1 from ZeRO-2)"));
+                 "step: ZeRO-2 (torchtitan has no ZeRO-1: FSDP2 shards gradients with the "
+                 "optimizer state)");
         } else {
             p.zero = 3;
             if (reshard == "always" && p.pp > 1)
@@ -487,11 +486,11 @@ void TitanReader::readTraining()
         warn("optimizer.name \"" + optimizer +
              "\" is not modelled; the base plan's optimizer "
              "is kept");
-    if (!fsdpStyleStack(plan))
+    if (!pytorchFramework(plan))
         warn("the base plan runs on a Megatron-style stack; a torchtitan file runs on PyTorch, "
              "so the imported plan is costed as PyTorch runs it (its attention kernel, "
              "element-wise kernels and overlap)");
-    t.stack = TrainingStack::PyTorch;
+    t.framework = TrainingFramework::Torchtitan;
     t.kernels = flag("compile.enable", false) ? KernelStyle::Fused : KernelStyle::Eager;
 
     const std::string mode = text("activation_checkpoint.mode", "selective");

@@ -173,13 +173,13 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
     }
 }
 
-void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* t)
+void readTraining(const QJsonObject& o, json::Reader& reader, int zero, TrainingSettings* t)
 {
     const std::string path = "training";
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
-                      "cuda_graphs"});
+                      "framework", "cuda_graphs"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -196,7 +196,26 @@ void readTraining(const QJsonObject& o, json::Reader& reader, TrainingSettings* 
     if (reader.boolean(o, "flash_attention", path, &flash))
         t->attention = flash ? AttentionKernel::Auto : AttentionKernel::Unfused;
     reader.choice(o, "attention", path, "attention kernel", kAttentionKernelNames, &t->attention);
-    reader.choice(o, "stack", path, "stack", kTrainingStackNames, &t->stack);
+    // "framework" names the training framework (default megatron). The older "stack" still
+    // reads as the framework it resolved to: megatron; pytorch as torchtitan (the FSDP2 stack
+    // its defaults described); auto as it resolved for this file (torchtitan at ZeRO-3, else
+    // megatron), so that old files cost as before. Saving writes "framework".
+    enum class OldStack
+    {
+        Auto,
+        Megatron,
+        PyTorch
+    };
+    OldStack stack = OldStack::Megatron;
+    if (reader.choice(o, "stack", path, "stack",
+                      {{"auto", OldStack::Auto},
+                       {"megatron", OldStack::Megatron},
+                       {"pytorch", OldStack::PyTorch}},
+                      &stack))
+        t->framework = stack == OldStack::PyTorch || (stack == OldStack::Auto && zero >= 3)
+                           ? TrainingFramework::Torchtitan
+                           : TrainingFramework::Megatron;
+    reader.choice(o, "framework", path, "framework", kTrainingFrameworkNames, &t->framework);
     reader.choice(o, "kernels", path, "kernels", kKernelStyleNames, &t->kernels);
     reader.choice(o, "cuda_graphs", path, "cuda_graphs", kCudaGraphsNames, &t->cuda_graphs);
     int reduce = 0;
@@ -281,7 +300,8 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
         reader.error("parallel", "missing: the parallel layout (tp, pp, dp, micro_batch, "
                                  "global_batch, ...)");
     readParallel(sectionOf(root, "parallel", reader), reader, &result.parallel);
-    readTraining(sectionOf(root, "training", reader), reader, &result.training);
+    readTraining(sectionOf(root, "training", reader), reader, result.parallel.zero,
+                 &result.training);
     if (!errors->empty())
         return false;
     const GpuSpec* gpu = catalog.gpu(result.cluster.gpu_id);
@@ -399,8 +419,7 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
                          {"dtype", dtypeName(t.dtype)},
                          {"optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd"},
                          {"attention", attentionKernelName(t.attention)}};
-    if (t.stack != TrainingStack::Auto)
-        training["stack"] = trainingStackName(t.stack);
+    training["framework"] = trainingFrameworkName(t.framework);
     if (t.kernels != KernelStyle::Auto)
         training["kernels"] = kernelStyleName(t.kernels);
     if (t.cuda_graphs != CudaGraphs::None)

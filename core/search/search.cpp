@@ -120,13 +120,9 @@ SearchResult searchPlans(const Plan& plan_, const HardwareCatalog& catalog,
                          const std::function<void(double)>& progress)
 {
     const auto started = std::chrono::steady_clock::now();
-    // Every candidate runs on the plan's own stack: an `auto` stack is resolved once, from
-    // the plan the search starts from, so that a ZeRO-3 candidate is costed on the same
-    // framework as its neighbours.
-    Plan base = plan_;
-    if (base.training.stack == TrainingStack::Auto)
-        base.training.stack =
-            fsdpStyleStack(plan_) ? TrainingStack::PyTorch : TrainingStack::Megatron;
+    // Every candidate runs on the plan's own framework (training.framework); layouts it
+    // cannot run are skipped and counted by rule (frameworkCapabilityIssue).
+    const Plan& base = plan_;
     SearchResult result;
     result.error = searchProblem(base, options, &result.over_budget);
     if (!result.error.empty())

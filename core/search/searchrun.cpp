@@ -175,6 +175,8 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     // (ZeRO outside 0-3: the space holds 0-3), "dp-shard" (read only when dp_shard > 0: the
     // template sets 0) and "sp-tp" (sequence parallelism at TP 1: the space turns it on only
     // at TP > 1). None of these can fire, so siblings break the same rules in the same order.
+    // The framework's rules (frameworkCapabilityIssue) read the ZeRO stage: they are judged
+    // for each layout before this shortcut, so the layouts that reach it pass them all.
     // Checked against the engine on every layout by tst_search shortcutsChangeNothing.
     const int interleaves = space.interleaves(block);
     const size_t cells = static_cast<size_t>(interleaves) * block.columns;
@@ -183,6 +185,7 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
     const bool bounding = memory.has_value();
     tally.blockRules.clear();
     tally.blockRuleCounts.clear();
+    PlanIssue unsupported;
     for (; index < to; index += step) {
         if (cancel && cancel->load(std::memory_order_relaxed)) {
             stopped = true;
@@ -195,6 +198,12 @@ void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long
         // Every ZeRO stage at a shard group of one rank is the ZeRO-0 plan, scored once.
         if (zeroIsMoot(plan.parallel)) {
             ++tally.duplicates;
+            continue;
+        }
+        // A layout the plan's framework cannot run (it reads the ZeRO stage, so it is judged
+        // per layout, before the siblings' verdicts): skipped, counted by its rule.
+        if (frameworkCapabilityIssue(plan.training.framework, plan.parallel, &unsupported)) {
+            ++tally.rejected[unsupported.rule];
             continue;
         }
         if (known >= 0) { // a sibling broke this rule: so does this layout

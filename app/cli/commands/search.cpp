@@ -147,8 +147,7 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
         QJsonObject{{"plan", QString::fromStdString(plan.name)},
                     {"given", given},
                     {"objective", searchObjectiveName(search.objective)},
-                    {"stack", trainingStackName(fsdpStyleStack(plan) ? TrainingStack::PyTorch
-                                                                     : TrainingStack::Megatron)},
+                    {"framework", trainingFrameworkName(plan.training.framework)},
                     {"space", static_cast<double>(result.space)},
                     {"rejected", rejected},
                     {"did_not_fit", static_cast<double>(result.did_not_fit)},
@@ -218,8 +217,7 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
     out << (plan.name.empty() ? title : plan.name) << ": " << plan.model.name << " on "
         << plan.cluster.totalGpus() << " GPUs, global batch " << plan.parallel.global_batch
         << ", objective " << searchObjectiveName(search.objective) << ", every layout on the "
-        << (fsdpStyleStack(plan) ? "PyTorch FSDP" : "Megatron-Core") << " stack"
-        << (plan.training.stack == TrainingStack::Auto ? " (auto, from this plan)" : "") << "\n";
+        << trainingFrameworkName(plan.training.framework) << " framework (training.framework)\n";
     out << "  " << result.space << " layouts: " << result.scored
         << " scored (fit with the headroom free, kept for ranking), " << result.did_not_fit
         << " over memory";
