@@ -314,7 +314,7 @@ private slots:
         // braced from fewer.)
         using test::AnyField;
         QCOMPARE((test::fieldCount<layercost::Context, AnyField, AnyField, AnyField>()),
-                 size_t(21)); // layerKey in stepmodel.cpp
+                 size_t(29)); // layerKey in stepmodel.cpp
         const std::vector<std::function<void(ModelSpec&)>> changes = {
             [](ModelSpec& m) { ++m.layers; },
             [](ModelSpec& m) { ++m.hidden; },
