@@ -290,7 +290,9 @@ void Walk::gemmSteps() const
         const GemmTiming& g = l.gemms[i];
         const bool batched = g.batch != 1;
         const std::string nb = batched ? " n_b" : "";
-        const double operands = w * (g.M * g.K + g.K * g.N) * g.batch;
+        // FP8 GEMMs read 1-byte operands (all but the MoE router under dtype fp8).
+        const bool fp8Gemm = t.dtype == Dtype::FP8 && std::string(g.name) != "router";
+        const double operands = (fp8Gemm ? 1 : w) * (g.M * g.K + g.K * g.N) * g.batch;
         // FP8 GEMMs write 16-bit outputs.
         const double output = (t.dtype == Dtype::FP8 ? 2 : w) * g.M * g.N * g.batch;
         const double hbm = H > 0 ? H : (g.operands_s > 0 ? operands / g.operands_s : 0);
