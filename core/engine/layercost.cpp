@@ -15,7 +15,7 @@ namespace {
 // kernels::gemmEfficiencyGivenReference through this thread's table of its answers: a pure
 // function of the SM count, the reference's share and quantization and the shape, which a
 // search asks for again at every layout with the same GEMM shapes. Bit for bit the same.
-double gemmEfficiency(const Context& c, double M, double N, double K)
+double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8)
 {
     struct Entry
     {
@@ -23,6 +23,7 @@ double gemmEfficiency(const Context& c, double M, double N, double K)
         bool shaped = false;
         double share = 0;
         double reference = 0;
+        double kStep = 0;
         double M = 0;
         double N = 0;
         double K = 0;
@@ -31,6 +32,10 @@ double gemmEfficiency(const Context& c, double M, double N, double K)
     static thread_local std::array<Entry, 128> table;
     const KernelFigures& k = c.gpu->kernels;
     const bool shaped = k.gemm_shape[0] > 0;
+    // FP8 GEMMs: their own share and reference shape, and 128-deep main-loop steps.
+    const double share = fp8 ? c.fp8Share : c.gemmShare;
+    const double reference = fp8 ? c.fp8Reference : c.gemmReference;
+    const double kStep = fp8 ? 128 : 64;
     uint64_t bits[3];
     std::memcpy(&bits[0], &M, sizeof M);
     std::memcpy(&bits[1], &N, sizeof N);
@@ -40,14 +45,15 @@ double gemmEfficiency(const Context& c, double M, double N, double K)
     h *= 0x94D049BB133111EBULL;
     h ^= h >> 29;
     Entry& e = table[static_cast<size_t>(h % table.size())];
-    if (e.sms == k.sm_count && e.shaped == shaped && e.share == c.gemmShare &&
-        e.reference == c.gemmReference && e.M == M && e.N == N && e.K == K)
+    if (e.sms == k.sm_count && e.shaped == shaped && e.share == share && e.reference == reference &&
+        e.kStep == kStep && e.M == M && e.N == N && e.K == K)
         return e.efficiency;
-    e.efficiency = kernels::gemmEfficiencyGivenReference(k, c.gemmShare, c.gemmReference, M, N, K);
+    e.efficiency = kernels::gemmEfficiencyGivenReference(k, share, reference, M, N, K, kStep);
     e.sms = k.sm_count;
     e.shaped = shaped;
-    e.share = c.gemmShare;
-    e.reference = c.gemmReference;
+    e.share = share;
+    e.reference = reference;
+    e.kStep = kStep;
     e.M = M;
     e.N = N;
     e.K = K;
@@ -59,24 +65,26 @@ double gemmEfficiency(const Context& c, double M, double N, double K)
 // that and half after it: a tile writes its output once its main loop is done; persistent
 // ping-pong kernels hide that behind the next tile, non-persistent ones do not (docs/engine.md,
 // an assumption between the two). `cBytes` is the output element size (8 for a weight
-// gradient accumulated into fp32: read and write).
+// gradient accumulated into fp32: read and write). `fp8`: FP8 operands (1 byte) on the FP8
+// figures, the output still 16-bit.
 GemmTiming gemmTiming(const Context& c, double M, double K, double N, double batch = 1,
-                      double cBytes = -1)
+                      double cBytes = -1, bool fp8 = false)
 {
     GemmTiming g;
     if (M <= 0 || K <= 0 || N <= 0)
         return g;
-    const double a = c.actBytes;
+    const double a = fp8 ? 1 : c.actBytes;
+    const double peak = fp8 ? c.fp8Peak : c.peak;
     g.M = M;
     g.K = K;
     g.N = N;
     g.batch = batch;
     g.flops = 2 * M * K * N * batch;
     const double operands = (a * M * K + a * K * N) * batch;
-    const double output = (cBytes < 0 ? a : cBytes) * M * N * batch;
+    const double output = (cBytes < 0 ? c.actBytes : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
-    g.efficiency = gemmEfficiency(c, M * batch, N, K);
-    g.compute_s = g.flops / (c.peak * g.efficiency);
+    g.efficiency = gemmEfficiency(c, M * batch, N, K, fp8);
+    g.compute_s = g.flops / (peak * g.efficiency);
     g.operands_s = operands / c.hbm;
     g.output_s = output / c.hbm;
     const double epilogue = 0.5 * g.output_s;
@@ -85,9 +93,9 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
 }
 
 double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
-                   double cBytes = -1)
+                   double cBytes = -1, bool fp8 = false)
 {
-    return gemmTiming(c, M, K, N, batch, cBytes).time_s;
+    return gemmTiming(c, M, K, N, batch, cBytes, fp8).time_s;
 }
 
 } // namespace
@@ -95,15 +103,15 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
 // Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
 // and dgrad GEMMs that run beside TP-overlap kernels.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double slowdown, GemmTiming* timing)
+             double* backward, double* flops, double slowdown, GemmTiming* timing, bool fp8)
 {
-    GemmTiming f = gemmTiming(c, M, K, N, batch);
+    GemmTiming f = gemmTiming(c, M, K, N, batch, -1, fp8);
     *forward += slowdown * f.time_s;
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
     const double wgradBytes = c.pytorch ? c.actBytes : 8;
-    *backward +=
-        slowdown * gemmSeconds(c, M, N, K, batch) + gemmSeconds(c, K, M, N, batch, wgradBytes);
+    *backward += slowdown * gemmSeconds(c, M, N, K, batch, -1, fp8) +
+                 gemmSeconds(c, K, M, N, batch, wgradBytes, fp8);
     *flops += 2 * M * K * N * batch;
     if (timing) {
         f.slowdown = slowdown;
@@ -219,6 +227,59 @@ void addLaunches(const Context& c, bool moe, LayerCompute* l)
 
 } // namespace
 
+namespace {
+
+// The layer GEMMs an FP8 recipe runs in FP8: every projection and MLP GEMM but the MoE router
+// (Megatron-Core computes its logits outside Transformer Engine's FP8 linears).
+bool fp8Linear(const Context& c, const GemmShape& g)
+{
+    return c.fp8 && std::strcmp(g.name, "router") != 0;
+}
+
+} // namespace
+
+Fp8CastBytes fp8CastBytes(const Context& c, bool moe)
+{
+    Fp8CastBytes out;
+    if (!c.fp8)
+        return out;
+    const bool block = c.fp8Recipe == Fp8Recipe::Mxfp8 || c.fp8Recipe == Fp8Recipe::Blockwise;
+    // FP8 copies of each quantized tensor: one for the GEMM that reads it as it is laid out,
+    // and one laid out (or scaled) along the other dimension for the GEMM that reads it
+    // transposed: on GPUs whose FP8 GEMMs take K-major operands only (Hopper: X and dY for the
+    // weight gradient, W for dgrad), and for block scaling anywhere (MXFP8's 1x32 and the
+    // blockwise recipe's 1x128 scales run along K, so the transposed use needs its own scales).
+    const double copies = c.fp8TnOnly || block ? 2 : 1;
+    // Current scaling reads the 16-bit tensor once more for its amax before it can scale it;
+    // delayed scaling takes the previous steps' amax and fuses this one's into the cast; block
+    // recipes compute each block's scale inside the cast kernel.
+    const double amax = c.fp8Recipe == Fp8Recipe::Current ? 2 : 0;
+    // Transformer Engine casts and transposes in one kernel (one read, `copies` writes);
+    // torchao casts each layout as its own pass (a read, and an amax, per copy).
+    const double perElement = c.pytorch ? copies * (2 + amax + 1) : 2 + amax + copies;
+    // Scales: MXFP8 one E8M0 byte per 32 elements; blockwise one fp32 per 1x128 activation
+    // block and per 128x128 weight block; tensor-wise recipes one scalar (nothing per element).
+    const double actScales = c.fp8Recipe == Fp8Recipe::Mxfp8       ? copies / 32.0
+                             : c.fp8Recipe == Fp8Recipe::Blockwise ? copies * 4 / 128.0
+                                                                   : 0;
+    const double weightScales = c.fp8Recipe == Fp8Recipe::Mxfp8       ? copies / 32.0
+                                : c.fp8Recipe == Fp8Recipe::Blockwise ? copies * 4 / 16384.0
+                                                                      : 0;
+    for (const GemmShape& g :
+         layerGemmShapes(c.m, c.p, c.tokens, c.headsLocal, c.kvLocal, c.d, moe)) {
+        if (!fp8Linear(c, g))
+            continue;
+        out.forward += g.M * g.K * g.batch * (perElement + actScales);    // the input X
+        out.backward += g.M * g.N * g.batch * (perElement + actScales);   // the gradient dY
+        out.weights += g.K * g.N * g.batch * (perElement + weightScales); // the weight W
+    }
+    // Megatron-LM hands Transformer Engine is_first_microbatch, so the FP8 weights (and their
+    // transposes) are cast on a step's first micro-batch and reused; torchao casts them at
+    // every call.
+    out.weight_casts_per_microbatch = c.pytorch ? 1 : 1 / std::max(1.0, c.microbatches);
+    return out;
+}
+
 LayerCompute layerCompute(const Context& c, bool moe)
 {
     const ModelSpec& m = c.m;
@@ -238,7 +299,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     const double chunks = c.overlapSlowdown;
     for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe)) {
         GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
-        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing);
+        addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing,
+                fp8Linear(c, g));
         if (timing)
             timing->name = g.name;
     }
@@ -247,7 +309,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
     l.gemm_forward_s = fwd;
     l.gemm_backward_s = bwd;
     l.gemm_forward_flops = flops;
-    l.gemm_efficiency = fwd > 0 ? flops / (fwd * c.peak) : 0;
+    l.gemm_efficiency = fwd > 0 ? flops / (fwd * (c.fp8 ? c.fp8Peak : c.peak)) : 0;
 
     // Attention core: queries of this rank against all keys (context parallel splits queries).
     const double s = c.p.cp > 0 ? c.seqLocal * c.p.cp : c.seqLocal;
@@ -255,15 +317,20 @@ LayerCompute layerCompute(const Context& c, bool moe)
     const double coreFlops = 2 * 2 * c.seqLocal * s * d * batchHeads;
     double coreFwd = 0;
     double coreBwd = 0;
+    // FP8 recipes keep the attention core in 16 bits unless the plan asks for FP8 attention
+    // (Transformer Engine with cuDNN's FP8 fused attention): then the kernel's share applies to
+    // the FP8 peak (an assumption, docs/engine.md, "FP8").
+    const bool fp8Core = c.fp8 && c.fp8Attention;
+    const double corePeak = fp8Core ? c.fp8Peak : c.peak;
     if (c.flash) {
         // A fused kernel skips the masked half of a causal score matrix; its backward does
         // 2.5x the forward's math (it recomputes the scores): Dao 2023, section 4.1.
-        coreFwd = 0.5 * coreFlops / (c.peak * c.attnFwd);
-        coreBwd = 2.5 * 0.5 * coreFlops / (c.peak * c.attnBwd);
+        coreFwd = 0.5 * coreFlops / (corePeak * c.attnFwd);
+        coreBwd = 2.5 * 0.5 * coreFlops / (corePeak * c.attnBwd);
     } else {
         double scratch = 0;
-        addGemm(c, c.seqLocal, d, s, batchHeads, &coreFwd, &coreBwd, &scratch);
-        addGemm(c, c.seqLocal, s, d, batchHeads, &coreFwd, &coreBwd, &scratch);
+        addGemm(c, c.seqLocal, d, s, batchHeads, &coreFwd, &coreBwd, &scratch, 1, nullptr, fp8Core);
+        addGemm(c, c.seqLocal, s, d, batchHeads, &coreFwd, &coreBwd, &scratch, 1, nullptr, fp8Core);
     }
     l.attention_forward_s = coreFwd;
     l.attention_backward_s = coreBwd;
@@ -277,8 +344,16 @@ LayerCompute layerCompute(const Context& c, bool moe)
     l.elementwise_forward_s = l.elementwise_forward_bytes / c.hbm;
     l.elementwise_backward_s = l.elementwise_backward_bytes / c.hbm;
 
-    l.forward_s = fwd + coreFwd + l.elementwise_forward_s;
-    l.backward_s = bwd + coreBwd + l.elementwise_backward_s;
+    if (c.fp8) {
+        const Fp8CastBytes cast = fp8CastBytes(c, moe);
+        l.fp8_cast_forward_bytes = cast.forward;
+        l.fp8_cast_backward_bytes = cast.backward;
+        l.fp8_weight_cast_bytes = cast.weights * cast.weight_casts_per_microbatch;
+        l.fp8_cast_forward_s = (cast.forward + l.fp8_weight_cast_bytes) / c.hbm;
+        l.fp8_cast_backward_s = cast.backward / c.hbm;
+    }
+    l.forward_s = fwd + coreFwd + l.elementwise_forward_s + l.fp8_cast_forward_s;
+    l.backward_s = bwd + coreBwd + l.elementwise_backward_s + l.fp8_cast_backward_s;
     addLaunches(c, moe, &l);
     switch (p.recompute) {
     case Recompute::None:

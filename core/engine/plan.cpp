@@ -26,6 +26,11 @@ const char* tpOverlapName(TpOverlap overlap)
     return enumName(kTpOverlapNames, overlap);
 }
 
+const char* fp8RecipeName(Fp8Recipe recipe)
+{
+    return enumName(kFp8RecipeNames, recipe);
+}
+
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
                                    AttentionKernel attention)
 {
@@ -56,6 +61,17 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
             assumption(0.8, "no published GEMM benchmark for " + gpu.name +
                                 ": 80%, the share cuBLAS reaches on H100 "
                                 "(Bekman, Machine Learning Engineering, MAMF table)");
+    }
+    const double fp8Peak = gpu.peakTflops(Dtype::FP8);
+    if (k.fp8_gemm_tflops > 0 && fp8Peak > 0) {
+        // Measured at one fixed large shape, not the best of a search: no 0.94.
+        f.fp8_gemm_peak_fraction = {std::min(1.0, k.fp8_gemm_tflops / fp8Peak), k.fp8_gemm_origin,
+                                    k.fp8_gemm_source};
+    } else {
+        f.fp8_gemm_peak_fraction = assumption(
+            f.gemm_peak_fraction.value, "no published FP8 GEMM benchmark for " + gpu.name +
+                                            ": the 16-bit GEMM share of peak taken for FP8 (" +
+                                            f.gemm_peak_fraction.source + ")");
     }
     f.hbm_fraction = gpu.hbm_achievable_fraction;
     // "On the same 8-GPU node you can see 5%+ MAMF spread between GPUs" (Bekman, Machine
@@ -395,6 +411,15 @@ void PlanRules::training()
     if (gpu && gpu->peakTflops(t.dtype) <= 0)
         issue("dtype-gpu", "training.dtype",
               std::string(dtypeName(t.dtype)) + " is not supported by " + gpu->name);
+    if (t.dtype != Dtype::FP8 && (t.fp8_recipe != Fp8Recipe::Auto || t.fp8_attention))
+        issue("fp8-recipe", t.fp8_attention ? "training.fp8_attention" : "training.fp8_recipe",
+              std::string("fp8_recipe and fp8_attention apply to dtype fp8 only (dtype is ") +
+                  dtypeName(t.dtype) + ")");
+    if (gpu && t.dtype == Dtype::FP8 && t.fp8_recipe == Fp8Recipe::Mxfp8 && !gpu->kernels.mxfp8)
+        issue("fp8-recipe-gpu", "training.fp8_recipe",
+              "MXFP8 needs block-scaled FP8 tensor cores (1x32 E8M0 scales), which Blackwell "
+              "GPUs have and " +
+                  gpu->name + " has not: use delayed, current or blockwise");
     if (m.learned_positions && m.max_positions > 0 && t.seq_len > m.max_positions)
         issue("seq-positions", "training.seq_len",
               "seq_len = " + std::to_string(t.seq_len) + " exceeds the model's " +
@@ -418,6 +443,9 @@ void PlanRules::figures()
             break;
         }
     }
+    if (t.dtype == Dtype::FP8 &&
+        !(f.fp8_gemm_peak_fraction.value > 0 && f.fp8_gemm_peak_fraction.value <= 1))
+        issue("figure-range", "overrides", "fp8_gemm_peak_fraction must lie in (0, 1]");
     if (!(f.grad_bytes.value > 0 && f.grad_bytes.value <= 16) ||
         !(f.optimizer_step_bytes.value > 0 && f.optimizer_step_bytes.value <= 256))
         issue("figure-range", "overrides",
@@ -703,6 +731,18 @@ bool tpOverlapActive(const Plan& plan)
     const bool inNode = !plan.cluster.is_torus &&
                         static_cast<long long>(p.tp) * stride <= plan.cluster.gpusPerNode();
     return p.sequence_parallel && inNode && !pytorchFramework(plan);
+}
+
+Fp8Recipe resolvedFp8Recipe(const Plan& plan)
+{
+    if (plan.training.dtype != Dtype::FP8)
+        return Fp8Recipe::Auto;
+    if (plan.training.fp8_recipe != Fp8Recipe::Auto)
+        return plan.training.fp8_recipe;
+    // Megatron-LM's --fp8-recipe and Transformer Engine's fp8_autocast default to delayed
+    // scaling (DelayedScaling); torchao's Float8Linear (torchtitan's float8 converter) defaults
+    // to tensorwise dynamic scaling, i.e. current scaling.
+    return pytorchFramework(plan) ? Fp8Recipe::Current : Fp8Recipe::Delayed;
 }
 
 int gradReduceBytes(const Plan& plan)

@@ -99,6 +99,24 @@ inline constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
     {CudaGraphs::Full, "full", "the whole forward-backward"},
 };
 const char* cudaGraphsName(CudaGraphs graphs);
+/// How FP8 training scales its tensors (training.fp8_recipe; only with dtype fp8).
+enum class Fp8Recipe
+{
+    Auto,     ///< the stack's default: delayed on Megatron / Transformer Engine, current on
+              ///< PyTorch (torchao float8's tensorwise dynamic scaling)
+    Delayed,  ///< per-tensor scale from an amax history (TE's DelayedScaling)
+    Current,  ///< per-tensor scale from this tensor's amax (TE Float8CurrentScaling, torchao)
+    Mxfp8,    ///< 1x32 blocks with E8M0 scales on Blackwell tensor cores (TE MXFP8BlockScaling)
+    Blockwise ///< 1x128 activation and 128x128 weight blocks (DeepSeek-V3; TE Float8BlockScaling)
+};
+inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {
+    {Fp8Recipe::Auto, "auto", "auto (delayed on Megatron, current on PyTorch)"},
+    {Fp8Recipe::Delayed, "delayed", "delayed scaling (tensor-wise)"},
+    {Fp8Recipe::Current, "current", "current scaling (tensor-wise)"},
+    {Fp8Recipe::Mxfp8, "mxfp8", "MXFP8 (1x32 blocks, Blackwell)"},
+    {Fp8Recipe::Blockwise, "blockwise", "blockwise (1x128 / 128x128)"},
+};
+const char* fp8RecipeName(Fp8Recipe recipe);
 
 /// Which parallel dimension varies fastest over the global rank order.
 enum class ParallelDim
@@ -159,6 +177,8 @@ struct TrainingSettings
     /// as Megatron-LM's bf16 runs and FSDP2's reduce_dtype; the training dtype otherwise).
     int grad_reduce_bytes = 0;
     CudaGraphs cuda_graphs = CudaGraphs::None;
+    Fp8Recipe fp8_recipe = Fp8Recipe::Auto; ///< with dtype fp8: how tensors are scaled
+    bool fp8_attention = false; ///< with dtype fp8: the attention core in FP8 too (TE + cuDNN)
 };
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.
@@ -183,6 +203,8 @@ struct EngineFigures
     /// twin inside a CUDA graph, graph_kernel_gap_s).
     Sourced kernel_gap_s;
     Sourced graph_kernel_gap_s;
+    /// FP8 GEMMs' sustained share of the dense FP8 peak at their reference shape (dtype fp8).
+    Sourced fp8_gemm_peak_fraction;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.
@@ -261,5 +283,7 @@ Sourced attentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu);
 void assignAttentionFigure(const Plan& plan, bool backward, const GpuSpec* gpu, Sourced* figure);
 bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
+/// The FP8 recipe a plan runs (`auto` resolved from the stack; Auto when dtype is not fp8).
+Fp8Recipe resolvedFp8Recipe(const Plan& plan);
 
 } // namespace paraplan

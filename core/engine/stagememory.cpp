@@ -51,6 +51,15 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
     t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
     t.sequenceParallelBytes = c.sp ? c.tokens * m.hidden * c.actBytes : 0.0;
+    // Transformer Engine keeps each FP8 weight in both usages, row-wise for the forward and
+    // transposed (or column-wise scaled) for dgrad, from a step's first micro-batch on (an
+    // assumption for Blackwell's tensor-wise recipes, whose GEMMs would not need the second);
+    // torchao casts at every call and keeps no copy past the layer.
+    const Fp8Recipe recipe = resolvedFp8Recipe(c.plan);
+    const double scales = recipe == Fp8Recipe::Mxfp8       ? 2 / 32.0
+                          : recipe == Fp8Recipe::Blockwise ? 2 * 4 / 16384.0
+                                                           : 0.0;
+    t.fp8CopyBytes = recipe != Fp8Recipe::Auto && !pytorchFramework(c.plan) ? 2 + scales : 0.0;
     // ZeRO-3 at a shard group of one rank shards nothing: no gathered copies to hold.
     t.zero3GatherBytes =
         p.shardingZero() >= 3 && p.pp == 1

@@ -41,6 +41,7 @@ struct LayoutMemoryTerms
     double logitsBytes = 0;           // the last stage's logits and fp32 softmax buffer
     double sequenceParallelBytes = 0; // the all-gathered input of a TP region (SP only)
     double zero3GatherBytes = 0;      // ZeRO-3 without PP: the computing and prefetched layers
+    double fp8CopyBytes = 0; // dtype fp8 on Transformer Engine: cached FP8 weights, per parameter
 };
 
 /// The memory fields of `c` (actBytes, seqLocal, tokens, sp, flash) from its plan, with the
@@ -69,6 +70,10 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
     // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
     // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
     st.weights_bytes = st.params * t.weightBytes / t.paramShard;
+    // FP8 on Transformer Engine: each layer's FP8 weights (and their transposed or column-wise
+    // copies) cached from the step's first micro-batch on.
+    st.weights_bytes +=
+        (denseHere * t.denseParams + st.moe_layers * t.moeParams) * t.fp8CopyBytes / t.paramShard;
     st.grads_bytes = st.params * t.gradBytes / t.gradShard;
     st.optimizer_bytes = st.params * t.optimizerBytes / t.optimizerShard;
     st.activation_bytes_per_layer =

@@ -169,7 +169,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 27;
+constexpr size_t kLayerInputs = 35;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -201,7 +201,15 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.d,
                              c.launchGap,
                              c.launchHost,
-                             c.cudaGraphs};
+                             c.cudaGraphs,
+                             double(c.fp8),
+                             c.fp8Peak,
+                             c.fp8Share,
+                             c.fp8Reference,
+                             double(static_cast<int>(c.fp8Recipe)),
+                             double(c.fp8TnOnly),
+                             double(c.fp8Attention),
+                             c.microbatches};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -275,7 +283,25 @@ void Evaluation::setup()
     // A synchronous step goes at the pace of its slowest GPU.
     const double slowest = kernels::slowestGpuFactor(fig.gpu_spread.value, p.gpus());
     as.slowest_gpu_factor = slowest;
-    c.peak = gpu->peakTflops(tr.dtype) * 1e12 / slowest;
+    // FP8 runs the linear layers on the FP8 figures and the rest in 16 bits (bf16).
+    const bool fp8 = tr.dtype == Dtype::FP8;
+    c.peak = gpu->peakTflops(fp8 ? Dtype::BF16 : tr.dtype) * 1e12 / slowest;
+    c.fp8 = fp8;
+    if (fp8) {
+        c.fp8Peak = gpu->peakTflops(Dtype::FP8) * 1e12 / slowest;
+        c.fp8Share = fig.fp8_gemm_peak_fraction.value;
+        c.fp8Reference = kernels::fp8GemmReferenceEfficiency(gpu->kernels);
+        c.fp8Recipe = resolvedFp8Recipe(plan);
+        c.fp8TnOnly = gpu->kernels.fp8_tn_only;
+        c.fp8Attention = tr.fp8_attention;
+        c.microbatches = std::max(1, p.microBatches());
+    } else {
+        c.fp8Peak = c.fp8Share = c.fp8Reference = 0;
+        c.fp8Recipe = Fp8Recipe::Auto;
+        c.fp8TnOnly = c.fp8Attention = false;
+        c.microbatches = 1;
+    }
+    as.fp8_recipe = c.fp8Recipe;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
     c.gemmReference = gemmReference; // of the engine's GPU, which is this one

@@ -158,6 +158,12 @@ struct LayerCompute
     double host_forward_s = 0;        ///< the host's issue time; forward_s is at least this
     double host_backward_s = 0;
     bool launch_bound = false; ///< the host's issue time sets a pass's length
+    // dtype fp8: the quantization passes (layercost::fp8CastBytes), in forward_s / backward_s.
+    double fp8_cast_forward_bytes = 0;  ///< the linear layers' inputs, per micro-batch
+    double fp8_cast_backward_bytes = 0; ///< their output gradients
+    double fp8_weight_cast_bytes = 0;   ///< the weights' casts, their share per micro-batch
+    double fp8_cast_forward_s = 0;      ///< inputs and weights at the HBM rate
+    double fp8_cast_backward_s = 0;
 };
 
 /// How busy one tier of links is over a step, on the busiest GPU's links.
@@ -182,6 +188,8 @@ struct StepAssumptions
     double attention_bwd_share = 0;
     bool pytorch_framework = false;
     double slowest_gpu_factor = 1; ///< the slowest GPU's time relative to a typical one
+    /// The recipe an fp8 plan runs (Auto: not fp8).
+    Fp8Recipe fp8_recipe = Fp8Recipe::Auto;
 };
 
 /// Strings kept for reuse: a copy or a move starts empty (they are buffers, not data).

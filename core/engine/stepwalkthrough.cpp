@@ -140,6 +140,17 @@ void Walk::planInputs() const
                        describeSource(f.gemm_peak_fraction) + ")");
     d.inputs.push_back("HBM fraction " + formatNumber(f.hbm_fraction.value) + " (" +
                        describeSource(f.hbm_fraction) + ")");
+    if (t.dtype == Dtype::FP8)
+        d.inputs.push_back(
+            "FP8: the linear layers' GEMMs at " + formatNumber(f.fp8_gemm_peak_fraction.value) +
+            " of the FP8 peak at the measured shape (" + describeSource(f.fp8_gemm_peak_fraction) +
+            "); the attention core " +
+            (t.fp8_attention ? std::string("in FP8 (plan)") : std::string("in bf16")) +
+            ", the embedding, the LM head and the MoE router in bf16; recipe " +
+            (t.fp8_recipe == Fp8Recipe::Auto
+                 ? std::string("auto (delayed on Megatron / Transformer Engine, current on "
+                               "PyTorch / torchao)")
+                 : std::string(fp8RecipeName(t.fp8_recipe)) + " (plan)"));
     if (!cost.ok) {
         for (const PlanIssue& issue : cost.issues)
             d.notes.push_back("rejected [" + issue.rule + "]: " + issue.message);
@@ -273,8 +284,11 @@ void Walk::gemmSteps() const
         const GemmTiming& g = l.gemms[i];
         const bool batched = g.batch != 1;
         const std::string nb = batched ? " n_b" : "";
-        const double operands = w * (g.M * g.K + g.K * g.N) * g.batch;
-        const double output = w * g.M * g.N * g.batch;
+        // FP8 GEMMs read 1-byte operands (all but the MoE router under dtype fp8).
+        const bool fp8Gemm = t.dtype == Dtype::FP8 && std::string(g.name) != "router";
+        const double operands = (fp8Gemm ? 1 : w) * (g.M * g.K + g.K * g.N) * g.batch;
+        // FP8 GEMMs write 16-bit outputs.
+        const double output = (t.dtype == Dtype::FP8 ? 2 : w) * g.M * g.N * g.batch;
         const double hbm = H > 0 ? H : (g.operands_s > 0 ? operands / g.operands_s : 0);
         std::string substitution =
             "M = " + count(g.M) + ", K = " + count(g.K) + ", N = " + count(g.N) +
@@ -294,6 +308,37 @@ void Walk::gemmSteps() const
             "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's "
             "Guide (2023), sections 3.1-3.2; output write: docs/engine.md");
     }
+}
+
+void Walk::fp8CastStep() const
+{
+    const LayerCompute& l = cost.dense_layer;
+    const Fp8Recipe recipe = as.fp8_recipe;
+    const bool block = recipe == Fp8Recipe::Mxfp8 || recipe == Fp8Recipe::Blockwise;
+    const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
+    const bool tnOnly = gpu && gpu->kernels.fp8_tn_only;
+    const int copies = tnOnly || block ? 2 : 1;
+    const int amax = recipe == Fp8Recipe::Current ? 2 : 0;
+    const std::string perElement =
+        as.fsdp_style ? std::to_string(copies) + " × (2 + " + std::to_string(amax) + " + 1)"
+                      : "2 + " + std::to_string(amax) + " + " + std::to_string(copies);
+    const double total = l.fp8_cast_forward_bytes + l.fp8_weight_cast_bytes;
+    add("... FP8 quantization of the linear layers' inputs and weights (" +
+            std::string(fp8RecipeName(recipe)) + " scaling)",
+        "(sum over FP8 GEMMs of M K × bytes per element (+ scales) + weights K N × bytes per "
+        "element × casts per micro-batch) / H; bytes per element = read 16-bit 2 + amax read " +
+            std::string("(2 for current scaling) + one FP8 byte per copy"),
+        "bytes per element " + perElement + " (" + std::to_string(copies) + " FP8 cop" +
+            (copies == 1 ? "y" : "ies") + (tnOnly ? ": K-major GEMMs need a transposed one" : "") +
+            (block ? ": row- and column-wise scaled" : "") + "); inputs " +
+            formatBytes(l.fp8_cast_forward_bytes) + " + weights " +
+            formatBytes(l.fp8_weight_cast_bytes) +
+            (as.fsdp_style ? " (every micro-batch)" : " (once per step, its share)") + " = " +
+            formatBytes(total) + " / " + units::formatGBps(hbm()) + "; backward " +
+            formatBytes(l.fp8_cast_backward_bytes) +
+            " (output gradients) = " + formatSeconds(l.fp8_cast_backward_s),
+        formatSeconds(l.fp8_cast_forward_s), l.fp8_cast_forward_s, "s",
+        "formula: bytes of the quantization passes at the HBM rate (docs/engine.md, \"FP8\")");
 }
 
 void Walk::layerSteps() const
@@ -363,6 +408,8 @@ void Walk::layerSteps() const
             (l.launch_bound ? ": launch-bound, the host sets the pace" : ""),
         formatSeconds(l.launch_gap_forward_s), l.launch_gap_forward_s, "s",
         describeSource(gap) + "; host: " + describeSource(f.host_launch_s));
+    if (t.dtype == Dtype::FP8)
+        fp8CastStep();
     DerivationStep& layer =
         add("One layer, forward + backward + recompute",
             "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",

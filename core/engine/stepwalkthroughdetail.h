@@ -37,6 +37,7 @@ struct Walk
     void modelFlops() const;
     void layerSteps() const;
     void gemmSteps() const;
+    void fp8CastStep() const;
     void stageSteps() const;
     void collectiveSteps() const;
     void stepTotals() const;

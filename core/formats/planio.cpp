@@ -179,7 +179,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
-                      "framework", "cuda_graphs"});
+                      "framework", "cuda_graphs", "fp8_recipe", "fp8_attention"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -222,6 +222,8 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.choice(o, "grad_reduce_dtype", path, "grad_reduce_dtype",
                   {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &reduce);
     t->grad_reduce_bytes = reduce;
+    reader.choice(o, "fp8_recipe", path, "fp8_recipe", kFp8RecipeNames, &t->fp8_recipe);
+    reader.boolean(o, "fp8_attention", path, &t->fp8_attention);
 }
 
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
@@ -231,7 +233,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
                      {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
                       "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
                       "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction",
-                      "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s"});
+                      "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
+                      "fp8_gemm_peak_fraction"});
     struct Field
     {
         const char* key;
@@ -248,7 +251,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"dp_bucket_bytes", &f->dp_bucket_bytes},
           Field{"overlap_fraction", &f->overlap_fraction},
           Field{"host_launch_s", &f->host_launch_s}, Field{"kernel_gap_s", &f->kernel_gap_s},
-          Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s}}) {
+          Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s},
+          Field{"fp8_gemm_peak_fraction", &f->fp8_gemm_peak_fraction}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -430,6 +434,10 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["train_tokens"] = t.train_tokens;
     if (t.gpu_hour_usd > 0)
         training["gpu_hour_usd"] = t.gpu_hour_usd;
+    if (t.fp8_recipe != Fp8Recipe::Auto)
+        training["fp8_recipe"] = fp8RecipeName(t.fp8_recipe);
+    if (t.fp8_attention)
+        training["fp8_attention"] = true;
     root["training"] = training;
     QJsonObject overrides;
     const EngineFigures& f = plan.figures;
@@ -449,7 +457,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"dp_bucket_bytes", &f.dp_bucket_bytes},
           Field{"overlap_fraction", &f.overlap_fraction},
           Field{"host_launch_s", &f.host_launch_s}, Field{"kernel_gap_s", &f.kernel_gap_s},
-          Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s}}) {
+          Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s},
+          Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }

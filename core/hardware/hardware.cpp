@@ -97,7 +97,7 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
 {
     if (o.isEmpty())
         return;
-    reader.checkKeys(o, path, {"sm_count", "gemm", "attention"});
+    reader.checkKeys(o, path, {"sm_count", "gemm", "fp8_gemm", "attention"});
     reader.integer(o, "sm_count", path, &k->sm_count, true);
     const QJsonObject gemm = o.value("gemm").toObject();
     reader.checkKeys(gemm, path + ".gemm", {"tflops", "shape", "origin", "source"});
@@ -110,6 +110,22 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
         reader.error(path + ".gemm.shape", "must be [M, N, K]");
     for (int i = 0; i < shape.size() && i < 3; ++i)
         k->gemm_shape[static_cast<size_t>(i)] = shape.at(i).toDouble();
+    if (o.contains("fp8_gemm")) {
+        const QJsonObject fp8 = o.value("fp8_gemm").toObject();
+        const std::string where = path + ".fp8_gemm";
+        reader.checkKeys(fp8, where, {"tflops", "shape", "tn_only", "mxfp8", "origin", "source"});
+        reader.number(fp8, "tflops", where, &k->fp8_gemm_tflops, true);
+        reader.string(fp8, "source", where, &k->fp8_gemm_source, true);
+        reader.boolean(fp8, "tn_only", where, &k->fp8_tn_only);
+        reader.boolean(fp8, "mxfp8", where, &k->mxfp8);
+        k->fp8_gemm_source = gpuName + ": " + k->fp8_gemm_source;
+        k->fp8_gemm_origin = originOf(fp8);
+        const QJsonArray fp8Shape = fp8.value("shape").toArray();
+        if (fp8Shape.size() != 3)
+            reader.error(where + ".shape", "must be [M, N, K]");
+        for (int i = 0; i < fp8Shape.size() && i < 3; ++i)
+            k->fp8_gemm_shape[static_cast<size_t>(i)] = fp8Shape.at(i).toDouble();
+    }
     const QJsonObject attention = o.value("attention").toObject();
     for (auto it = attention.begin(); it != attention.end(); ++it) {
         AttentionKernel kernel;

@@ -65,6 +65,13 @@ struct KernelFigures
     std::array<double, 3> gemm_shape{}; ///< M, N, K where it was measured
     Origin gemm_origin = Origin::Preset;
     std::string gemm_source;
+    /// Sustained FP8 (e4m3) GEMM at `fp8_gemm_shape` (0: not known; the 16-bit share is taken).
+    double fp8_gemm_tflops = 0;
+    std::array<double, 3> fp8_gemm_shape{};
+    Origin fp8_gemm_origin = Origin::Preset;
+    std::string fp8_gemm_source;
+    bool fp8_tn_only = false; ///< FP8 GEMMs take K-major (TN) operands only: transposed copies
+    bool mxfp8 = false;       ///< block-scaled MXFP8 tensor cores (1x32 E8M0 scales, Blackwell)
     std::array<AttentionFigures, kAttentionKernelCount> attention{}; ///< by AttentionKernel
 };
 

@@ -19,7 +19,7 @@ double ceilPositive(double x)
 
 } // namespace
 
-double gemmShapeEfficiency(int smCount, double M, double N, double K)
+double gemmShapeEfficiency(int smCount, double M, double N, double K, double kStep)
 {
     if (!(M > 0 && N > 0 && K > 0))
         return 1;
@@ -41,8 +41,9 @@ double gemmShapeEfficiency(int smCount, double M, double N, double K)
         const double useful = std::min(1.0, (M * N) / (waves * sms * t.m * t.n));
         best = std::max(best, t.share * useful);
     }
-    // Each tile's prologue and epilogue cost about one 64-deep main-loop iteration.
-    const double kShare = K / (K + 64.0);
+    // Each tile's prologue and epilogue cost about one main-loop iteration: 64 deep for
+    // 16-bit operands, 128 for FP8 (one iteration moves the same bytes, twice the elements).
+    const double kShare = K / (K + kStep);
     return best * kShare;
 }
 
@@ -53,12 +54,20 @@ double gemmReferenceEfficiency(const KernelFigures& k)
     return gemmShapeEfficiency(k.sm_count, k.gemm_shape[0], k.gemm_shape[1], k.gemm_shape[2]);
 }
 
-double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
-                                    double M, double N, double K)
+double fp8GemmReferenceEfficiency(const KernelFigures& k)
 {
-    if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0))
+    if (k.sm_count <= 0 || !(k.fp8_gemm_shape[0] > 0))
+        return gemmReferenceEfficiency(k);
+    return gemmShapeEfficiency(k.sm_count, k.fp8_gemm_shape[0], k.fp8_gemm_shape[1],
+                               k.fp8_gemm_shape[2], 128);
+}
+
+double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
+                                    double M, double N, double K, double kStep)
+{
+    if (k.sm_count <= 0 || !(k.gemm_shape[0] > 0) || !(reference > 0))
         return referenceShare;
-    const double here = gemmShapeEfficiency(k.sm_count, M, N, K);
+    const double here = gemmShapeEfficiency(k.sm_count, M, N, K, kStep);
     return std::min(1.0, referenceShare * here / reference);
 }
 

@@ -12,7 +12,9 @@ namespace kernels {
 /// The share of the tile-level ceiling a GEMM of M x N x K keeps after wave quantization (the
 /// last wave of output tiles leaves SMs idle) and the per-tile prologue/epilogue (short K).
 /// cuBLAS picks among tile shapes; the best is taken. 1 for a perfectly shaped GEMM.
-double gemmShapeEfficiency(int smCount, double M, double N, double K);
+/// `kStep` is the depth of one main-loop step: 64 for 16-bit operands, 128 for FP8 (the same
+/// 128 bytes per row, twice the elements), so a tile's prologue costs FP8 twice the K.
+double gemmShapeEfficiency(int smCount, double M, double N, double K, double kStep = 64);
 
 /// The efficiency of an M x N x K GEMM: `referenceShare` (the published best share, reached at
 /// the reference shape) scaled by this shape's quantization relative to the reference's.
@@ -23,7 +25,10 @@ double gemmReferenceEfficiency(const KernelFigures& k);
 /// gemmEfficiency with the reference's quantization given (gemmReferenceEfficiency): the same
 /// number, bit for bit, without recomputing the reference on every GEMM.
 double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
-                                    double M, double N, double K);
+                                    double M, double N, double K, double kStep = 64);
+/// The FP8 reference shape's quantization (gemmShapeEfficiency at `k.fp8_gemm_shape`, 128-deep
+/// steps; the 16-bit reference's when the figures give no FP8 shape).
+double fp8GemmReferenceEfficiency(const KernelFigures& k);
 
 /// An attention kernel's share of peak at sequence length `seq` and head dimension `d`:
 /// share x seq / (seq + seq_half), times the head-dim-64 factor for d <= 64.
