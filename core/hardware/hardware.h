@@ -81,6 +81,7 @@ struct GpuSpec
     int nvlink_generation = 0;
     int nvlink_links = 0;
     int pcie_generation = 0;
+    double tdp_w = 0; ///< the datasheet's maximum board power in W (0: not given); cited in `source`
     bool is_tpu = false;
     std::string source;
     KernelFigures kernels;
