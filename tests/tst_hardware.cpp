@@ -141,7 +141,7 @@ private slots:
     {
         QTest::addColumn<QString>("id");
         for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", "pcie-h100",
-                               "a100-nvlink-mesh", "tpu-v4-pod"})
+                               "a100-nvlink-mesh", "tpu-v4-pod", "gb200-nvl72", "gb300-nvl72"})
             QTest::newRow(id) << QString(id);
     }
     void everyClusterPresetLoads()
