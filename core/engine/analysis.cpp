@@ -116,7 +116,8 @@ void bandwidthSweep(const Sweep& sweep)
         const int perRack = cluster.network.nodes_per_rack > 0
                                 ? std::min(cluster.network.nodes_per_rack, cluster.nodes)
                                 : cluster.nodes;
-        if (perRack > 1)
+        // A rack inside one NVLink domain (NVL72) is the domain's tier already.
+        if (perRack > 1 && static_cast<long long>(perRack) * gpn > domain)
             tiers.push_back({"in a rack (" + groupedNumber(perRack) + " nodes)", perRack, gpn});
         if (cluster.nodes > perRack)
             tiers.push_back(
