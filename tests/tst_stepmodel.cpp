@@ -174,7 +174,8 @@ private slots:
         QCOMPARE(analysis.nvlink_domain_gpus, 72);
         bool domainTier = false;
         for (const SweepSeries& series : analysis.bandwidth)
-            domainTier = domainTier || series.name.find("NVLink domain (72 GPUs") != std::string::npos;
+            domainTier =
+                domainTier || series.name.find("NVLink domain (72 GPUs") != std::string::npos;
         QVERIFY(domainTier);
     }
 
