@@ -152,6 +152,80 @@ private slots:
         QCOMPARE(tiny.protocol, Protocol::LL);
     }
 
+    // GB200 NVL72: 18 trays of 4 GPUs share one NVLink 5 domain. A group that crosses trays
+    // inside the rack stays on NVLink and costs what the same group costs inside one 8-GPU
+    // NVLink 5 node (HGX B200: the same 18 links of 50 GB/s and efficiencies); with the domain
+    // cut back to the tray it crosses the network and is slower.
+    void nvl72GroupAcrossTraysStaysOnNvlink_data()
+    {
+        QTest::addColumn<int>("op");
+        QTest::newRow("all_reduce") << int(CollectiveOp::AllReduce);
+        QTest::newRow("all_gather") << int(CollectiveOp::AllGather);
+        QTest::newRow("reduce_scatter") << int(CollectiveOp::ReduceScatter);
+    }
+    void nvl72GroupAcrossTraysStaysOnNvlink()
+    {
+        QFETCH(int, op);
+        const ClusterSpec rack = preset("gb200-nvl72");
+        QCOMPARE(rack.node.gpus, 4);
+        QCOMPARE(rack.nvlinkDomainGpus(), 72);
+        const CollectiveResult cross =
+            run(CollectiveModel(rack), static_cast<CollectiveOp>(op), 256e6, 8);
+        QVERIFY2(cross.ok, cross.error.c_str());
+        QCOMPARE(cross.nodes_spanned, 1);
+        QCOMPARE(cross.bottleneck, Tier::NVSwitch);
+        const CollectiveResult node =
+            run(CollectiveModel(preset("hgx-b200")), static_cast<CollectiveOp>(op), 256e6, 8);
+        QVERIFY(near(cross.time_s, node.time_s, 1e-12));
+
+        ClusterSpec trays = rack;
+        trays.nvlink_domain_gpus = 4;
+        QCOMPARE(trays.nvlinkDomainGpus(), 4);
+        const CollectiveResult split =
+            run(CollectiveModel(trays), static_cast<CollectiveOp>(op), 256e6, 8);
+        QCOMPARE(split.nodes_spanned, 2);
+        QCOMPARE(split.bottleneck, Tier::Network);
+        QVERIFY2(split.time_s > 2 * cross.time_s,
+                 qPrintable(QString("%1 vs %2").arg(split.time_s).arg(cross.time_s)));
+    }
+
+    void nvl72DomainsAndTheirEdge()
+    {
+        // 32 trays: one whole rack of 18 (72 GPUs) and one of 14 (56 GPUs).
+        const ClusterSpec cluster = preset("gb200-nvl72", 32);
+        QCOMPARE(cluster.totalGpus(), 128LL);
+        QCOMPARE(cluster.nvlinkDomainSizes(), (std::vector<long long>{72, 56}));
+        QCOMPARE(preset("gb200-nvl72", 36).nvlinkDomainSizes(), (std::vector<long long>{72, 72}));
+        QCOMPARE(preset("dgx-h100", 2).nvlinkDomainSizes(), (std::vector<long long>{8, 8}));
+        QVERIFY(validateCluster(cluster, HardwareCatalog::bundled()).empty());
+        const CollectiveModel model(cluster);
+        // 72 GPUs at stride 1: the whole domain, still NVLink.
+        const CollectiveResult whole = run(model, CollectiveOp::AllReduce, 1e9, 72);
+        QCOMPARE(whole.nodes_spanned, 1);
+        QCOMPARE(whole.bottleneck, Tier::NVSwitch);
+        // Two ranks 72 GPUs apart: one per domain, over the GPUs' own 400G NICs.
+        const CollectiveResult dp = run(model, CollectiveOp::AllReduce, 1e9, 2, 72);
+        QCOMPARE(dp.nodes_spanned, 2);
+        QCOMPARE(dp.bottleneck, Tier::Network);
+        QVERIFY(near(dp.bottleneck_Bps, 50e9 * 0.94, 1e-9));
+        // A stride that does not divide 72 (16: TP 8 x CP 2 inside) is placed, not refused.
+        const CollectiveResult odd = run(model, CollectiveOp::AllReduce, 1e9, 8, 16);
+        QVERIFY2(odd.ok, odd.error.c_str());
+        QCOMPARE(odd.gpus_per_node_in_group, 5);
+        QCOMPARE(odd.nodes_spanned, 2);
+    }
+
+    void nvlinkDomainNeedsAWholeNumberOfSwitchNodes()
+    {
+        ClusterSpec cluster = preset("gb200-nvl72");
+        cluster.nvlink_domain_gpus = 70;
+        QVERIFY(!validateCluster(cluster, HardwareCatalog::bundled()).empty());
+        ClusterSpec mesh = preset("a100-nvlink-mesh");
+        mesh.nvlink_domain_gpus = 16;
+        mesh.nodes = 2;
+        QVERIFY(!validateCluster(mesh, HardwareCatalog::bundled()).empty());
+    }
+
     void multiNodeAllReduceCrossesTheNetwork()
     {
         const CollectiveModel model(preset("dgx-h100", 4));

@@ -44,7 +44,7 @@ Plan llama70b(Dtype dtype)
     p.sequence_parallel = true;
     p.interleave = 5;
     Plan plan = makePlan("llama3-70b", "dgx-h100", 8, p, 8192, dtype);
-    plan.training.stack = TrainingStack::Megatron;
+    plan.training.framework = TrainingFramework::Megatron;
     plan.training.attention = AttentionKernel::Cudnn;
     return plan;
 }
@@ -75,7 +75,7 @@ private slots:
     void castBytesOfOneLayer()
     {
         Plan plan = makePlan("llama3-8b", "dgx-h100", 1, layout(1, 1, 8, 1, 32), 8192, Dtype::FP8);
-        plan.training.stack = TrainingStack::Megatron;
+        plan.training.framework = TrainingFramework::Megatron;
         const double T = 8192;
         const double weights = 218103808;
         for (Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Current}) {
@@ -91,7 +91,7 @@ private slots:
         }
         // torchao (a PyTorch stack) casts each layout in its own pass and the weights at every
         // micro-batch: 2 copies x (read 2 + amax 2 + write 1) = 10 B/element.
-        plan.training.stack = TrainingStack::PyTorch;
+        plan.training.framework = TrainingFramework::Torchtitan;
         plan.training.fp8_recipe = Fp8Recipe::Current;
         const StepCost torchao = evaluate(plan);
         QVERIFY(torchao.ok);
@@ -178,7 +178,7 @@ private slots:
         // Auto follows the stack's default: delayed on Megatron, current on PyTorch.
         Plan automatic = llama70b(Dtype::FP8);
         QCOMPARE(resolvedFp8Recipe(automatic), Fp8Recipe::Delayed);
-        automatic.training.stack = TrainingStack::PyTorch;
+        automatic.training.framework = TrainingFramework::Torchtitan;
         QCOMPARE(resolvedFp8Recipe(automatic), Fp8Recipe::Current);
         // Current scaling costs more than delayed (its amax pass), never less.
         Plan delayed = llama70b(Dtype::FP8);

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+
 using namespace paraplan;
 
 class TestHardware : public QObject
@@ -26,7 +28,11 @@ private slots:
                  {"h100-sxm5-80gb", 989, 80},
                  {"h100-pcie-80gb", 756, 80},
                  {"h200-sxm-141gb", 989, 141},
+                 {"h200-nvl-141gb", 835.5, 141},
                  {"b200-hgx", 2250, 180},
+                 {"b300-hgx", 2250, 288},
+                 {"gb200-nvl72", 2500, 186},
+                 {"gb300-nvl72", 2500, 288},
                  {"tpu-v4", 275, 32},
                  {"tpu-v5p", 459, 95}})
             QTest::newRow(id) << QString(id) << bf16 << hbm;
@@ -50,6 +56,54 @@ private slots:
         QCOMPARE(catalog.gpu("a100-sxm4-80gb")->peakTflops(Dtype::FP8), 0.0);
         QCOMPARE(catalog.gpu("h100-sxm5-80gb")->peakTflops(Dtype::FP8), 1979.0);
         QCOMPARE(catalog.gpu("h100-sxm5-80gb")->peakTflops(Dtype::FP32), 67.0);
+    }
+
+    // The Blackwell and H200 NVL presets: dense figures (half the datasheets' sparse ones), HBM
+    // bandwidth and TDP as their datasheets give them, and no FlashAttention-3 (Hopper only).
+    void blackwellAndNvlPresets_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("fp8");
+        QTest::addColumn<double>("tf32");
+        QTest::addColumn<double>("hbmGBps");
+        QTest::addColumn<double>("tdp");
+        QTest::addColumn<bool>("flash3");
+        QTest::newRow("b200") << "b200-hgx" << 4500.0 << 1100.0 << 7700.0 << 1000.0 << false;
+        QTest::newRow("b300") << "b300-hgx" << 4500.0 << 1125.0 << 8000.0 << 1100.0 << false;
+        QTest::newRow("gb200") << "gb200-nvl72" << 5000.0 << 1250.0 << 8000.0 << 1200.0 << false;
+        QTest::newRow("gb300") << "gb300-nvl72" << 5000.0 << 1250.0 << 8000.0 << 1400.0 << false;
+        QTest::newRow("h200 nvl") << "h200-nvl-141gb" << 1670.5 << 417.5 << 4800.0 << 600.0 << true;
+    }
+    void blackwellAndNvlPresets()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, fp8);
+        QFETCH(double, tf32);
+        QFETCH(double, hbmGBps);
+        QFETCH(double, tdp);
+        QFETCH(bool, flash3);
+        const GpuSpec* gpu = HardwareCatalog::bundled().gpu(id.toStdString());
+        QVERIFY(gpu);
+        QCOMPARE(gpu->peakTflops(Dtype::FP8), fp8);
+        QCOMPARE(gpu->peakTflops(Dtype::TF32), tf32);
+        // FP8 runs at twice the 16-bit rate (the datasheets round: H200 NVL 3,341 and 1,671).
+        QVERIFY(std::fabs(gpu->peakTflops(Dtype::FP8) - 2 * gpu->peakTflops(Dtype::BF16)) <= 1);
+        QCOMPARE(gpu->hbm_GBps, hbmGBps);
+        QCOMPARE(gpu->tdp_w, tdp);
+        QVERIFY2(gpu->source.find("spars") != std::string::npos,
+                 "the source says the sparse datasheet figures were halved");
+        QCOMPARE(gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Flash3)].available,
+                 flash3);
+        const AttentionFigures& cudnn =
+            gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Cudnn)];
+        QVERIFY(cudnn.available);
+        // Blackwell's cuDNN attention comes from the FlashAttention-4 paper's B200 comparison,
+        // not from H100's shares: at least 1613 / 1.3 TFLOP/s of 2250.
+        if (!flash3) {
+            QVERIFY(cudnn.source.find("FlashAttention-4") != std::string::npos);
+            QCOMPARE(cudnn.fwd, 0.551);
+        }
+        QCOMPARE(gpu->nvlink_generation, id.startsWith("h200") ? 4 : 5);
     }
 
     void interconnectsArePerDirection_data()
@@ -95,7 +149,7 @@ private slots:
     {
         QTest::addColumn<QString>("id");
         for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", "pcie-h100",
-                               "a100-nvlink-mesh", "tpu-v4-pod"})
+                               "a100-nvlink-mesh", "tpu-v4-pod", "gb200-nvl72", "gb300-nvl72"})
             QTest::newRow(id) << QString(id);
     }
     void everyClusterPresetLoads()

@@ -1,6 +1,7 @@
 // The training-step engine: calibration against published measurements, the seed's TP cliff,
 // parameter and FLOP counts, the pipeline schedule, memory per stage, and every validation
 // rule.
+#include "analysis.h"
 #include "calibration.h"
 #include "clusterio.h"
 #include "enginecache.h"
@@ -226,6 +227,62 @@ private slots:
         QCOMPARE(report.memory.size(), size_t(12));
         QVERIFY2(report.memory_max_abs_error <= 0.10,
                  qPrintable(QString::number(report.memory_max_abs_error)));
+    }
+
+    // GB200 NVL72: TP 8 spans two 4-GPU trays, inside the rack's NVLink domain, so its
+    // collectives ride NVLink: each call costs what it costs inside one 8-GPU NVLink 5 node
+    // (HGX B200), and cutting the domain back to the tray (nvlink_domain_gpus = 4) sends them
+    // over the network, slower. The cliff boundary sits at the domain, 72 GPUs.
+    void nvl72TensorParallelStaysOnNvlinkAcrossTrays()
+    {
+        ParallelLayout p = layout(8, 8, 2, 1, 128);
+        p.sequence_parallel = true;
+        const Plan rack = makePlan("llama3-405b", "gb200-nvl72", 32, p, 8192);
+        QCOMPARE(rack.cluster.nvlinkDomainSizes(), (std::vector<long long>{72, 56}));
+        const StepCost onRack = evaluate(rack);
+        QVERIFY2(onRack.ok, onRack.issues.empty() ? "" : onRack.issues.front().message.c_str());
+        QVERIFY(onRack.tp_within_node);
+        Plan node = makePlan("llama3-405b", "hgx-b200", 16, p, 8192);
+        const StepCost inNode = evaluate(node);
+        QVERIFY(inNode.ok);
+        Plan trays = rack;
+        trays.cluster.nvlink_domain_gpus = 4;
+        const StepCost split = evaluate(trays);
+        QVERIFY(split.ok);
+        QVERIFY(!split.tp_within_node);
+        auto tpCall = [](const StepCost& cost) {
+            for (const CollectiveCost& c : cost.collectives) {
+                if (std::string(c.group) == "tp")
+                    return c.call;
+            }
+            qFatal("no TP collective");
+        };
+        const CollectiveResult a = tpCall(onRack), b = tpCall(inNode), c = tpCall(split);
+        QCOMPARE(a.nodes_spanned, 1);
+        QCOMPARE(a.bottleneck, Tier::NVSwitch);
+        QCOMPARE(a.bytes, b.bytes);
+        QVERIFY(std::fabs(a.time_s - b.time_s) <= 1e-12 * b.time_s);
+        QCOMPARE(c.nodes_spanned, 2);
+        QCOMPARE(c.bottleneck, Tier::Network);
+        QVERIFY2(c.time_s > 2 * a.time_s, qPrintable(QString("%1 %2").arg(c.time_s).arg(a.time_s)));
+        QVERIFY(split.stages.front().tp_comm_s > onRack.stages.front().tp_comm_s);
+        QVERIFY(split.step_time_s > onRack.step_time_s);
+
+        // The cliffs: the boundary at the domain, not the 4-GPU tray.
+        const StepEngine engine(rack.cluster, HardwareCatalog::bundled());
+        const PlanAnalysis analysis = analyzePlan(
+            rack, onRack, engine,
+            [](const ClusterSpec& cluster) {
+                return std::make_shared<const StepEngine>(cluster, HardwareCatalog::bundled());
+            },
+            HardwareCatalog::bundled());
+        QCOMPARE(analysis.gpus_per_node, 4);
+        QCOMPARE(analysis.nvlink_domain_gpus, 72);
+        bool domainTier = false;
+        for (const SweepSeries& series : analysis.bandwidth)
+            domainTier =
+                domainTier || series.name.find("NVLink domain (72 GPUs") != std::string::npos;
+        QVERIFY(domainTier);
     }
 
     void tensorParallelCliff()

@@ -105,6 +105,7 @@ std::vector<ClusterChange> clusterChanges()
         {"preset", [](ClusterSpec& c) { c.preset += "x"; }},
         {"name", [](ClusterSpec& c) { c.name += "x"; }},
         {"gpu_id", [](ClusterSpec& c) { c.gpu_id += "x"; }},
+        {"nvlink_domain_gpus", [](ClusterSpec& c) { c.nvlink_domain_gpus += 72; }},
         {"nodes", [](ClusterSpec& c) { c.nodes += 1; }},
         {"node", [](ClusterSpec& c) { c.node.gpus += 1; }},
         {"network", [](ClusterSpec& c) { c.network.sharp = !c.network.sharp; }},

@@ -151,12 +151,19 @@ void TpSweepPlot::setResults(const PlanResults& r)
     current->addData(r.plan.parallel.tp, r.cost.metrics.tokens_per_s);
     // The NVSwitch (node) domain: TP past it crosses the network. The line sits halfway (on
     // the log axis) between the node's size and the next degree.
+    // A rack-scale NVLink domain (72 GPUs of NVL72) is no power of two: its line sits at its size.
+    const int domain = a.nvlink_domain_gpus;
+    const bool pow2 = domain > 0 && (domain & (domain - 1)) == 0;
     if (!r.plan.cluster.is_torus)
-        addBoundary(plot(), a.gpus_per_node * std::sqrt(2.0),
-                    tr("node: %1 GPUs\npast it: network").arg(a.gpus_per_node));
+        addBoundary(plot(), pow2 ? domain * std::sqrt(2.0) : double(domain),
+                    domain > a.gpus_per_node
+                        ? tr("NVLink domain: %1 GPUs (%2 nodes)\npast it: network")
+                              .arg(domain)
+                              .arg(domain / std::max(1, a.gpus_per_node))
+                        : tr("node: %1 GPUs\npast it: network").arg(domain));
     bool anyValid = false;
     double maxTokens = 0, maxStep = 0;
-    int maxTp = std::max(2, a.gpus_per_node * 2);
+    int maxTp = std::max(2, a.nvlink_domain_gpus * 2);
     for (const TpSweepPoint& point : a.tp) {
         maxTp = std::max(maxTp, point.tp);
         if (point.ok) {

@@ -105,12 +105,19 @@ void ClusterView::paintEvent(QPaintEvent*)
     const QFontMetricsF metrics(small, this);
     static const char* kModes[] = {"TP group", "pipeline stage", "DP replica"};
     painter.setPen(palette().text().color());
+    // A rack-scale NVLink domain (NVL72: 18 trays of 4) is named: the NVLink boundary is the
+    // domain, not the node.
+    const int domain = cluster.nvlinkDomainGpus();
+    const QString domainText =
+        domain > gpn ? tr(", NVLink domains of %1 GPUs (%2 nodes)").arg(domain).arg(domain / gpn)
+                     : QString();
     painter.drawText(QRectF(12, 4, width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("%1: %2 nodes x %3 GPUs, coloured by %4")
+                     tr("%1: %2 nodes x %3 GPUs%5, coloured by %4")
                          .arg(QString::fromStdString(cluster.name))
                          .arg(QString::fromStdString(groupedNumber(nodes)))
                          .arg(gpn)
-                         .arg(kModes[static_cast<int>(m_colourBy)]));
+                         .arg(kModes[static_cast<int>(m_colourBy)])
+                         .arg(domainText));
 
     for (int n = 0; n < shownNodes; ++n) {
         const int row = n / columns;

@@ -61,6 +61,7 @@ void tpSweep(const Sweep& sweep)
     // 1. TP at a fixed GPU count: DP absorbs the difference, the global batch stays.
     const long long gpus = cluster.totalGpus();
     const int gpn = cluster.gpusPerNode();
+    const int domain = cluster.nvlinkDomainGpus();
     for (int tp = 1; tp <= SweepBounds::kMaxTp; tp *= 2) {
         const long long modelGpus = static_cast<long long>(tp) * p.pp * p.cp;
         if (gpus % modelGpus == 0) {
@@ -73,7 +74,7 @@ void tpSweep(const Sweep& sweep)
         // fewest whole nodes that do (DP 1), so the axis always shows TP leaving the node.
         // The point says how many GPUs it needs; degrees the engine refuses (heads, layers)
         // are left out.
-        if (cluster.is_torus || tp <= gpn || tp > gpn * SweepBounds::kTpPastNodeFactor ||
+        if (cluster.is_torus || tp <= domain || tp > domain * SweepBounds::kTpPastNodeFactor ||
             modelGpus % gpn != 0 || modelGpus <= gpus)
             continue;
         const Plan variant = tpVariant(plan, tp, 1, static_cast<int>(modelGpus / gpn));
@@ -107,10 +108,16 @@ void bandwidthSweep(const Sweep& sweep)
         const int gpn = cluster.node.gpus;
         if (gpn > 1)
             tiers.push_back({"in a node (" + std::to_string(gpn) + " GPUs)", gpn, 1});
+        const int domain = cluster.nvlinkDomainGpus();
+        if (domain > gpn)
+            tiers.push_back({"in an NVLink domain (" + std::to_string(domain) + " GPUs, " +
+                                 std::to_string(domain / gpn) + " nodes)",
+                             domain, 1});
         const int perRack = cluster.network.nodes_per_rack > 0
                                 ? std::min(cluster.network.nodes_per_rack, cluster.nodes)
                                 : cluster.nodes;
-        if (perRack > 1)
+        // A rack inside one NVLink domain (NVL72) is the domain's tier already.
+        if (perRack > 1 && static_cast<long long>(perRack) * gpn > domain)
             tiers.push_back({"in a rack (" + groupedNumber(perRack) + " nodes)", perRack, gpn});
         if (cluster.nodes > perRack)
             tiers.push_back(
@@ -244,6 +251,7 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
 {
     PlanAnalysis analysis;
     analysis.gpus_per_node = plan.cluster.gpusPerNode();
+    analysis.nvlink_domain_gpus = plan.cluster.nvlinkDomainGpus();
     analysis.plan_gpus = plan.cluster.totalGpus();
     const Sweep sweep{plan, planCost, engine, engineFor, catalog, &analysis};
     tpSweep(sweep);

@@ -50,6 +50,8 @@ struct PlanAnalysis
 {
     std::vector<TpSweepPoint> tp;
     int gpus_per_node = 1;
+    /// Where TP leaves NVLink: the node, or a rack-scale domain of several (72 on NVL72).
+    int nvlink_domain_gpus = 1;
     long long plan_gpus = 0;                 ///< the plan's GPU count (TP points past it say so)
     std::vector<SweepSeries> bandwidth;      ///< all_reduce busbw (GB/s) against bytes, per tier
     std::vector<SweepSeries> bandwidth_used; ///< the plan's own collectives on those curves

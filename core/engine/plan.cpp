@@ -729,7 +729,7 @@ bool tpOverlapActive(const Plan& plan)
         stride *= dim == ParallelDim::CP ? p.cp : dim == ParallelDim::DP ? p.dp : p.pp;
     }
     const bool inNode = !plan.cluster.is_torus &&
-                        static_cast<long long>(p.tp) * stride <= plan.cluster.gpusPerNode();
+                        static_cast<long long>(p.tp) * stride <= plan.cluster.nvlinkDomainGpus();
     return p.sequence_parallel && inNode && !pytorchFramework(plan);
 }
 

@@ -117,7 +117,7 @@ void Evaluation::otherParallel()
         cpCost.group = "cp";
         cpCost.purpose = "ring attention: K and V chunks (and their gradients) around the group";
         int hopStride = strides.cp;
-        const int perNode = cluster.gpusPerNode();
+        const int perNode = cluster.nvlinkDomainGpus();
         if (!cluster.is_torus && static_cast<long long>(p.cp) * strides.cp > perNode)
             hopStride = std::max(strides.cp, perNode);
         cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2, hopStride);

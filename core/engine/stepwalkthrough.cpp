@@ -320,7 +320,7 @@ void Walk::fp8CastStep() const
     const int copies = tnOnly || block ? 2 : 1;
     const int amax = recipe == Fp8Recipe::Current ? 2 : 0;
     const std::string perElement =
-        as.fsdp_style ? std::to_string(copies) + " × (2 + " + std::to_string(amax) + " + 1)"
+        as.pytorch_framework ? std::to_string(copies) + " × (2 + " + std::to_string(amax) + " + 1)"
                       : "2 + " + std::to_string(amax) + " + " + std::to_string(copies);
     const double total = l.fp8_cast_forward_bytes + l.fp8_weight_cast_bytes;
     add("... FP8 quantization of the linear layers' inputs and weights (" +
@@ -333,7 +333,7 @@ void Walk::fp8CastStep() const
             (block ? ": row- and column-wise scaled" : "") + "); inputs " +
             formatBytes(l.fp8_cast_forward_bytes) + " + weights " +
             formatBytes(l.fp8_weight_cast_bytes) +
-            (as.fsdp_style ? " (every micro-batch)" : " (once per step, its share)") + " = " +
+            (as.pytorch_framework ? " (every micro-batch)" : " (once per step, its share)") + " = " +
             formatBytes(total) + " / " + units::formatGBps(hbm()) + "; backward " +
             formatBytes(l.fp8_cast_backward_bytes) +
             " (output gradients) = " + formatSeconds(l.fp8_cast_backward_s),

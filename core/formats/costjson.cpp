@@ -156,7 +156,9 @@ QJsonObject planAnalysisToJson(const PlanAnalysis& a)
         whatIf.append(QJsonObject{{"label", QString::fromStdString(a.what_if_labels[i])},
                                   {"step_time_s", a.what_if_step_s[i]}});
     return QJsonObject{
-        {"tp_sweep", QJsonObject{{"points", tp}, {"gpus_per_node", a.gpus_per_node}}},
+        {"tp_sweep", QJsonObject{{"points", tp},
+                                 {"gpus_per_node", a.gpus_per_node},
+                                 {"nvlink_domain_gpus", a.nvlink_domain_gpus}}},
         {"bandwidth_busbw_GBps", QJsonObject{{"tiers", bandwidth}, {"plan_collectives", used}}},
         {"scaling", QJsonObject{{"step_time_s", seriesJson(a.scaling_step)},
                                 {"dp_total_s", seriesJson(a.scaling_dp_total)},

@@ -163,6 +163,26 @@ std::string clusterSource(const ClusterSpec& cluster)
            (given == 0 ? std::string("one rack") : std::to_string(given));
 }
 
+int ClusterSpec::nvlinkDomainGpus() const
+{
+    if (is_torus)
+        return 1;
+    const long long domain = nvlink_domain_gpus > node.gpus ? nvlink_domain_gpus : node.gpus;
+    return static_cast<int>(std::max<long long>(1, std::min(domain, totalGpus())));
+}
+
+std::vector<long long> ClusterSpec::nvlinkDomainSizes() const
+{
+    std::vector<long long> sizes;
+    const long long domain = nvlinkDomainGpus();
+    const long long total = totalGpus();
+    if (domain <= 0 || total <= 0 || total / domain > limits::kMaxGpus)
+        return sizes;
+    for (long long first = 0; first < total; first += domain)
+        sizes.push_back(std::min(domain, total - first));
+    return sizes;
+}
+
 std::vector<std::string> validateCluster(const ClusterSpec& cluster, const HardwareCatalog& catalog)
 {
     return validateCluster(cluster, catalog.gpu(cluster.gpu_id));
@@ -195,6 +215,18 @@ std::vector<std::string> validateCluster(const ClusterSpec& cluster, const GpuSp
     if (!checks.nodeCounts())
         return problems;
     checks.nvlink();
+    if (cluster.nvlink_domain_gpus != 0) {
+        const int d = cluster.nvlink_domain_gpus;
+        if (d < 0 || d > limits::kMaxGpus)
+            problem("nvlink_domain_gpus: must be 0 (the node) or a GPU count");
+        else if (d % node.gpus != 0)
+            problem("nvlink_domain_gpus: " + std::to_string(d) + " is not a whole number of " +
+                    std::to_string(node.gpus) + "-GPU nodes");
+        else if (d > node.gpus && node.fabric != NodeFabric::NVSwitch)
+            problem("nvlink_domain_gpus: only an NVSwitch fabric joins nodes into one NVLink "
+                    "domain (NVLink Switch trays); this node's fabric is " +
+                    std::string(nodeFabricName(node.fabric)));
+    }
     if (node.fabric != NodeFabric::NVSwitch || node.gpus > 1) {
         if (!positiveFinite(node.pcie_GBps.value))
             problem("node.pcie: a per-GPU PCIe bandwidth is required");

@@ -119,9 +119,19 @@ struct ClusterSpec
     TorusSpec torus;
     FailureWhatIf what_if;
     std::string source;
+    /// GPUs that share one NVLink domain ("nvlink_domain_gpus"): NVLink Switch trays join the
+    /// NVSwitch fabrics of several nodes into one (72 GPUs of 18 trays in a GB200 NVL72 rack).
+    /// 0: the node. A cluster that is not a whole number of domains has a smaller last one.
+    int nvlink_domain_gpus = 0;
 
     int gpusPerNode() const { return is_torus ? 1 : node.gpus; }
     long long totalGpus() const { return static_cast<long long>(nodes) * gpusPerNode(); }
+    /// The GPUs of one (full) NVLink domain: the node unless nvlink_domain_gpus joins several,
+    /// never more than the cluster has. A torus chip is its own domain.
+    int nvlinkDomainGpus() const;
+    /// The size of each NVLink domain in GPU order: full domains, then a smaller last one when
+    /// the cluster is not a whole number of domains (32 trays of NVL72: 72 and 56).
+    std::vector<long long> nvlinkDomainSizes() const;
 };
 
 /// Member-wise equality of every field (Sourced figures compare value, origin and source).

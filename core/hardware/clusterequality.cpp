@@ -49,7 +49,8 @@ bool operator==(const ClusterSpec& a, const ClusterSpec& b)
     // What tells clusters apart most often first (an engine cache compares what-ifs).
     return a.nodes == b.nodes && a.is_torus == b.is_torus && a.what_if == b.what_if &&
            a.network == b.network && a.torus == b.torus && a.node == b.node &&
-           a.preset == b.preset && a.name == b.name && a.gpu_id == b.gpu_id && a.source == b.source;
+           a.preset == b.preset && a.name == b.name && a.gpu_id == b.gpu_id &&
+           a.source == b.source && a.nvlink_domain_gpus == b.nvlink_domain_gpus;
 }
 
 } // namespace paraplan

@@ -96,7 +96,8 @@ void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
 {
     m_reader.checkKeys(root, "",
                        {"id", "name", "gpu", "nodes", "node", "network", "torus", "what_if",
-                        "source", "preset", "schema", "nodes_per_rack", "spine_oversubscription"});
+                        "source", "preset", "schema", "nodes_per_rack", "spine_oversubscription",
+                        "nvlink_domain_gpus"});
     // A cluster file of a later format (or a plan given as a cluster) is refused, not half-read.
     std::string schema;
     if (m_reader.string(root, "schema", "", &schema) && schema != "paraplan-cluster/1")
@@ -111,6 +112,7 @@ void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
     if (m_reader.string(root, "gpu", "", &cluster->gpu_id) && !m_catalog.gpu(cluster->gpu_id))
         m_reader.error("gpu", "unknown GPU '" + cluster->gpu_id + "'");
     m_reader.integer(root, "nodes", "", &cluster->nodes);
+    m_reader.integer(root, "nvlink_domain_gpus", "", &cluster->nvlink_domain_gpus);
     if (root.contains("node"))
         applyNode(object(root, "node"), &cluster->node);
     if (root.contains("network"))
@@ -540,6 +542,8 @@ std::string clusterToJsonText(const ClusterSpec& cluster)
     root["name"] = QString::fromStdString(cluster.name);
     root["gpu"] = QString::fromStdString(cluster.gpu_id);
     root["nodes"] = cluster.nodes;
+    if (cluster.nvlink_domain_gpus != 0)
+        root["nvlink_domain_gpus"] = cluster.nvlink_domain_gpus;
     root["source"] = QString::fromStdString(cluster.source);
     if (cluster.is_torus) {
         const TorusSpec& t = cluster.torus;

@@ -159,8 +159,8 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
         const std::string path = "gpus[" + std::to_string(i) + "]";
         reader.checkKeys(entry, path,
                          {"id", "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GBps", "memory",
-                          "nvlink", "pcie_generation", "ici", "source", "hbm_achievable_fraction",
-                          "kernels"});
+                          "tdp_w", "nvlink", "pcie_generation", "ici", "source",
+                          "hbm_achievable_fraction", "kernels"});
         GpuSpec gpu;
         reader.string(entry, "id", path, &gpu.id, true);
         reader.string(entry, "name", path, &gpu.name, true);
@@ -169,6 +169,9 @@ void readGpus(const QJsonObject& root, HardwareCatalog* catalog, json::Reader& r
         reader.number(entry, "hbm_GiB", path, &gpu.hbm_GiB, true);
         reader.number(entry, "hbm_GBps", path, &gpu.hbm_GBps, true);
         reader.integer(entry, "pcie_generation", path, &gpu.pcie_generation);
+        reader.number(entry, "tdp_w", path, &gpu.tdp_w);
+        if (gpu.tdp_w < 0)
+            reader.error(path + ".tdp_w", "must not be negative");
         const QJsonObject peaks = entry.value("peak_tflops").toObject();
         for (auto it = peaks.begin(); it != peaks.end(); ++it) {
             Dtype dtype;

@@ -88,6 +88,8 @@ struct GpuSpec
     int nvlink_generation = 0;
     int nvlink_links = 0;
     int pcie_generation = 0;
+    /// The datasheet's maximum board power (TDP) in W, cited in `source`; 0: not given.
+    double tdp_w = 0;
     bool is_tpu = false;
     std::string source;
     KernelFigures kernels;

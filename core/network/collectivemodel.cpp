@@ -215,7 +215,10 @@ CollectiveModel::CollectiveModel(const ClusterSpec& cluster) : m_cluster(cluster
         return;
     }
     const NodeSpec& node = cluster.node;
-    m_gpus_per_node = node.gpus;
+    // An NVLink domain that joins several nodes (NVLink Switch trays) is one NVSwitch fabric:
+    // groups are placed on domains, and only what leaves a domain crosses the network.
+    m_gpus_per_node = node.fabric == NodeFabric::NVSwitch ? cluster.nvlinkDomainGpus() : node.gpus;
+    m_domain_spans_nodes = m_gpus_per_node > node.gpus;
     const double link_Bps = units::bytesPerSecondFromGBps(node.nvlink_link_GBps.value);
     if (node.fabric == NodeFabric::NVSwitch) {
         int inService = 0;
@@ -496,6 +499,19 @@ bool CollectiveModel::place(const CollectiveRequest& request, Placement* p,
         return true;
     }
     const int gpn = m_gpus_per_node;
+    if (m_domain_spans_nodes) {
+        // Domains of `gpn` GPUs need not be a multiple of the stride (72 GPUs, stride 16): the
+        // group starting at GPU 0 has (gpn - 1) / s + 1 ranks in the first domain. Racks follow
+        // from the GPUs the group spans (nodes_per_rack counts nodes).
+        p->g = static_cast<int>(std::min<long long>(n, s < gpn ? (gpn - 1) / s + 1 : 1));
+        p->mask = 1;
+        p->k = (n + p->g - 1) / p->g;
+        p->g_min = n - (p->k - 1) * p->g;
+        const long long rackGpus =
+            static_cast<long long>(m_cluster.network.nodes_per_rack) * m_cluster.node.gpus;
+        p->racks = rackGpus > 0 ? static_cast<int>((needed - 1) / rackGpus + 1) : 1;
+        return true;
+    }
     if (s < gpn) {
         if (gpn % s != 0) {
             *error = "stride " + std::to_string(s) + " does not divide the " + std::to_string(gpn) +

@@ -229,7 +229,8 @@ private:
     int m_gpus_per_node = 1;
     long long m_total_gpus = 1;
     bool m_has_nvls = false;
-    std::vector<float> m_intra_Bps; ///< by GPU mask, for NVLink meshes and PCIe trees
+    bool m_domain_spans_nodes = false; ///< m_gpus_per_node is an NVLink domain of several nodes
+    std::vector<float> m_intra_Bps;    ///< by GPU mask, for NVLink meshes and PCIe trees
     std::vector<unsigned char> m_intra_tier;
 };
 

@@ -214,10 +214,16 @@ TopologyGraph graphFromCluster(const ClusterSpec& c)
     const int perRack = c.network.nodes_per_rack > 0 ? c.network.nodes_per_rack : c.nodes;
     const int racks = (c.nodes + perRack - 1) / perRack;
     g.racks.reserve(static_cast<size_t>(std::max(0, racks)));
+    // A rack that is one NVLink domain spanning its nodes (NVL72) says so in the drawing: its
+    // NVLink boundary is the rack, not the node.
+    const bool rackIsDomain = c.nvlinkDomainGpus() > c.node.gpus &&
+                              static_cast<long long>(perRack) * c.node.gpus == c.nvlinkDomainGpus();
     for (int r = 0; r < racks; ++r) {
         TopoRack rack;
         rack.id = g.takeId();
         rack.name = "rack " + std::to_string(r);
+        if (rackIsDomain)
+            rack.name += " (one NVLink domain)";
         g.racks.push_back(rack);
     }
     g.nodes.reserve(static_cast<size_t>(std::max(0, c.nodes)));

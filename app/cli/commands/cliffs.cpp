@@ -51,14 +51,17 @@ int runCliffs(const Args& args, std::ostream& out)
     }
     out << (plan.name.empty() ? args.positional().front() : plan.name) << ": bandwidth cliffs\n";
     out << "\n  Tokens/s against TP at " << plan.cluster.totalGpus()
-        << " GPUs (DP absorbs the rest; a node holds " << analysis.gpus_per_node << ")\n";
+        << " GPUs (DP absorbs the rest; a node holds " << analysis.gpus_per_node;
+    if (analysis.nvlink_domain_gpus > analysis.gpus_per_node)
+        out << ", an NVLink domain " << analysis.nvlink_domain_gpus;
+    out << ")\n";
     for (const TpSweepPoint& point : analysis.tp) {
         out << "    tp " << std::setw(3) << point.tp << "  ";
         if (point.ok)
             out << std::setw(12) << formatNumber(point.tokens_per_s, 4) << " tokens/s  "
                 << std::setw(9) << formatSeconds(point.step_s)
                 << (point.fits ? "" : "  (does not fit)")
-                << (point.tp > analysis.gpus_per_node ? "  [crosses the network]" : "")
+                << (point.tp > analysis.nvlink_domain_gpus ? "  [crosses the network]" : "")
                 << (point.gpus != analysis.plan_gpus
                         ? "  (on " + std::to_string(point.gpus) + " GPUs: the plan's " +
                               std::to_string(analysis.plan_gpus) + " cannot hold it)"

@@ -36,6 +36,7 @@ int runPresets(const Args& args, std::ostream& out)
                                     {"peak_tflops", peaks},
                                     {"hbm_GiB", gpu.hbm_GiB},
                                     {"hbm_GBps", gpu.hbm_GBps},
+                                    {"tdp_w", gpu.tdp_w},
                                     {"source", QString::fromStdString(gpu.source)}});
         }
         QJsonArray links;
@@ -66,7 +67,10 @@ int runPresets(const Args& args, std::ostream& out)
                     << formatNumber(gpu.peak_tflops[static_cast<size_t>(d)], 4) << "  ";
         }
         out << "HBM " << formatNumber(gpu.hbm_GiB) << " GiB at " << formatNumber(gpu.hbm_GBps, 4)
-            << " GB/s\n      source: " << gpu.source << "\n";
+            << " GB/s";
+        if (gpu.tdp_w > 0)
+            out << "  TDP " << formatNumber(gpu.tdp_w, 4) << " W";
+        out << "\n      source: " << gpu.source << "\n";
     }
     out << "\nInterconnects (per direction; bidirectional = 2x, shown for reference)\n";
     for (const InterconnectSpec& link : catalog.interconnects) {
