@@ -209,7 +209,7 @@ private slots:
         QVERIFY(run.out.count("source:") >= 30);
         QVERIFY(run.out.contains("per direction"));
         const CliRun js = runCli({"presets", "--json"});
-        QCOMPARE(json(js)["clusters"].toArray().size(), 7);
+        QCOMPARE(json(js)["clusters"].toArray().size(), 9);
     }
 
     void exportClusterWritesALoadableFile()

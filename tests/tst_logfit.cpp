@@ -218,7 +218,9 @@ private slots:
         const QJsonObject values = doc["fitted"].toObject();
         QVERIFY(std::abs(values["gemm_scale"].toDouble() / 0.9 - 1) < 0.02);
         QVERIFY(std::abs(values["attention_scale"].toDouble() / 0.85 - 1) < 0.02);
-        QVERIFY(std::abs(values["overlap"].toDouble() / 0.6 - 1) < 0.02);
+        // (Within 5%: the logs were written by the engine before it costed kernel launches,
+        // which the fit now sees as a little less hidden traffic.)
+        QVERIFY(std::abs(values["overlap"].toDouble() / 0.6 - 1) < 0.05);
         const QJsonArray runs = doc["runs"].toArray();
         QCOMPARE(runs.size(), 4);
         for (const QJsonValue& r : runs) {
