@@ -27,7 +27,7 @@ if [ "${1:-}" = "--sanitize" ]; then
     export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
     export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
     echo "==> Running the test suite (sanitizers)"
-    ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j "$jobs"
+    ctest --test-dir build-sanitize --output-on-failure --timeout 1500 -j "$jobs"
     exit 0
 elif [ "${1:-}" = "--package" ]; then
     scripts/setup.sh
