@@ -179,8 +179,8 @@ private slots:
         bad.replace(bad.find(scope), scope.size(), "\"cuda_graphs\": \"graphs\"");
         errors.clear();
         QVERIFY(!planFromJsonText(bad, {}, &again, &errors, HardwareCatalog::bundled()));
-        QVERIFY(!errors.empty() && errors.front().find("unknown cuda_graphs 'graphs'") !=
-                                       std::string::npos);
+        QVERIFY(!errors.empty() &&
+                errors.front().find("unknown cuda_graphs 'graphs'") != std::string::npos);
     }
 
     void frameworkReadsAndOldStackStillReads_data()

@@ -317,8 +317,8 @@ void Evaluation::setup()
     c.eager = as.kernels == KernelStyle::Eager;
     c.pytorch = as.pytorch_framework;
     c.cudaGraphs = static_cast<int>(tr.cuda_graphs);
-    c.launchGap = (tr.cuda_graphs == CudaGraphs::None ? fig.kernel_gap_s : fig.graph_kernel_gap_s)
-                      .value;
+    c.launchGap =
+        (tr.cuda_graphs == CudaGraphs::None ? fig.kernel_gap_s : fig.graph_kernel_gap_s).value;
     c.launchHost = fig.host_launch_s.value;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;

@@ -321,7 +321,7 @@ void Walk::fp8CastStep() const
     const int amax = recipe == Fp8Recipe::Current ? 2 : 0;
     const std::string perElement =
         as.pytorch_framework ? std::to_string(copies) + " × (2 + " + std::to_string(amax) + " + 1)"
-                      : "2 + " + std::to_string(amax) + " + " + std::to_string(copies);
+                             : "2 + " + std::to_string(amax) + " + " + std::to_string(copies);
     const double total = l.fp8_cast_forward_bytes + l.fp8_weight_cast_bytes;
     add("... FP8 quantization of the linear layers' inputs and weights (" +
             std::string(fp8RecipeName(recipe)) + " scaling)",
@@ -333,8 +333,8 @@ void Walk::fp8CastStep() const
             (block ? ": row- and column-wise scaled" : "") + "); inputs " +
             formatBytes(l.fp8_cast_forward_bytes) + " + weights " +
             formatBytes(l.fp8_weight_cast_bytes) +
-            (as.pytorch_framework ? " (every micro-batch)" : " (once per step, its share)") + " = " +
-            formatBytes(total) + " / " + units::formatGBps(hbm()) + "; backward " +
+            (as.pytorch_framework ? " (every micro-batch)" : " (once per step, its share)") +
+            " = " + formatBytes(total) + " / " + units::formatGBps(hbm()) + "; backward " +
             formatBytes(l.fp8_cast_backward_bytes) +
             " (output gradients) = " + formatSeconds(l.fp8_cast_backward_s),
         formatSeconds(l.fp8_cast_forward_s), l.fp8_cast_forward_s, "s",

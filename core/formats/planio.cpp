@@ -455,8 +455,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"grad_bytes", &f.grad_bytes},
           Field{"optimizer_step_bytes", &f.optimizer_step_bytes},
           Field{"dp_bucket_bytes", &f.dp_bucket_bytes},
-          Field{"overlap_fraction", &f.overlap_fraction},
-          Field{"host_launch_s", &f.host_launch_s}, Field{"kernel_gap_s", &f.kernel_gap_s},
+          Field{"overlap_fraction", &f.overlap_fraction}, Field{"host_launch_s", &f.host_launch_s},
+          Field{"kernel_gap_s", &f.kernel_gap_s},
           Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s},
           Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction}}) {
         if (field.figure->origin == Origin::UserEntry)

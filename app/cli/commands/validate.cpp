@@ -63,9 +63,9 @@ void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
     int nameWidth = 36;
     for (const CalibrationRow& row : report.rows)
         nameWidth = std::max(nameWidth, static_cast<int>(row.name.size()) + 2);
-    out << "\n  " << std::left << std::setw(nameWidth) << "row" << std::right << std::setw(6) << "GPUs"
-        << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error"
-        << std::setw(15) << "MFU (publ.)"
+    out << "\n  " << std::left << std::setw(nameWidth) << "row" << std::right << std::setw(6)
+        << "GPUs" << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9)
+        << "error" << std::setw(15) << "MFU (publ.)"
         << "\n";
     for (const CalibrationRow& row : report.rows) {
         std::string mfu = formatNumber(100 * row.mfu, 3) + "%";
