@@ -201,6 +201,32 @@ private slots:
         QVERIFY(std::abs(a.weights_bytes - b.weights_bytes * 2) < 1e-6 * a.weights_bytes);
     }
 
+    void backwardGemmsPromoteTheirAccumulators()
+    {
+        // Transformer Engine and torchao run dgrad and wgrad with FP32-promoted accumulation:
+        // on Hopper slower than the forward's fast accumulation (H100: 1402.6 at the best shape
+        // of a search, x 0.94, against 1484 at 8192^3); Blackwell has no fast mode to leave.
+        const HardwareCatalog& catalog = HardwareCatalog::bundled();
+        const EngineFigures h100 =
+            defaultEngineFigures(*catalog.gpu("h100-sxm5-80gb"), Optimizer::Adam, Dtype::FP8);
+        QVERIFY(std::abs(h100.fp8_backward_gemm_peak_fraction.value - 1402.6 * 0.94 / 1979) <
+                1e-12);
+        QVERIFY(h100.fp8_backward_gemm_peak_fraction.value < h100.fp8_gemm_peak_fraction.value);
+        const EngineFigures b200 =
+            defaultEngineFigures(*catalog.gpu("b200-hgx"), Optimizer::Adam, Dtype::FP8);
+        QCOMPARE(b200.fp8_backward_gemm_peak_fraction.value, b200.fp8_gemm_peak_fraction.value);
+        // The step: only the backward slows, and by less than the figures' ratio.
+        Plan fast = llama70b(Dtype::FP8);
+        Plan promoted = fast;
+        fast.figures.fp8_backward_gemm_peak_fraction = fast.figures.fp8_gemm_peak_fraction;
+        const StepCost a = evaluate(fast);
+        const StepCost b = evaluate(promoted);
+        QVERIFY(a.ok && b.ok);
+        QVERIFY(b.step_time_s > a.step_time_s);
+        QVERIFY(b.step_time_s < a.step_time_s * h100.fp8_gemm_peak_fraction.value /
+                                    h100.fp8_backward_gemm_peak_fraction.value);
+    }
+
     void planFileRoundTrip()
     {
         Plan plan = llama70b(Dtype::FP8);
@@ -208,6 +234,8 @@ private slots:
         plan.training.fp8_attention = true;
         plan.figures.fp8_gemm_peak_fraction =
             userEntry(0.7, "plan overrides.fp8_gemm_peak_fraction");
+        plan.figures.fp8_backward_gemm_peak_fraction =
+            userEntry(0.6, "plan overrides.fp8_backward_gemm_peak_fraction");
         const std::string text = planToJsonText(plan, HardwareCatalog::bundled());
         Plan back;
         std::vector<std::string> errors;
@@ -215,6 +243,7 @@ private slots:
         QCOMPARE(back.training.fp8_recipe, Fp8Recipe::Blockwise);
         QCOMPARE(back.training.fp8_attention, true);
         QCOMPARE(back.figures.fp8_gemm_peak_fraction.value, 0.7);
+        QCOMPARE(back.figures.fp8_backward_gemm_peak_fraction.value, 0.6);
         QVERIFY(text.find("\"fp8_recipe\": \"blockwise\"") != std::string::npos);
         // An unknown recipe is an error that names the choices.
         std::string bad = text;

@@ -60,6 +60,24 @@ private slots:
 
     // The Blackwell and H200 NVL presets: dense figures (half the datasheets' sparse ones), HBM
     // bandwidth and TDP as their datasheets give them, and no FlashAttention-3 (Hopper only).
+    void metaH100IsItsOwnPart()
+    {
+        // torchtitan's H100 runs: 96 GB HBM2e at 2.4 TB/s under a 500 W limit, with torchao's
+        // achievable shares for that part (0.78 of peak at large shapes, 0.92 of the HBM).
+        const GpuSpec* meta = HardwareCatalog::bundled().gpu("h100-sxm5-96gb-hbm2e");
+        const GpuSpec* sxm = HardwareCatalog::bundled().gpu("h100-sxm5-80gb");
+        QVERIFY(meta && sxm);
+        QCOMPARE(meta->hbm_GBps, 2400.0);
+        QCOMPARE(meta->tdp_w, 500.0);
+        QCOMPARE(meta->hbm_achievable_fraction.value, 0.92);
+        QVERIFY(!meta->kernels.gemm_best_of_search && sxm->kernels.gemm_best_of_search);
+        QVERIFY(std::abs(meta->kernels.gemm_tflops - 0.78 * 989) < 0.1);
+        QVERIFY(meta->source.find("torchtitan") != std::string::npos);
+        // The backward's promoted-accumulation FP8 figure sits below the forward's.
+        QVERIFY(meta->kernels.fp8_promoted_tflops > 0 &&
+                meta->kernels.fp8_promoted_tflops < meta->kernels.fp8_gemm_tflops);
+    }
+
     void blackwellAndNvlPresets_data()
     {
         QTest::addColumn<QString>("id");
@@ -97,11 +115,11 @@ private slots:
         const AttentionFigures& cudnn =
             gpu->kernels.attention[static_cast<size_t>(AttentionKernel::Cudnn)];
         QVERIFY(cudnn.available);
-        // Blackwell's cuDNN attention comes from the FlashAttention-4 paper's B200 comparison,
-        // not from H100's shares: at least 1613 / 1.3 TFLOP/s of 2250.
+        // Blackwell's cuDNN attention comes from NVIDIA's cudnn-frontend benchmark results on
+        // B200 (cuDNN 9.13.1) and GB200 (cuDNN 9.22), not from H100's shares.
         if (!flash3) {
-            QVERIFY(cudnn.source.find("FlashAttention-4") != std::string::npos);
-            QCOMPARE(cudnn.fwd, 0.551);
+            QVERIFY(cudnn.source.find("cudnn-frontend") != std::string::npos);
+            QCOMPARE(cudnn.fwd, id.startsWith("gb") ? 0.702 : 0.703);
         }
         QCOMPARE(gpu->nvlink_generation, id.startsWith("h200") ? 4 : 5);
     }

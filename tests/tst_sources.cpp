@@ -31,7 +31,12 @@ namespace {
 const QString kSourceDir = QStringLiteral(PARAPLAN_SOURCE_DIR);
 
 // Upstream files named by their public repository, allowed beside docs/*.md.
-const QStringList kPublicUpstreamMarkdown = {"nccl-tests doc/PERFORMANCE.md"};
+const QStringList kPublicUpstreamMarkdown = {
+    "nccl-tests doc/PERFORMANCE.md",
+    "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md",
+    "pytorch/torchtitan docs/performance.md",
+    "stas00/ml-engineering, compute/accelerator/README.md",
+    "tmoreau89/triton fork, python/triton_cublas_bench/PERFORMANCE_COMPARISON.md"};
 
 // What a source must not say: a path or a note that does not ship with Paraplan.
 // Returns the problem, or an empty string. `paths`: check Markdown paths too.

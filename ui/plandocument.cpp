@@ -214,6 +214,7 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.optimizer_step_bytes, defaults.optimizer_step_bytes);
     keepUser(f.dp_bucket_bytes, defaults.dp_bucket_bytes);
     keepUser(f.fp8_gemm_peak_fraction, defaults.fp8_gemm_peak_fraction);
+    keepUser(f.fp8_backward_gemm_peak_fraction, defaults.fp8_backward_gemm_peak_fraction);
     keepUser(f.overlap_fraction, defaults.overlap_fraction);
     keepUser(f.host_launch_s, defaults.host_launch_s);
     keepUser(f.kernel_gap_s, defaults.kernel_gap_s);

@@ -15,7 +15,7 @@ namespace {
 // kernels::gemmEfficiencyGivenReference through this thread's table of its answers: a pure
 // function of the SM count, the reference's share and quantization and the shape, which a
 // search asks for again at every layout with the same GEMM shapes. Bit for bit the same.
-double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8)
+double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8, bool backward)
 {
     struct Entry
     {
@@ -32,9 +32,10 @@ double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8)
     static thread_local std::array<Entry, 128> table;
     const KernelFigures& k = c.gpu->kernels;
     const bool shaped = k.gemm_shape[0] > 0;
-    // FP8 GEMMs: their own share and reference shape, and 128-deep main-loop steps.
-    const double share = fp8 ? c.fp8Share : c.gemmShare;
-    const double reference = fp8 ? c.fp8Reference : c.gemmReference;
+    // FP8 GEMMs: their own share and reference shape (the backward's with promoted
+    // accumulation), and 128-deep main-loop steps.
+    const double share = !fp8 ? c.gemmShare : backward ? c.fp8BwdShare : c.fp8Share;
+    const double reference = !fp8 ? c.gemmReference : backward ? c.fp8BwdReference : c.fp8Reference;
     const double kStep = fp8 ? 128 : 64;
     uint64_t bits[3];
     std::memcpy(&bits[0], &M, sizeof M);
@@ -66,9 +67,9 @@ double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8)
 // ping-pong kernels hide that behind the next tile, non-persistent ones do not (docs/engine.md,
 // an assumption between the two). `cBytes` is the output element size (8 for a weight
 // gradient accumulated into fp32: read and write). `fp8`: FP8 operands (1 byte) on the FP8
-// figures, the output still 16-bit.
+// figures, the output still 16-bit; `backward`: a dgrad or wgrad GEMM (its FP8 figure).
 GemmTiming gemmTiming(const Context& c, double M, double K, double N, double batch = 1,
-                      double cBytes = -1, bool fp8 = false)
+                      double cBytes = -1, bool fp8 = false, bool backward = false)
 {
     GemmTiming g;
     if (M <= 0 || K <= 0 || N <= 0)
@@ -83,7 +84,7 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
     const double operands = (a * M * K + a * K * N) * batch;
     const double output = (cBytes < 0 ? c.actBytes : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
-    g.efficiency = gemmEfficiency(c, M * batch, N, K, fp8);
+    g.efficiency = gemmEfficiency(c, M * batch, N, K, fp8, backward);
     g.compute_s = g.flops / (peak * g.efficiency);
     g.operands_s = operands / c.hbm;
     g.output_s = output / c.hbm;
@@ -93,9 +94,9 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
 }
 
 double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
-                   double cBytes = -1, bool fp8 = false)
+                   double cBytes = -1, bool fp8 = false, bool backward = false)
 {
-    return gemmTiming(c, M, K, N, batch, cBytes, fp8).time_s;
+    return gemmTiming(c, M, K, N, batch, cBytes, fp8, backward).time_s;
 }
 
 } // namespace
@@ -110,8 +111,8 @@ void addGemm(const Context& c, double M, double K, double N, double batch, doubl
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
     const double wgradBytes = c.pytorch ? c.actBytes : 8;
-    *backward += slowdown * gemmSeconds(c, M, N, K, batch, -1, fp8) +
-                 gemmSeconds(c, K, M, N, batch, wgradBytes, fp8);
+    *backward += slowdown * gemmSeconds(c, M, N, K, batch, -1, fp8, true) +
+                 gemmSeconds(c, K, M, N, batch, wgradBytes, fp8, true);
     *flops += 2 * M * K * N * batch;
     if (timing) {
         f.slowdown = slowdown;

@@ -40,9 +40,11 @@ struct Context
     // figures with 1-byte operands; the attention core (unless fp8Attention), the router and
     // the LM head keep the 16-bit ones above (docs/engine.md, "FP8").
     bool fp8 = false;
-    double fp8Peak = 0;      // FLOP/s, dense FP8
-    double fp8Share = 0;     // the FP8 GEMM share of that peak at its reference shape
-    double fp8Reference = 0; // kernels::fp8GemmReferenceEfficiency of the GPU's figures
+    double fp8Peak = 0;         // FLOP/s, dense FP8
+    double fp8Share = 0;        // the FP8 GEMM share of that peak at its reference shape
+    double fp8Reference = 0;    // kernels::fp8GemmReferenceEfficiency of the GPU's figures
+    double fp8BwdShare = 0;     // the backward's (promoted-accumulation) FP8 GEMM share
+    double fp8BwdReference = 0; // kernels::fp8PromotedReferenceEfficiency
     Fp8Recipe fp8Recipe = Fp8Recipe::Auto; // resolved
     bool fp8TnOnly = false;    // FP8 GEMMs take K-major operands only: transposed copies
     bool fp8Attention = false; // the attention core in FP8 as well

@@ -205,6 +205,9 @@ struct EngineFigures
     Sourced graph_kernel_gap_s;
     /// FP8 GEMMs' sustained share of the dense FP8 peak at their reference shape (dtype fp8).
     Sourced fp8_gemm_peak_fraction;
+    /// The backward's FP8 GEMMs (dgrad, wgrad), which Transformer Engine and torchao run with
+    /// promoted FP32 accumulation: their share of the FP8 peak at their reference shape.
+    Sourced fp8_backward_gemm_peak_fraction;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.

@@ -169,7 +169,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 35;
+constexpr size_t kLayerInputs = 37;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -206,6 +206,8 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.fp8Peak,
                              c.fp8Share,
                              c.fp8Reference,
+                             c.fp8BwdShare,
+                             c.fp8BwdReference,
                              double(static_cast<int>(c.fp8Recipe)),
                              double(c.fp8TnOnly),
                              double(c.fp8Attention),
@@ -291,12 +293,14 @@ void Evaluation::setup()
         c.fp8Peak = gpu->peakTflops(Dtype::FP8) * 1e12 / slowest;
         c.fp8Share = fig.fp8_gemm_peak_fraction.value;
         c.fp8Reference = kernels::fp8GemmReferenceEfficiency(gpu->kernels);
+        c.fp8BwdShare = fig.fp8_backward_gemm_peak_fraction.value;
+        c.fp8BwdReference = kernels::fp8PromotedReferenceEfficiency(gpu->kernels);
         c.fp8Recipe = resolvedFp8Recipe(plan);
         c.fp8TnOnly = gpu->kernels.fp8_tn_only;
         c.fp8Attention = tr.fp8_attention;
         c.microbatches = std::max(1, p.microBatches());
     } else {
-        c.fp8Peak = c.fp8Share = c.fp8Reference = 0;
+        c.fp8Peak = c.fp8Share = c.fp8Reference = c.fp8BwdShare = c.fp8BwdReference = 0;
         c.fp8Recipe = Fp8Recipe::Auto;
         c.fp8TnOnly = c.fp8Attention = false;
         c.microbatches = 1;

@@ -144,7 +144,9 @@ void Walk::planInputs() const
         d.inputs.push_back(
             "FP8: the linear layers' GEMMs at " + formatNumber(f.fp8_gemm_peak_fraction.value) +
             " of the FP8 peak at the measured shape (" + describeSource(f.fp8_gemm_peak_fraction) +
-            "); the attention core " +
+            "), the backward's dgrad and wgrad at " +
+            formatNumber(f.fp8_backward_gemm_peak_fraction.value) + " (" +
+            describeSource(f.fp8_backward_gemm_peak_fraction) + "); the attention core " +
             (t.fp8_attention ? std::string("in FP8 (plan)") : std::string("in bf16")) +
             ", the embedding, the LM head and the MoE router in bf16; recipe " +
             (t.fp8_recipe == Fp8Recipe::Auto

@@ -234,7 +234,7 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
                       "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
                       "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction",
                       "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
-                      "fp8_gemm_peak_fraction"});
+                      "fp8_gemm_peak_fraction", "fp8_backward_gemm_peak_fraction"});
     struct Field
     {
         const char* key;
@@ -252,7 +252,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"overlap_fraction", &f->overlap_fraction},
           Field{"host_launch_s", &f->host_launch_s}, Field{"kernel_gap_s", &f->kernel_gap_s},
           Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s},
-          Field{"fp8_gemm_peak_fraction", &f->fp8_gemm_peak_fraction}}) {
+          Field{"fp8_gemm_peak_fraction", &f->fp8_gemm_peak_fraction},
+          Field{"fp8_backward_gemm_peak_fraction", &f->fp8_backward_gemm_peak_fraction}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -458,7 +459,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"overlap_fraction", &f.overlap_fraction}, Field{"host_launch_s", &f.host_launch_s},
           Field{"kernel_gap_s", &f.kernel_gap_s},
           Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s},
-          Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction}}) {
+          Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction},
+          Field{"fp8_backward_gemm_peak_fraction", &f.fp8_backward_gemm_peak_fraction}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }

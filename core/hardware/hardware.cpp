@@ -92,6 +92,32 @@ Origin originOf(const QJsonObject& o)
     return o.value("origin").toString() == "assumption" ? Origin::Assumption : Origin::Preset;
 }
 
+// One GEMM figure's measured shape, [M, N, K].
+void readShape(const QJsonObject& o, const std::string& where, json::Reader& reader,
+               std::array<double, 3>* shape)
+{
+    const QJsonArray values = o.value("shape").toArray();
+    if (values.size() != 3)
+        reader.error(where + ".shape", "must be [M, N, K]");
+    for (int i = 0; i < values.size() && i < 3; ++i)
+        (*shape)[static_cast<size_t>(i)] = values.at(i).toDouble();
+}
+
+// The FP8 GEMM with promoted (FP32) accumulation: kernels.fp8_gemm.promoted.
+void readPromoted(const QJsonObject& o, const std::string& where, const std::string& gpuName,
+                  json::Reader& reader, KernelFigures* k)
+{
+    reader.checkKeys(o, where, {"tflops", "shape", "best_of_search", "origin", "source"});
+    reader.number(o, "tflops", where, &k->fp8_promoted_tflops, true);
+    reader.string(o, "source", where, &k->fp8_promoted_source, true);
+    reader.boolean(o, "best_of_search", where, &k->fp8_promoted_best_of_search);
+    k->fp8_promoted_source = gpuName + ": " + k->fp8_promoted_source;
+    k->fp8_promoted_origin = originOf(o);
+    readShape(o, where, reader, &k->fp8_promoted_shape);
+    if (!(k->fp8_promoted_tflops > 0))
+        reader.error(where + ".tflops", "must be positive");
+}
+
 void readKernels(const QJsonObject& o, const std::string& path, const std::string& gpuName,
                  json::Reader& reader, KernelFigures* k)
 {
@@ -100,31 +126,28 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
     reader.checkKeys(o, path, {"sm_count", "gemm", "fp8_gemm", "attention"});
     reader.integer(o, "sm_count", path, &k->sm_count, true);
     const QJsonObject gemm = o.value("gemm").toObject();
-    reader.checkKeys(gemm, path + ".gemm", {"tflops", "shape", "origin", "source"});
+    reader.checkKeys(gemm, path + ".gemm",
+                     {"tflops", "shape", "best_of_search", "origin", "source"});
     reader.number(gemm, "tflops", path + ".gemm", &k->gemm_tflops, true);
+    reader.boolean(gemm, "best_of_search", path + ".gemm", &k->gemm_best_of_search);
     reader.string(gemm, "source", path + ".gemm", &k->gemm_source, true);
     k->gemm_source = gpuName + ": " + k->gemm_source;
     k->gemm_origin = originOf(gemm);
-    const QJsonArray shape = gemm.value("shape").toArray();
-    if (shape.size() != 3)
-        reader.error(path + ".gemm.shape", "must be [M, N, K]");
-    for (int i = 0; i < shape.size() && i < 3; ++i)
-        k->gemm_shape[static_cast<size_t>(i)] = shape.at(i).toDouble();
+    readShape(gemm, path + ".gemm", reader, &k->gemm_shape);
     if (o.contains("fp8_gemm")) {
         const QJsonObject fp8 = o.value("fp8_gemm").toObject();
         const std::string where = path + ".fp8_gemm";
-        reader.checkKeys(fp8, where, {"tflops", "shape", "tn_only", "mxfp8", "origin", "source"});
+        reader.checkKeys(fp8, where,
+                         {"tflops", "shape", "tn_only", "mxfp8", "promoted", "origin", "source"});
         reader.number(fp8, "tflops", where, &k->fp8_gemm_tflops, true);
         reader.string(fp8, "source", where, &k->fp8_gemm_source, true);
         reader.boolean(fp8, "tn_only", where, &k->fp8_tn_only);
         reader.boolean(fp8, "mxfp8", where, &k->mxfp8);
         k->fp8_gemm_source = gpuName + ": " + k->fp8_gemm_source;
         k->fp8_gemm_origin = originOf(fp8);
-        const QJsonArray fp8Shape = fp8.value("shape").toArray();
-        if (fp8Shape.size() != 3)
-            reader.error(where + ".shape", "must be [M, N, K]");
-        for (int i = 0; i < fp8Shape.size() && i < 3; ++i)
-            k->fp8_gemm_shape[static_cast<size_t>(i)] = fp8Shape.at(i).toDouble();
+        readShape(fp8, where, reader, &k->fp8_gemm_shape);
+        if (fp8.contains("promoted"))
+            readPromoted(fp8.value("promoted").toObject(), where + ".promoted", gpuName, reader, k);
     }
     const QJsonObject attention = o.value("attention").toObject();
     for (auto it = attention.begin(); it != attention.end(); ++it) {

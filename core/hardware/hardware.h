@@ -63,6 +63,9 @@ struct KernelFigures
     int sm_count = 0;
     double gemm_tflops = 0;             ///< best sustained 16-bit GEMM (0: not known)
     std::array<double, 3> gemm_shape{}; ///< M, N, K where it was measured
+    /// True when `gemm_tflops` is the best shape of a search (gpus.json "best_of_search", the
+    /// default); false when it was measured at one fixed large shape.
+    bool gemm_best_of_search = true;
     Origin gemm_origin = Origin::Preset;
     std::string gemm_source;
     /// Sustained FP8 (e4m3) GEMM at `fp8_gemm_shape` (0: not known; the 16-bit share is taken).
@@ -70,6 +73,14 @@ struct KernelFigures
     std::array<double, 3> fp8_gemm_shape{};
     Origin fp8_gemm_origin = Origin::Preset;
     std::string fp8_gemm_source;
+    /// FP8 GEMM with its accumulators promoted to FP32 every few K steps (cuBLASLt with fast
+    /// accumulation off), as Transformer Engine and torchao run the backward's dgrad and wgrad
+    /// (gpus.json "fp8_gemm.promoted"; 0: no separate figure, the forward's is taken).
+    double fp8_promoted_tflops = 0;
+    std::array<double, 3> fp8_promoted_shape{};
+    bool fp8_promoted_best_of_search = true;
+    Origin fp8_promoted_origin = Origin::Preset;
+    std::string fp8_promoted_source;
     bool fp8_tn_only = false; ///< FP8 GEMMs take K-major (TN) operands only: transposed copies
     bool mxfp8 = false;       ///< block-scaled MXFP8 tensor cores (1x32 E8M0 scales, Blackwell)
     std::array<AttentionFigures, kAttentionKernelCount> attention{}; ///< by AttentionKernel

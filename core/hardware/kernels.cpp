@@ -62,6 +62,17 @@ double fp8GemmReferenceEfficiency(const KernelFigures& k)
                                k.fp8_gemm_shape[2], 128);
 }
 
+double fp8PromotedReferenceEfficiency(const KernelFigures& k)
+{
+    // A best-of-search figure enters the engine times 0.94, as a fixed large shape's
+    // (defaultEngineFigures): it is then referred to the forward's fixed shape.
+    if (k.sm_count <= 0 || !(k.fp8_promoted_tflops > 0) || !(k.fp8_promoted_shape[0] > 0) ||
+        k.fp8_promoted_best_of_search)
+        return fp8GemmReferenceEfficiency(k);
+    return gemmShapeEfficiency(k.sm_count, k.fp8_promoted_shape[0], k.fp8_promoted_shape[1],
+                               k.fp8_promoted_shape[2], 128);
+}
+
 double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShare, double reference,
                                     double M, double N, double K, double kStep)
 {

@@ -29,6 +29,10 @@ double gemmEfficiencyGivenReference(const KernelFigures& k, double referenceShar
 /// The FP8 reference shape's quantization (gemmShapeEfficiency at `k.fp8_gemm_shape`, 128-deep
 /// steps; the 16-bit reference's when the figures give no FP8 shape).
 double fp8GemmReferenceEfficiency(const KernelFigures& k);
+/// The promoted-accumulation FP8 figure's reference quantization (at `k.fp8_promoted_shape`,
+/// 128-deep steps; the FP8 reference's when the figures give no promoted one, or give the best
+/// of a search, which the engine takes at 0.94 as a fixed large shape's).
+double fp8PromotedReferenceEfficiency(const KernelFigures& k);
 
 /// An attention kernel's share of peak at sequence length `seq` and head dimension `d`:
 /// share x seq / (seq + seq_half), times the head-dim-64 factor for d <= 64.

@@ -110,11 +110,13 @@ bool korthikantiPlans(const QJsonObject& root, const HardwareCatalog& catalog,
 }
 
 // A 2026-style row states its plan's parts as fields of its own: the model, the cluster as a
-// preset with a node count (and, where the source's hardware had no preset, the node's fields
-// that differ), the layout and the training settings.
+// preset with a node count (and, where the source's hardware had no preset, its GPU or the node's
+// fields that differ), the layout and the training settings.
 QJsonObject planOfRow(const QJsonObject& row)
 {
     QJsonObject cluster{{"preset", row.value("cluster_preset")}, {"nodes", row.value("nodes")}};
+    if (row.contains("cluster_gpu")) // the preset's nodes with another GPU of the catalog
+        cluster["gpu"] = row.value("cluster_gpu");
     if (row.contains("cluster_node_override"))
         cluster["node"] = row.value("cluster_node_override");
     QJsonObject plan{{"model", row.value("model")},
