@@ -24,12 +24,12 @@ using test::layout;
 namespace {
 
 // The dense rows of the 2026 calibration set (FP8 on H100 and B200, BF16 on GB200 NVL72).
-// Issue 24 asks 10% each; the NeMo FP8 Llama 3 70B row on H100 meets it (+0.9%), the others do
-// not yet and are held where they stand, as a guard against regressions: torchtitan float8 on
-// 500 W HBM2e H100s that the catalog has no preset for (-22%), Llama 3.1 405B FP8 on B200 whose
-// FP8 GEMM share is an assumption (-12%), and BF16 on GB200 NVL72, predicted at 59% MFU where
-// the run measured 47% (-22%). docs/engine.md, "Calibration", says so.
-constexpr double kDense2026Tolerance = 0.25;
+// Issue 24 asks 10% each: NeMo FP8 Llama 3 70B on H100 (+5.1%) and FP8 405B on B200 (-3.9%)
+// meet it; BF16 405B on GB200 NVL72 (-11%) and torchtitan float8 on Meta's 500 W HBM2e H100
+// (-16%; its bf16 twins are as fast: that part's sustained clocks have no published figure)
+// do not yet and are held where they stand, as a guard against regressions. docs/engine.md,
+// "Calibration", says so.
+constexpr double kDense2026Tolerance = 0.20;
 constexpr double kFp8H100Tolerance = 0.10;
 
 Plan makePlan(const char* model, const char* cluster, int nodes, int seq = 4096,
@@ -75,13 +75,28 @@ const CollectiveCost* findCollective(const StepCost& cost, const char* group, Co
 double kernelCeiling(const Plan& plan, const StepCost& cost)
 {
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
-    const double gemm = kernels::gemmEfficiency(gpu->kernels, plan.figures.gemm_peak_fraction.value,
-                                                1 << 20, 1 << 20, 1 << 20);
+    const KernelFigures& k = gpu->kernels;
+    const double huge = 1 << 20;
+    // MFU counts against the plan's dtype peak (the FP8 one under FP8): the 16-bit kernels'
+    // shares scale by the 16-bit peak over it.
+    const double fp8 = plan.training.dtype == Dtype::FP8;
+    const double scale = fp8 ? gpu->peakTflops(Dtype::BF16) / gpu->peakTflops(Dtype::FP8) : 1;
+    const double gemm =
+        scale * kernels::gemmEfficiency(k, plan.figures.gemm_peak_fraction.value, huge, huge, huge);
+    double fp8Gemm = 0;
+    if (fp8)
+        fp8Gemm = std::max(kernels::gemmEfficiencyGivenReference(
+                               k, plan.figures.fp8_gemm_peak_fraction.value,
+                               kernels::fp8GemmReferenceEfficiency(k), huge, huge, huge, 128),
+                           kernels::gemmEfficiencyGivenReference(
+                               k, plan.figures.fp8_backward_gemm_peak_fraction.value,
+                               kernels::fp8PromotedReferenceEfficiency(k), huge, huge, huge, 128));
     const double attention =
-        2 * std::max(attentionFigure(plan, false, HardwareCatalog::bundled()).value,
-                     attentionFigure(plan, true, HardwareCatalog::bundled()).value);
+        2 * scale *
+        std::max(attentionFigure(plan, false, HardwareCatalog::bundled()).value,
+                 attentionFigure(plan, true, HardwareCatalog::bundled()).value);
     (void)cost;
-    return std::max(gemm, attention);
+    return std::max({gemm, fp8Gemm, attention});
 }
 
 } // namespace
@@ -482,10 +497,22 @@ private slots:
     {
         QTest::addColumn<QString>("cluster");
         QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("fp8");
         for (const char* cluster : {"dgx-a100", "dgx-h100", "fat-tree-2:1"})
             for (const char* model : {"llama3-8b", "llama3-70b", "mixtral-8x7b"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(cluster, model)))
-                    << QString(cluster) << QString(model);
+                    << QString(cluster) << QString(model) << false;
+        // Blackwell: HGX B200 nodes and GB200 NVL72 trays (16 trays of 4: 64 GPUs in one
+        // NVLink domain), in bf16 and under FP8 recipes, as the H100 nodes.
+        for (const char* cluster : {"dgx-h100", "hgx-b200", "gb200-nvl72"})
+            for (const char* model : {"llama3-8b", "llama3-70b"})
+                for (bool fp8 : {false, true}) {
+                    if (!fp8 && QString(cluster) == "dgx-h100")
+                        continue; // above
+                    QTest::newRow(
+                        qPrintable(QString("%1 %2 %3").arg(cluster, model, fp8 ? "fp8" : "bf16")))
+                        << QString(cluster) << QString(model) << fp8;
+                }
     }
     void noPlanOutrunsItsLinksOrItsKernels()
     {
@@ -493,10 +520,18 @@ private slots:
         // time of any link, and no MFU above the kernel figures it was built from.
         QFETCH(QString, cluster);
         QFETCH(QString, model);
+        QFETCH(bool, fp8);
         const bool fatTree = cluster.startsWith("fat-tree");
+        const int nodes = cluster == "gb200-nvl72" ? 16 : 8; // 64 GPUs
         Plan base = fatTree ? makePlan(qPrintable(model), "dgx-h100", 8, 4096, 2.0, 2)
-                            : makePlan(qPrintable(model), qPrintable(cluster), 8, 4096);
+                            : makePlan(qPrintable(model), qPrintable(cluster), nodes, 4096);
         base.parallel.global_batch = 128;
+        if (fp8) {
+            base.training.dtype = Dtype::FP8;
+            base.figures =
+                defaultEngineFigures(*HardwareCatalog::bundled().gpu(base.cluster.gpu_id),
+                                     base.training.optimizer, Dtype::FP8);
+        }
         SearchOptions options;
         options.max_micro_batch = 4;
         options.max_interleave = 2;
@@ -518,6 +553,22 @@ private slots:
                                         .arg(cost.step_time_s)));
             QVERIFY2(cost.metrics.mfu <= kernelCeiling(plan, cost) + 1e-9,
                      qPrintable(QString("MFU %1").arg(cost.metrics.mfu)));
+            if (!fp8)
+                continue;
+            // FP8 shortens the linear layers' GEMMs and nothing else (casts add time): the
+            // step speeds up by at most as much as the layer's GEMMs do.
+            Plan bf16 = plan;
+            bf16.training.dtype = Dtype::BF16;
+            const StepCost twin = engine.evaluate(bf16);
+            if (!twin.ok)
+                continue;
+            const double gemmRatio =
+                (twin.dense_layer.gemm_forward_s + twin.dense_layer.gemm_backward_s) /
+                (cost.dense_layer.gemm_forward_s + cost.dense_layer.gemm_backward_s);
+            QVERIFY2(twin.step_time_s / cost.step_time_s <= std::max(1.0, gemmRatio) + 1e-9,
+                     qPrintable(QString("FP8 speed-up %1, its GEMMs' %2")
+                                    .arg(twin.step_time_s / cost.step_time_s)
+                                    .arg(gemmRatio)));
         }
         QVERIFY(checked > 100);
     }
