@@ -111,13 +111,23 @@ void ClusterView::paintEvent(QPaintEvent*)
     const QString domainText =
         domain > gpn ? tr(", NVLink domains of %1 GPUs (%2 nodes)").arg(domain).arg(domain / gpn)
                      : QString();
-    painter.drawText(QRectF(12, 4, width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("%1: %2 nodes x %3 GPUs%5, coloured by %4")
-                         .arg(QString::fromStdString(cluster.name))
-                         .arg(QString::fromStdString(groupedNumber(nodes)))
-                         .arg(gpn)
-                         .arg(kModes[static_cast<int>(m_colourBy)])
-                         .arg(domainText));
+    const auto header = [&](const QString& name) {
+        return tr("%1: %2 nodes x %3 GPUs%5, coloured by %4")
+            .arg(name)
+            .arg(QString::fromStdString(groupedNumber(nodes)))
+            .arg(gpn)
+            .arg(kModes[static_cast<int>(m_colourBy)])
+            .arg(domainText);
+    };
+    // A long preset name ("... (18 compute trays of 4 GPUs, ...)") gives up its parenthesis
+    // before the counts and the domain are cut.
+    const double headerWidth = width() - 24;
+    QString name = QString::fromStdString(cluster.name);
+    QString text = header(name);
+    if (metrics.horizontalAdvance(text) > headerWidth && name.contains(" ("))
+        text = header(name.left(name.indexOf(" (")));
+    painter.drawText(QRectF(12, 4, headerWidth, 22), Qt::AlignLeft | Qt::AlignVCenter,
+                     metrics.elidedText(text, Qt::ElideRight, headerWidth));
 
     for (int n = 0; n < shownNodes; ++n) {
         const int row = n / columns;

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QSpinBox>
 
+#include <algorithm>
 #include <cmath>
 
 namespace paraplan::ui {
@@ -226,9 +227,16 @@ void TopologyEditor::addNodeTypeProperties(const NodeSpec& type)
                          });
     });
     m_propertyForm->addRow(tr("NVLink"), nvlink);
+    // Links per switch chip: "18 x 1" when every chip takes the same count (NVL72's 18 NVLink
+    // switch chips), "2+2+1+1" otherwise.
+    const std::vector<int>& chips = type.switch_links_per_gpu;
     QString links;
-    for (int chip : type.switch_links_per_gpu)
-        links += (links.isEmpty() ? "" : "+") + QString::number(chip);
+    if (chips.size() > 2 &&
+        std::all_of(chips.begin(), chips.end(), [&](int n) { return n == chips.front(); }))
+        links = tr("%1 x %2").arg(chips.size()).arg(chips.front());
+    else
+        for (int chip : chips)
+            links += (links.isEmpty() ? "" : "+") + QString::number(chip);
     m_propertyForm->addRow(tr("Links per GPU"),
                            new QLabel(links.isEmpty() ? tr("mesh pairs") : links));
 }
