@@ -227,6 +227,8 @@ std::map<QString, Plan> plans()
     p = llama;
     p.training.dtype = Dtype::FP8;
     out["edit: fp8"] = p;
+    p.training.fp8_recipe = Fp8Recipe::Current;
+    out["edit: fp8 current scaling"] = p;
     p = llama;
     p.parallel.tp = 8;
     p.parallel.pp = 1;

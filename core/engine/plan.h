@@ -70,13 +70,13 @@ const char* kernelStyleName(KernelStyle style);
 /// Tensor-parallel communication overlap (parallel.tp_overlap).
 enum class TpOverlap
 {
-    Auto,  ///< ag-gemm on Megatron with SP on and TP in one node
+    Auto,  ///< ag-gemm on Megatron with SP on and TP in one NVLink domain
     None,  ///< every TP collective on the critical path
     AgGemm ///< all-gather/reduce-scatter split into tp chunks pipelined with the GEMMs
            ///< (Megatron's --tp-comm-overlap, Transformer Engine userbuffers, async TP)
 };
 inline constexpr EnumName<TpOverlap> kTpOverlapNames[] = {
-    {TpOverlap::Auto, "auto", "auto (Megatron, SP, TP in a node)"},
+    {TpOverlap::Auto, "auto", "auto (Megatron, SP, TP in an NVLink domain)"},
     {TpOverlap::None, "none", "none"},
     {TpOverlap::AgGemm, "ag-gemm", "AG/RS pipelined with GEMMs"},
 };

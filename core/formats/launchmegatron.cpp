@@ -258,6 +258,11 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     case Dtype::FP8:
         f->add("--bf16");
         f->add("--fp8-format", "hybrid");
+        // Megatron-LM's --fp8-recipe (megatron/training/arguments.py at 000c4ac: delayed, the
+        // default, tensorwise, mxfp8, blockwise); auto is Megatron's default, so no flag.
+        if (t.fp8_recipe != Fp8Recipe::Auto)
+            f->add("--fp8-recipe",
+                   t.fp8_recipe == Fp8Recipe::Current ? "tensorwise" : fp8RecipeName(t.fp8_recipe));
         break;
     case Dtype::TF32:
         warnings->push_back("dtype tf32 has no Megatron-LM flag: written as fp32 (no precision "

@@ -339,6 +339,20 @@ void applyTraining(const FlagReader& f, Plan* plan)
               : f.has("--bf16")     ? Dtype::BF16
               : f.has("--fp16")     ? Dtype::FP16
                                     : Dtype::FP32;
+    if (f.has("--fp8-recipe")) {
+        const std::string recipe = f.text("--fp8-recipe");
+        t.fp8_recipe = recipe == "tensorwise"  ? Fp8Recipe::Current
+                       : recipe == "delayed"   ? Fp8Recipe::Delayed
+                       : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
+                       : recipe == "blockwise" ? Fp8Recipe::Blockwise
+                                               : t.fp8_recipe;
+        if (recipe != "tensorwise" && recipe != "delayed" && recipe != "mxfp8" &&
+            recipe != "blockwise")
+            f.warn(
+                "--fp8-recipe '" + recipe +
+                "' is none of the recipes Paraplan models (delayed, tensorwise, mxfp8, blockwise): "
+                "the plan keeps fp8_recipe auto");
+    }
     t.grad_reduce_bytes = f.has("--grad-reduce-in-bf16") ? 2 : 0;
     const std::string optimizer = f.has("--optimizer") ? f.text("--optimizer") : "adam";
     if (optimizer == "adam" || optimizer == "sgd")

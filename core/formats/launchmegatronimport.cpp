@@ -84,6 +84,7 @@ const std::map<std::string, int>& handledFlags()
         {"--bf16", 0},
         {"--fp16", 0},
         {"--fp8-format", 1},
+        {"--fp8-recipe", 1},
         {"--grad-reduce-in-bf16", 0},
         {"--optimizer", 1},
         {"--lr", 1},
