@@ -112,8 +112,16 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
     }
     out += line("transformer_engine", boolText(true));
     out += line("fp8", boolText(plan.training.dtype == Dtype::FP8));
-    if (plan.training.dtype == Dtype::FP8)
+    if (plan.training.dtype == Dtype::FP8) {
         out += line("fp8_hybrid", boolText(true));
+        // The NeMo 1.x YAML (megatron_llama_config.yaml at fec8221) has no recipe key: its FP8
+        // is Transformer Engine's delayed scaling.
+        const Fp8Recipe recipe = plan.training.fp8_recipe;
+        if (recipe != Fp8Recipe::Auto && recipe != Fp8Recipe::Delayed)
+            warnings->push_back(std::string("fp8_recipe ") + fp8RecipeName(recipe) +
+                                ": this NeMo config has no recipe key and runs delayed scaling "
+                                "(the Megatron-LM export writes --fp8-recipe)");
+    }
     // ZeRO: NeMo's distributed optimizer is optim.name distributed_fused_adam (Apex's
     // DistributedFusedAdam, ZeRO-2: optimizer state and gradients sharded), which
     // MegatronBaseModel refuses ("Distributed optimizers require O2") without megatron_amp_O2.
