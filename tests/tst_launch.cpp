@@ -481,6 +481,22 @@ private slots:
             QVERIFY2(all.find(expected) != std::string::npos, expected);
     }
 
+    void fp8RecipeReachesMegatronAndNemoSaysItCannot()
+    {
+        const Plan plan = plans().at("edit: fp8 current scaling");
+        const LaunchConfig megatron = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        QVERIFY(megatron.text.find("--fp8-recipe tensorwise") != std::string::npos);
+        const LaunchConfig nemo = exportLaunchConfig(plan, LaunchTarget::NeMo, catalog());
+        std::string all;
+        for (const std::string& w : nemo.warnings)
+            all += w + "\n";
+        QVERIFY2(all.find("fp8_recipe current") != std::string::npos, all.c_str());
+        // auto is Megatron's default: no flag, no warning.
+        const Plan automatic = plans().at("edit: fp8");
+        QVERIFY(exportLaunchConfig(automatic, LaunchTarget::Megatron, catalog())
+                    .text.find("--fp8-recipe") == std::string::npos);
+    }
+
     // fwreview findings 9, 10 and 13 (NeMo): the norm, ZeRO as NeMo's distributed optimizer
     // (which needs megatron_amp_O2), and max_position_embeddings at least seq_len.
     void nemoWritesNormZeroAndPositions()
