@@ -285,6 +285,37 @@ private slots:
         QVERIFY(domainTier);
     }
 
+    // A pipeline over two NVL72 racks: stages 16 GPUs apart put one boundary (GPUs 64 and 80)
+    // across the racks' network although each hop's two GPUs would fit in one domain; on one
+    // rack the same hops stay on NVLink.
+    void nvl72PipelineHopAcrossRacksRidesTheNetwork()
+    {
+        ParallelLayout p = layout(4, 8, 2, 1, 64);
+        p.cp = 2;
+        p.sequence_parallel = true;
+        p.interleave = 8;
+        const Plan twoRacks = makePlan("llama3-405b", "gb200-nvl72", 32, p, 8192);
+        const StepCost across = evaluate(twoRacks);
+        QVERIFY2(across.ok, across.issues.empty() ? "" : across.issues.front().message.c_str());
+        auto ppCall = [](const StepCost& cost) {
+            for (const CollectiveCost& c : cost.collectives) {
+                if (std::string(c.group) == "pp")
+                    return c.call;
+            }
+            qFatal("no PP transfer");
+        };
+        QCOMPARE(ppCall(across).bottleneck, Tier::Network);
+        // 16 trays of one rack (64 GPUs): the pipeline stays inside the domain.
+        ParallelLayout half = p;
+        half.dp = 1;
+        half.global_batch = 32;
+        const Plan oneRack = makePlan("llama3-405b", "gb200-nvl72", 16, half, 8192);
+        const StepCost inside = evaluate(oneRack);
+        QVERIFY(inside.ok);
+        QCOMPARE(ppCall(inside).bottleneck, Tier::NVSwitch);
+        QVERIFY(ppCall(across).time_s > 4 * ppCall(inside).time_s);
+    }
+
     void tensorParallelCliff()
     {
         // Seed 11.1.1: "a 42% throughput drop at TP=16 and a 65% drop at TP=32 relative to

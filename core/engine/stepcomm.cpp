@@ -138,7 +138,14 @@ void Evaluation::otherParallel()
         // interleaving.
         ppCost.group = "pp";
         ppCost.purpose = "activations forward and gradients backward between stages";
-        ppCost.call = collective(CollectiveOp::SendRecv, activation / p.tp, 2, strides.pp);
+        // A pipeline that spans more GPUs than an NVLink domain has a stage boundary across
+        // the network, even when one hop's two GPUs fit in a domain (NVL72: stages 16 GPUs
+        // apart, 64 and 80 sit in two racks): its slowest hop, as for CP above.
+        int hopStride = strides.pp;
+        const int domain = cluster.nvlinkDomainGpus();
+        if (!cluster.is_torus && static_cast<long long>(p.pp) * strides.pp > domain)
+            hopStride = std::max(strides.pp, domain);
+        ppCost.call = collective(CollectiveOp::SendRecv, activation / p.tp, 2, hopStride);
         ppCost.stride = strides.pp;
         ppPerMicrobatch = 2.0 * p.interleave * ppCost.call.time_s;
     }
