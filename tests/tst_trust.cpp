@@ -143,7 +143,21 @@ private slots:
         const AttentionFigures* fa3 = kernels::attentionFigures(*h100, AttentionKernel::Flash3);
         const AttentionFigures* cudnn = kernels::attentionFigures(*h100, AttentionKernel::Cudnn);
         const AttentionFigures* sdpa = kernels::attentionFigures(*h100, AttentionKernel::Sdpa);
-        QVERIFY(fa2 && fa3 && cudnn && sdpa);
+        const AttentionFigures* triton = kernels::attentionFigures(*h100, AttentionKernel::Triton);
+        QVERIFY(fa2 && fa3 && cudnn && sdpa && triton);
+        // FlashAttention-3 paper, causal head dim 128 forward at 16k: Triton 378 TFLOP/s
+        // between FlashAttention-2 (335) and cuDNN (539); at 512 below both (146).
+        QVERIFY(triton != fa2 && triton->source.find("Triton") != std::string::npos);
+        const double triton16k = 989 * kernels::attentionShare(triton->fwd, *triton, 16384, 128);
+        QVERIFY2(std::fabs(triton16k / 378 - 1) < 0.02, qPrintable(QString::number(triton16k)));
+        QVERIFY(kernels::attentionShare(triton->fwd, *triton, 16384, 128) >
+                kernels::attentionShare(fa2->fwd, *fa2, 16384, 128));
+        QVERIFY(kernels::attentionShare(triton->fwd, *triton, 16384, 128) <
+                kernels::attentionShare(cudnn->fwd, *cudnn, 16384, 128));
+        // A GPU without Triton figures (A100) falls back to FlashAttention-2's.
+        const GpuSpec* a100sxm = HardwareCatalog::bundled().gpu("a100-sxm4-80gb");
+        QCOMPARE(kernels::attentionFigures(*a100sxm, AttentionKernel::Triton),
+                 kernels::attentionFigures(*a100sxm, AttentionKernel::Flash2));
         // FlashAttention-3 paper: FA2 reaches about 35% of H100, FA3 about 62% (causal, d 128).
         QVERIFY(fa3->fwd > 1.5 * fa2->fwd && fa3->bwd > 1.5 * fa2->bwd);
         QVERIFY(sdpa->fwd < fa2->fwd);

@@ -301,6 +301,11 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
                             "written as --attention-backend auto");
         f->add("--attention-backend", "auto");
         break;
+    case AttentionKernel::Triton:
+        warnings->push_back("attention triton (Triton fused attention) is not a Megatron-LM "
+                            "backend: written as --attention-backend auto");
+        f->add("--attention-backend", "auto");
+        break;
     }
     if (t.attention == AttentionKernel::Flash3)
         warnings->push_back("attention flash3: Megatron's 'flash' backend runs the "

@@ -29,9 +29,10 @@ enum class AttentionKernel
     Flash3,  ///< FlashAttention-3 (Shah et al. 2024), Hopper only
     Cudnn,   ///< cuDNN fused attention (Transformer Engine's NVTE_FUSED_ATTN=1)
     Sdpa,    ///< PyTorch scaled_dot_product_attention, its built-in flash backend
+    Triton,  ///< Triton's fused attention (flash-attn's Triton kernel, llm-foundry's attn_impl)
     Auto,    ///< sdpa on PyTorch FSDP-style stacks, flash2 on Megatron-style ones
 };
-inline constexpr int kAttentionKernelCount = 5; ///< kernels with figures (all but Auto)
+inline constexpr int kAttentionKernelCount = 6; ///< kernels with figures (all but Auto)
 inline constexpr EnumName<AttentionKernel> kAttentionKernelNames[] = {
     {AttentionKernel::Auto, "auto", "auto (SDPA on PyTorch, else FlashAttention-2)"},
     {AttentionKernel::Unfused, "unfused", "unfused (GEMMs + softmax)"},
@@ -39,6 +40,7 @@ inline constexpr EnumName<AttentionKernel> kAttentionKernelNames[] = {
     {AttentionKernel::Flash3, "flash3", "FlashAttention-3 (Hopper)"},
     {AttentionKernel::Cudnn, "cudnn", "cuDNN fused attention"},
     {AttentionKernel::Sdpa, "sdpa", "PyTorch SDPA (flash backend)"},
+    {AttentionKernel::Triton, "triton", "Triton fused attention"},
 };
 const char* attentionKernelName(AttentionKernel kernel);
 bool parseAttentionKernel(const std::string& text, AttentionKernel* kernel);
