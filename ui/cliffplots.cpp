@@ -32,7 +32,8 @@ void useLog2Axis(QCPAxis* axis)
 
 // A network boundary (node, rack) between the sweep's points at `x` and beyond: a solid
 // coloured line, unlike the dotted grey grid, the side past it lightly shaded, and a label at
-// the top of the axes, just left of the line (the side past it is often narrow).
+// the top of the axes, just left of the line (the side past it is often narrow), or right of it
+// where the left has less room.
 QCPItemText* addBoundary(QCustomPlot* plot, double x, const QString& text)
 {
     const QPen pen = plotstyle::boundaryPen();
@@ -66,6 +67,21 @@ QCPItemText* addBoundary(QCustomPlot* plot, double x, const QString& text)
     label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
     label->setPadding(QMargins(2, 0, 4, 0));
     label->setClipToAxisRect(true);
+    // Where the axes leave too little room left of the line for the label (a boundary near
+    // the left end of the range: "rack: 72 GPUs" on a sweep from 64), it goes right of the line
+    // instead, over the shaded side, rather than being cut at the axes' edge.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, label, [plot, label, x] {
+        const QFontMetrics metrics(label->font());
+        int width = 0;
+        for (const QString& part : label->text().split('\n'))
+            width = std::max(width, metrics.horizontalAdvance(part));
+        const double line = plot->xAxis->coordToPixel(x);
+        const double room = line - plot->axisRect()->left();
+        const bool left = room >= width + 8 || room >= plot->axisRect()->right() - line;
+        label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        label->setTextAlignment(left ? Qt::AlignRight : Qt::AlignLeft);
+        label->setPadding(left ? QMargins(2, 0, 4, 0) : QMargins(4, 0, 2, 0));
+    });
     return label;
 }
 
@@ -157,7 +173,7 @@ void TpSweepPlot::setResults(const PlanResults& r)
     if (!r.plan.cluster.is_torus)
         addBoundary(plot(), pow2 ? domain * std::sqrt(2.0) : double(domain),
                     domain > a.gpus_per_node
-                        ? tr("NVLink domain: %1 GPUs (%2 nodes)\npast it: network")
+                        ? tr("NVLink domain:\n%1 GPUs (%2 nodes)\npast it: network")
                               .arg(domain)
                               .arg(domain / std::max(1, a.gpus_per_node))
                         : tr("node: %1 GPUs\npast it: network").arg(domain));
