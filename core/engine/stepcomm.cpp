@@ -53,6 +53,17 @@ bool touches(const CollectiveResult& r, Tier tier)
     return tier == Tier::Network && r.nodes_spanned > 1;
 }
 
+// The stride of the slowest hop of a chain or ring of `ranks` GPUs `stride` apart (CP's ring,
+// PP's stages): a chain that spans more GPUs than an NVLink domain has a hop across the
+// network even when one hop's two GPUs fit in a domain (two NVL72 racks: 64 and 80).
+int slowestHopStride(const ClusterSpec& cluster, int ranks, int stride)
+{
+    const int domain = cluster.nvlinkDomainGpus();
+    if (!cluster.is_torus && static_cast<long long>(ranks) * stride > domain)
+        return std::max(stride, domain);
+    return stride;
+}
+
 } // namespace
 
 void Evaluation::layerCollectives()
@@ -116,11 +127,8 @@ void Evaluation::otherParallel()
         const double kvChunk = 2 * c.tokens * c.kvLocal * c.d * c.actBytes;
         cpCost.group = "cp";
         cpCost.purpose = "ring attention: K and V chunks (and their gradients) around the group";
-        int hopStride = strides.cp;
-        const int perNode = cluster.nvlinkDomainGpus();
-        if (!cluster.is_torus && static_cast<long long>(p.cp) * strides.cp > perNode)
-            hopStride = std::max(strides.cp, perNode);
-        cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2, hopStride);
+        cpCost.call = collective(CollectiveOp::SendRecv, kvChunk, 2,
+                                 slowestHopStride(cluster, p.cp, strides.cp));
         cpCost.stride = strides.cp;
         cpPerLayer = 3.0 * (p.cp - 1) * cpCost.call.time_s;
     }
@@ -138,14 +146,9 @@ void Evaluation::otherParallel()
         // interleaving.
         ppCost.group = "pp";
         ppCost.purpose = "activations forward and gradients backward between stages";
-        // A pipeline that spans more GPUs than an NVLink domain has a stage boundary across
-        // the network, even when one hop's two GPUs fit in a domain (NVL72: stages 16 GPUs
-        // apart, 64 and 80 sit in two racks): its slowest hop, as for CP above.
-        int hopStride = strides.pp;
-        const int domain = cluster.nvlinkDomainGpus();
-        if (!cluster.is_torus && static_cast<long long>(p.pp) * strides.pp > domain)
-            hopStride = std::max(strides.pp, domain);
-        ppCost.call = collective(CollectiveOp::SendRecv, activation / p.tp, 2, hopStride);
+        // Every stage boundary costs the slowest one, as CP's ring steps do.
+        ppCost.call = collective(CollectiveOp::SendRecv, activation / p.tp, 2,
+                                 slowestHopStride(cluster, p.pp, strides.pp));
         ppCost.stride = strides.pp;
         ppPerMicrobatch = 2.0 * p.interleave * ppCost.call.time_s;
     }

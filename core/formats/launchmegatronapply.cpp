@@ -340,14 +340,16 @@ void applyTraining(const FlagReader& f, Plan* plan)
               : f.has("--fp16")     ? Dtype::FP16
                                     : Dtype::FP32;
     if (f.has("--fp8-recipe")) {
+        // Megatron's names are the plan's but for tensorwise (the plan's current); its own
+        // default, delayed, is written as such.
         const std::string recipe = f.text("--fp8-recipe");
-        t.fp8_recipe = recipe == "tensorwise"  ? Fp8Recipe::Current
-                       : recipe == "delayed"   ? Fp8Recipe::Delayed
-                       : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
-                       : recipe == "blockwise" ? Fp8Recipe::Blockwise
-                                               : t.fp8_recipe;
-        if (recipe != "tensorwise" && recipe != "delayed" && recipe != "mxfp8" &&
-            recipe != "blockwise")
+        Fp8Recipe parsed = Fp8Recipe::Auto;
+        const bool known =
+            recipe != "auto" && recipe != "current" &&
+            enumFromName(kFp8RecipeNames, recipe == "tensorwise" ? "current" : recipe, &parsed);
+        if (known)
+            t.fp8_recipe = parsed;
+        else
             f.warn(
                 "--fp8-recipe '" + recipe +
                 "' is none of the recipes Paraplan models (delayed, tensorwise, mxfp8, blockwise): "
