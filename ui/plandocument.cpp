@@ -219,6 +219,7 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.host_launch_s, defaults.host_launch_s);
     keepUser(f.kernel_gap_s, defaults.kernel_gap_s);
     keepUser(f.graph_kernel_gap_s, defaults.graph_kernel_gap_s);
+    keepUser(f.moe_imbalance, defaults.moe_imbalance);
 }
 
 namespace {

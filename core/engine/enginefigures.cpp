@@ -39,6 +39,17 @@ Sourced fp8BackwardFigure(const GpuSpec& gpu, const Sourced& forward)
                      : "")};
 }
 
+Sourced moeImbalanceFigure()
+{
+    return assumption(
+        1, "balanced routing: the busiest expert rank takes the mean share of tokens (the "
+           "auxiliary load-balancing loss, Fedus et al. 2021 (Switch Transformer, arXiv "
+           "2101.03961) eq. 4, and DeepSeek-V3's bias balancing, arXiv 2412.19437 section 2.1.2, "
+           "keep it near; benchmark runs force it: Megatron-Core --moe-router-force-load-"
+           "balancing). A capacity factor caps it. Measure it from the router's tokens per "
+           "expert (Megatron-Core --moe-per-layer-logging) and enter overrides.moe_imbalance");
+}
+
 } // namespace
 
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
@@ -87,6 +98,7 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                                             f.gemm_peak_fraction.source + ")");
     }
     f.fp8_backward_gemm_peak_fraction = fp8BackwardFigure(gpu, f.fp8_gemm_peak_fraction);
+    f.moe_imbalance = moeImbalanceFigure();
     f.hbm_fraction = gpu.hbm_achievable_fraction;
     // "On the same 8-GPU node you can see 5%+ MAMF spread between GPUs" (Bekman, Machine
     // Learning Engineering): a range of 5% over 8 GPUs is 2.85 standard deviations.

@@ -4,8 +4,18 @@
 
 namespace paraplan {
 
+double moeShardTokens(const ParallelLayout& p, double tokens)
+{
+    return p.tp > 1 ? tokens / p.tp : tokens;
+}
+
+double moeLoad(const ModelSpec& m, double imbalance)
+{
+    return m.capacity_factor > 0 ? std::min(imbalance, m.capacity_factor) : imbalance;
+}
+
 LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                           double headsLocal, double kvLocal, double headDim, bool moe)
+                           double headsLocal, double kvLocal, double headDim, bool moe, double load)
 {
     const double t = p.tp;
     const double T = tokens;
@@ -19,11 +29,18 @@ LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double t
     const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
     if (moe) {
         const double k = m.experts_per_token;
+        const double etp = p.expertTp();
         const double localExperts = std::max(1.0, double(m.experts) / p.ep);
-        const double perExpert = T * k / localExperts; // balanced routing
-        push({"router", T, h, double(m.experts), 1, false});
-        push({"mlp_up", perExpert, h, up * m.expert_ffn_hidden / t, localExperts, false});
-        push({"mlp_down", perExpert, m.expert_ffn_hidden / t, h, localExperts, false});
+        const double shard = moeShardTokens(p, T);
+        // The EP group's tokens for this rank's experts, gathered over expert TP.
+        const double perExpert = shard * k * etp * load / localExperts;
+        push({"router", shard, h, double(m.experts), 1, false});
+        push({"mlp_up", perExpert, h, up * m.expert_ffn_hidden / etp, localExperts, false});
+        push({"mlp_down", perExpert, m.expert_ffn_hidden / etp, h, localExperts, false});
+        if (m.shared_expert_ffn_hidden > 0) {
+            push({"shared_up", T, h, up * m.shared_expert_ffn_hidden / t, 1, true});
+            push({"shared_down", T, m.shared_expert_ffn_hidden / t, h, 1, true});
+        }
     } else {
         push({"mlp_up", T, h, up * m.ffn_hidden / t, 1, true});
         push({"mlp_down", T, m.ffn_hidden / t, h, 1, true});

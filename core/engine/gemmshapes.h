@@ -22,11 +22,12 @@ struct GemmShape
     bool tp_region = false; ///< inside a TP region (TP-overlap kernels share its SMs)
 };
 
-/// The projection and MLP GEMMs of one layer: at most five, kept in place (the engine asks for
-/// them on every evaluation, the search's inner loop).
+/// The projection and MLP GEMMs of one layer: at most seven (an MoE layer with shared
+/// experts), kept in place (the engine asks for them on every evaluation, the search's inner
+/// loop).
 struct LayerGemms
 {
-    std::array<GemmShape, 5> items;
+    std::array<GemmShape, 7> items;
     size_t count = 0;
 
     const GemmShape* begin() const { return items.data(); }
@@ -34,9 +35,19 @@ struct LayerGemms
 };
 
 /// The projection and MLP GEMMs of one layer (dense or MoE). `tokens` = micro-batch x
-/// sequence / CP; heads and KV heads are those on one TP rank.
+/// sequence / CP; heads and KV heads are those on one TP rank. An MoE layer's experts take
+/// the tokens Megatron-Core's dispatcher brings them: the sequence-parallel shard (tokens / tp)
+/// of each rank of the expert-TP group, k copies of each, `load` times the balanced share on the
+/// busiest rank; shared experts run as a TP-split dense MLP.
 LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double tokens,
-                           double headsLocal, double kvLocal, double headDim, bool moe);
+                           double headsLocal, double kvLocal, double headDim, bool moe,
+                           double load = 1);
+/// Tokens of one micro-batch that enter an MoE layer's dispatch on one GPU: the sequence-
+/// parallel shard (Megatron-Core's MoE layer refuses TP without SP, moe_layer.py).
+double moeShardTokens(const ParallelLayout& p, double tokens);
+/// The busiest expert rank's tokens over the balanced share: the imbalance figure, capped by
+/// the capacity factor (tokens over capacity are dropped).
+double moeLoad(const ModelSpec& m, double imbalance);
 
 /// One attention core: `batch_heads` = micro-batch x heads on one TP rank, queries `seq_q`
 /// (sequence / CP) against `seq_kv` keys, head dimension `head_dim`.

@@ -267,7 +267,7 @@ Fp8CastBytes fp8CastBytes(const Context& c, bool moe)
                                 : c.fp8Recipe == Fp8Recipe::Blockwise ? copies * 4 / 16384.0
                                                                       : 0;
     for (const GemmShape& g :
-         layerGemmShapes(c.m, c.p, c.tokens, c.headsLocal, c.kvLocal, c.d, moe)) {
+         layerGemmShapes(c.m, c.p, c.tokens, c.headsLocal, c.kvLocal, c.d, moe, c.moeLoad)) {
         if (!fp8Linear(c, g))
             continue;
         out.forward += g.M * g.K * g.batch * (perElement + actScales);    // the input X
@@ -298,7 +298,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     // NCCL/userbuffers kernels on some SMs for the GEMM's whole length (NeMo's userbuffers
     // settings for H100: 16-24 SMs): half of the region GEMMs run on fewer SMs.
     const double chunks = c.overlapSlowdown;
-    for (const GemmShape& g : layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe)) {
+    for (const GemmShape& g :
+         layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe, c.moeLoad)) {
         GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
         addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing,
                 fp8Linear(c, g));
@@ -422,9 +423,14 @@ double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
 {
     const double t = p.tp;
     double params = count.attention_per_layer / t + count.norms_per_layer;
-    if (moe)
-        params += count.router_per_layer + count.mlp_per_layer / (t * std::min(p.ep, m.experts));
-    else
+    if (moe) {
+        // Routed experts split over EP and expert TP; shared experts over TP as a dense MLP.
+        const double shared =
+            (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * m.hidden * m.shared_expert_ffn_hidden;
+        params += count.router_per_layer +
+                  (count.mlp_per_layer - shared) / (p.expertTp() * std::min(p.ep, m.experts)) +
+                  shared / t;
+    } else
         params += count.dense_mlp_per_layer / t;
     return params;
 }

@@ -49,6 +49,7 @@ struct Context
     bool fp8TnOnly = false;    // FP8 GEMMs take K-major operands only: transposed copies
     bool fp8Attention = false; // the attention core in FP8 as well
     double microbatches = 1;   // per step: weights cast once per step amortize over them
+    double moeLoad = 1;        // MoE: the busiest expert rank's tokens over the balanced share
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)
 };

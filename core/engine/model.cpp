@@ -106,7 +106,8 @@ ModelNumbers modelNumbers(const ModelSpec& m)
             double(m.q_lora_rank),
             double(m.kv_lora_rank),
             double(m.rope_head_dim),
-            double(m.v_head_dim)};
+            double(m.v_head_dim),
+            m.capacity_factor};
 }
 
 std::vector<std::string> validateModel(const ModelSpec& m)
@@ -150,6 +151,10 @@ std::vector<std::string> validateModel(const ModelSpec& m)
                            "shared_expert_ffn_hidden describe experts; a dense model (experts 0) "
                            "takes none");
     }
+    if (!(m.capacity_factor == 0 || (m.capacity_factor >= 1 && m.capacity_factor <= 64)) ||
+        (m.capacity_factor != 0 && !m.isMoe()))
+        problems.push_back("model.capacity_factor: 0 (dropless) or between 1 and 64, and only "
+                           "for a mixture-of-experts model");
     if (m.dense_layers < 0 || m.dense_layers > m.layers)
         problems.push_back("model.dense_layers: must be between 0 and layers (" +
                            std::to_string(m.layers) + ")");

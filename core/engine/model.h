@@ -38,6 +38,9 @@ struct ModelSpec
     /// Always-active shared expert(s) of each MoE layer (Qwen2-MoE, DeepSeek), their total
     /// FFN width; 0: none.
     int shared_expert_ffn_hidden = 0;
+    /// Tokens an expert takes per micro-batch, over the balanced share (Megatron
+    /// --moe-expert-capacity-factor, GShard/Switch's capacity factor); 0: dropless.
+    double capacity_factor = 0;
     // Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank 0: ordinary attention). Q and
     // K heads are head_dim wide (qk_nope + qk_rope), V heads v_head_dim.
     int q_lora_rank = 0;   ///< 0: a full-rank Q projection
@@ -58,7 +61,7 @@ struct ModelSpec
 /// Every number of the model (all but its names and source), in a fixed order: what the
 /// engine's per-thread tables of answers that depend on the model are keyed by (validateModel,
 /// countParameters and the per-layer cost read nothing else of it).
-using ModelNumbers = std::array<double, 22>;
+using ModelNumbers = std::array<double, 23>;
 ModelNumbers modelNumbers(const ModelSpec& model);
 
 /// Parameter counts, by part.

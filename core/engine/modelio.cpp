@@ -54,6 +54,7 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
                       "expert_ffn_hidden",
                       "dense_layers",
                       "shared_expert_ffn_hidden",
+                      "capacity_factor",
                       "q_lora_rank",
                       "kv_lora_rank",
                       "rope_head_dim",
@@ -83,6 +84,7 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
     reader.integer(object, "expert_ffn_hidden", path, &m->expert_ffn_hidden);
     reader.integer(object, "dense_layers", path, &m->dense_layers);
     reader.integer(object, "shared_expert_ffn_hidden", path, &m->shared_expert_ffn_hidden);
+    reader.number(object, "capacity_factor", path, &m->capacity_factor);
     reader.integer(object, "q_lora_rank", path, &m->q_lora_rank);
     reader.integer(object, "kv_lora_rank", path, &m->kv_lora_rank);
     reader.integer(object, "rope_head_dim", path, &m->rope_head_dim);
@@ -113,6 +115,8 @@ QJsonObject modelToJson(const ModelSpec& m)
         object["dense_layers"] = m.dense_layers;
         if (m.shared_expert_ffn_hidden > 0)
             object["shared_expert_ffn_hidden"] = m.shared_expert_ffn_hidden;
+        if (m.capacity_factor > 0)
+            object["capacity_factor"] = m.capacity_factor;
     }
     if (m.isMla()) {
         object["q_lora_rank"] = m.q_lora_rank;

@@ -31,6 +31,16 @@ const char* fp8RecipeName(Fp8Recipe recipe)
     return enumName(kFp8RecipeNames, recipe);
 }
 
+const char* moeDispatcherName(MoeDispatcher dispatcher)
+{
+    return enumName(kMoeDispatcherNames, dispatcher);
+}
+
+const char* epOverlapName(EpOverlap overlap)
+{
+    return enumName(kEpOverlapNames, overlap);
+}
+
 namespace {
 
 void modelAndClusterIssues(const Plan& plan, const GpuSpec* gpu, std::vector<PlanIssue>* issues)
@@ -251,11 +261,36 @@ void PlanRules::batchContextExperts()
             issue("ep-experts", "parallel.ep",
                   "ep = " + std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
                       " experts");
-        if ((static_cast<long long>(p.dp) * p.cp) % p.ep != 0)
+    }
+    if (p.expert_tp < 0 || p.expert_tp > limits::kDegree.max) {
+        issue("expert-tp", "parallel.expert_tp",
+              "expert_tp must be 0 (the TP degree) or a positive degree up to " +
+                  std::to_string(static_cast<long long>(limits::kDegree.max)));
+        return;
+    }
+    if (p.expert_tp > 0 && !m.isMoe() && p.expert_tp != p.tp)
+        issue("ep-moe", "parallel.expert_tp",
+              "expert_tp = " + std::to_string(p.expert_tp) + " needs a mixture-of-experts model");
+    // Megatron-Core's expert grid (MoE parallel folding): expert TP x EP x expert DP spans
+    // the tp x cp x dp ranks of each pipeline stage.
+    const long long grid = static_cast<long long>(p.tp) * p.cp * p.dp;
+    const long long expertRanks = static_cast<long long>(p.ep) * p.expertTp();
+    if (p.ep > 1 || p.expertTp() != p.tp) {
+        if (p.expertTp() == p.tp && grid % expertRanks != 0)
             issue("ep-dp", "parallel.ep",
                   "ep = " + std::to_string(p.ep) +
-                      " must divide dp x cp (expert-parallel ranks are drawn from them)");
+                      " must divide dp x cp (expert-parallel ranks are drawn from them; with "
+                      "parallel.expert_tp other than tp, from tp x cp x dp)");
+        else if (grid % expertRanks != 0)
+            issue("ep-fold", "parallel.expert_tp",
+                  "ep x expert_tp = " + std::to_string(expertRanks) +
+                      " must divide tp x cp x dp = " + std::to_string(grid) +
+                      " (the expert groups are drawn from them: MoE parallel folding)");
     }
+    if (m.isMoe() && p.expertTp() > 1 && m.expert_ffn_hidden % p.expertTp() != 0)
+        issue("expert-tp", "parallel.expert_tp",
+              "expert_tp = " + std::to_string(p.expertTp()) +
+                  " must divide the experts' FFN width " + std::to_string(m.expert_ffn_hidden));
 }
 
 void PlanRules::sharding()
@@ -340,6 +375,9 @@ void PlanRules::figures()
               "parameter");
     if (!(f.dp_bucket_bytes.value > 0 && f.dp_bucket_bytes.value <= limits::kBytes.max))
         issue("figure-range", "overrides", "dp_bucket_bytes must lie in (0, 1e15] bytes");
+    if (!(f.moe_imbalance.value >= 1 && f.moe_imbalance.value <= 64))
+        issue("figure-range", "overrides",
+              "moe_imbalance (the busiest expert rank's tokens over the mean) must lie in [1, 64]");
     if (!(f.comm_sm_share.value >= 0 && f.comm_sm_share.value < 1))
         issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
     if (!(f.overlap_fraction.value >= 0 && f.overlap_fraction.value <= 1))

@@ -118,8 +118,38 @@ inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {
 };
 const char* fp8RecipeName(Fp8Recipe recipe);
 
+/// How an MoE layer's tokens reach their experts (training.moe_dispatcher), as Megatron-Core's
+/// token dispatchers do it (megatron/core/transformer/moe/token_dispatcher.py).
+enum class MoeDispatcher
+{
+    Auto,      ///< alltoall (the MoE recipes of NeMo and Megatron-Bridge; torchtitan; DeepSpeed)
+    AllToAll,  ///< permute, all-to-all over EP, all-gather over expert TP (and back)
+    AllGather, ///< every token all-gathered over expert TP x EP, outputs reduce-scattered
+    DeepEP,    ///< DeepEP / HybridEP fused kernels: a token sent once per destination GPU
+};
+inline constexpr EnumName<MoeDispatcher> kMoeDispatcherNames[] = {
+    {MoeDispatcher::Auto, "auto", "auto (alltoall)"},
+    {MoeDispatcher::AllToAll, "alltoall", "all-to-all"},
+    {MoeDispatcher::AllGather, "allgather", "all-gather"},
+    {MoeDispatcher::DeepEP, "deepep", "DeepEP / HybridEP"},
+};
+const char* moeDispatcherName(MoeDispatcher dispatcher);
+
+/// Whether the expert-parallel dispatch and combine hide behind other work (parallel.ep_overlap).
+enum class EpOverlap : unsigned char
+{
+    None, ///< on the critical path (every framework's default)
+    A2a,  ///< behind the other micro-batch's compute (Megatron-Core
+          ///< --overlap-moe-expert-parallel-comm, DeepEP's hook-based overlap)
+};
+inline constexpr EnumName<EpOverlap> kEpOverlapNames[] = {
+    {EpOverlap::None, "none", "none"},
+    {EpOverlap::A2a, "a2a", "A2A behind the other micro-batch"},
+};
+const char* epOverlapName(EpOverlap overlap);
+
 /// Which parallel dimension varies fastest over the global rank order.
-enum class ParallelDim
+enum class ParallelDim : unsigned char
 {
     TP,
     CP,
@@ -135,8 +165,12 @@ struct ParallelLayout
     int dp = 1;
     int cp = 1;
     int ep = 1;
+    /// Expert tensor parallelism (Megatron --expert-tensor-parallel-size); 0: the TP degree.
+    /// EP x expert TP is drawn from the tp x cp x dp ranks (MoE parallel folding).
+    int expert_tp = 0;
     int zero = 0;
     bool sequence_parallel = false;
+    EpOverlap ep_overlap = EpOverlap::None;
     Recompute recompute = Recompute::None;
     int interleave = 1; ///< virtual pipeline stages per GPU
     int micro_batch = 1;
@@ -155,6 +189,7 @@ struct ParallelLayout
                                           ParallelDim::PP};
 
     int gpus() const { return tp * pp * dp * cp; }
+    int expertTp() const { return expert_tp > 0 ? expert_tp : tp; }
     int microBatches() const { return global_batch / (micro_batch * dp); }
     /// The ZeRO shard group size: dp_shard, or every dp x cp rank.
     int shardRanks() const { return dp_shard > 0 ? dp_shard : dp * cp; }
@@ -179,6 +214,7 @@ struct TrainingSettings
     CudaGraphs cuda_graphs = CudaGraphs::None;
     Fp8Recipe fp8_recipe = Fp8Recipe::Auto; ///< with dtype fp8: how tensors are scaled
     bool fp8_attention = false; ///< with dtype fp8: the attention core in FP8 too (TE + cuDNN)
+    MoeDispatcher moe_dispatcher = MoeDispatcher::Auto;
 };
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.
@@ -208,6 +244,9 @@ struct EngineFigures
     /// The backward's FP8 GEMMs (dgrad, wgrad), which Transformer Engine and torchao run with
     /// promoted FP32 accumulation: their share of the FP8 peak at their reference shape.
     Sourced fp8_backward_gemm_peak_fraction;
+    /// MoE: tokens of the busiest expert rank over the mean (1: balanced routing); the expert
+    /// GEMMs and the dispatch wait for that rank.
+    Sourced moe_imbalance;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.

@@ -1,5 +1,6 @@
 // The engine's communication phases: TP, CP, EP and PP collectives per layer, data-parallel
 // and ZeRO sync per stage, the critical stage's collectives, and the shared-link floor.
+#include "gemmshapes.h"
 #include "stepevaluation.h"
 
 #include "units.h"
@@ -105,6 +106,13 @@ void Evaluation::tensorParallel()
             const double gemm = l.gemm_forward_s * (passes - 1) + l.gemm_backward_s;
             tpExposedPerLayer = std::max(tpPerLayer / p.tp, tpPerLayer - gemm);
         }
+        // An MoE layer keeps the attention's pair of TP collectives; its MLP's pair is the
+        // dispatcher's gather over expert TP (moeDispatch), unless shared experts (a TP-split
+        // dense MLP, Megatron-Core SharedExpertMLP) bring their own.
+        const double moeShare = m.shared_expert_ffn_hidden > 0 ? 1.0 : 0.5;
+        tpMoePerLayer = moeShare * tpPerLayer;
+        tpMoeExposedPerLayer = moeShare * tpExposedPerLayer;
+        tpMoeCallsPerLayer = moeShare * tpCallsPerLayer;
         cost.tp_within_node = !cluster.is_torus && tpCost.call.nodes_spanned == 1;
         if (!cost.tp_within_node) {
             std::string& text = cost.addWarning();
@@ -132,13 +140,9 @@ void Evaluation::otherParallel()
         cpCost.stride = strides.cp;
         cpPerLayer = 3.0 * (p.cp - 1) * cpCost.call.time_s;
     }
-    if (m.isMoe() && p.ep > 1) {
-        const double sendBuffer = c.tokens * m.experts_per_token * m.hidden * c.actBytes;
-        epCost.group = "ep";
-        epCost.purpose = "token dispatch and combine all-to-all, forward and backward";
-        epCost.call = collective(CollectiveOp::AllToAll, sendBuffer, p.ep, strides.dp);
-        epCost.stride = strides.dp;
-        epPerLayer = 2 * passes * epCost.call.time_s;
+    if (m.isMoe() && static_cast<long long>(p.ep) * p.expertTp() > 1) {
+        moeDispatch();
+        epOverlap();
     }
     if (p.pp > 1) {
         // One activation forward and one gradient backward per micro-batch and stage
@@ -152,6 +156,102 @@ void Evaluation::otherParallel()
         ppCost.stride = strides.pp;
         ppPerMicrobatch = 2.0 * p.interleave * ppCost.call.time_s;
     }
+}
+
+namespace {
+
+// The expected number of distinct ranks a token's k experts sit on, E experts spread evenly
+// over `ranks`, chosen without repetition: ranks x (1 - C(E - E/ranks, k) / C(E, k)).
+double distinctRanks(double experts, double ranks, double k)
+{
+    const double perRank = experts / ranks;
+    double none = 1; // P(no expert of a given rank chosen)
+    for (int i = 0; i < static_cast<int>(k); ++i)
+        none *= std::max(0.0, experts - perRank - i) / (experts - i);
+    return ranks * (1 - none);
+}
+
+} // namespace
+
+void Evaluation::moeDispatch()
+{
+    // Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py,
+    // Megatron-LM 7094270c6): the MoE layer takes the rank's sequence-parallel shard; alltoall
+    // permutes it into k copies per token, all-to-alls them over EP and all-gathers them over
+    // expert TP (combine: reduce-scatter, all-to-all back); allgather gathers every token over
+    // expert TP x EP and reduce-scatters the outputs; DeepEP sends a token once per GPU that
+    // holds one of its experts. The busiest expert rank (load) sets the pace.
+    const int etp = p.expertTp();
+    const double k = m.experts_per_token;
+    const double shard = moeShardTokens(p, c.tokens);
+    const double token = m.hidden * c.actBytes;
+    const double load = c.moeLoad;
+    dispatcher =
+        tr.moe_dispatcher == MoeDispatcher::Auto ? MoeDispatcher::AllToAll : tr.moe_dispatcher;
+    // The expert grid (Megatron-Core parallel_state, order tp-ep-dp-pp): expert TP innermost,
+    // EP next; with expert TP = TP the EP ranks are those of cp x dp.
+    const int etpStride = strides.tp;
+    const int epStride = strides.tp == 1 ? etp : etp == p.tp ? strides.dp : strides.tp * etp;
+    epCost.group = "ep";
+    etpCost.group = "ep";
+    epCost.stride = epStride;
+    etpCost.stride = etpStride;
+    double perPass = 0;
+    epCallsPerLayer = etpCallsPerLayer = 0;
+    if (dispatcher == MoeDispatcher::AllGather) {
+        const int ranks = etp * p.ep;
+        const double gathered = shard * ranks * token;
+        epCost.purpose = "allgather dispatcher: every token all-gathered over expert TP x EP, "
+                         "the outputs reduce-scattered back, forward and backward";
+        epCost.call = collective(CollectiveOp::AllGather, gathered, ranks, etpStride);
+        epCombine = collective(CollectiveOp::ReduceScatter, gathered, ranks, etpStride);
+        perPass = epCost.call.time_s + epCombine.time_s;
+        epCallsPerLayer = 2 * passes;
+    } else {
+        if (p.ep > 1) {
+            const double copies =
+                dispatcher == MoeDispatcher::DeepEP ? distinctRanks(m.experts, p.ep, k) : k;
+            epCost.purpose = dispatcher == MoeDispatcher::DeepEP
+                                 ? "DeepEP dispatch and combine: each token once per GPU "
+                                   "holding one of its experts, forward and backward"
+                                 : "alltoall dispatcher: k copies of each token to their "
+                                   "experts' EP ranks and back, forward and backward";
+            epCost.call =
+                collective(CollectiveOp::AllToAll, shard * copies * token * load, p.ep, epStride);
+            epCombine = epCost.call;
+            perPass += 2 * epCost.call.time_s;
+            epCallsPerLayer = 2 * passes;
+        }
+        if (etp > 1) {
+            const double gathered = etp * shard * k * token * load;
+            etpCost.purpose = "the dispatched tokens all-gathered over expert TP, their "
+                              "outputs reduce-scattered, forward and backward";
+            etpCost.call = collective(CollectiveOp::AllGather, gathered, etp, etpStride);
+            etpRs = collective(CollectiveOp::ReduceScatter, gathered, etp, etpStride);
+            perPass += etpCost.call.time_s + etpRs.time_s;
+            etpCallsPerLayer = 2 * passes;
+        }
+    }
+    epPerLayer = passes * perPass;
+}
+
+void Evaluation::epOverlap()
+{
+    // EP A2A overlap (Megatron-Core --overlap-moe-expert-parallel-comm, its combined 1F1B
+    // schedule; DeepEP's hooks): a micro-batch's dispatch and combine run during another
+    // micro-batch's compute of the same layer, forward beside backward. The micro-batches of
+    // the pipeline's warm-up and cool-down have no partner (one at pp = 1, pp - 1 otherwise).
+    epExposedPerLayer = epPerLayer;
+    epHiddenShare = 0;
+    if (p.ep_overlap != EpOverlap::A2a || epPerLayer <= 0)
+        return;
+    const double microbatches = std::max(1, p.microBatches());
+    const double unpaired = std::min(1.0, std::max(1, p.pp - 1) / microbatches);
+    const LayerCompute& l = cost.moe_layer;
+    const double partner = l.forward_s + l.backward_s + l.recompute_s;
+    epExposedPerLayer =
+        unpaired * epPerLayer + (1 - unpaired) * std::max(0.0, epPerLayer - partner);
+    epHiddenShare = 1 - epExposedPerLayer / epPerLayer;
 }
 
 void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
@@ -391,8 +491,11 @@ void Evaluation::criticalCollectives()
     // The collectives of the critical stage, with their totals.
     const double layersCritical = critical.layers;
     if (p.tp > 1) {
-        tpCost.calls_per_step = mem.microbatches * layersCritical * tpCallsPerLayer;
-        tpCost.total_s = mem.microbatches * layersCritical * tpPerLayer;
+        const double denseCritical = layersCritical - critical.moe_layers;
+        tpCost.calls_per_step = mem.microbatches * denseCritical * tpCallsPerLayer +
+                                mem.microbatches * critical.moe_layers * tpMoeCallsPerLayer;
+        tpCost.total_s = mem.microbatches * denseCritical * tpPerLayer +
+                         mem.microbatches * critical.moe_layers * tpMoePerLayer;
         tpCost.exposed_s = mem.microbatches * critical.tp_comm_s;
         if (c.sp) {
             addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step / 2, "tp");
@@ -410,11 +513,22 @@ void Evaluation::criticalCollectives()
         cost.collectives.push_back(cpCost);
     }
     if (epPerLayer > 0) {
-        epCost.calls_per_step = mem.microbatches * critical.moe_layers * 2 * passes;
-        epCost.total_s = mem.microbatches * critical.ep_comm_s;
-        epCost.exposed_s = epCost.total_s;
-        addBusy(&busy, &busiest, &busiestSeconds, epCost.call, epCost.calls_per_step, "ep");
-        cost.collectives.push_back(epCost);
+        // The dispatch's collectives in their shares of the EP time; the overlap hides the
+        // same share of each.
+        const double layers = mem.microbatches * critical.moe_layers;
+        const double keep = 1 - epHiddenShare;
+        auto add = [&](CollectiveCost& cc, const CollectiveResult& second, double calls) {
+            cc.calls_per_step = layers * calls;
+            cc.total_s = layers * calls / 2 * (cc.call.time_s + second.time_s);
+            cc.exposed_s = keep * cc.total_s;
+            addBusy(&busy, &busiest, &busiestSeconds, cc.call, cc.calls_per_step / 2, "ep");
+            addBusy(&busy, &busiest, &busiestSeconds, second, cc.calls_per_step / 2, "ep");
+            cost.collectives.push_back(cc);
+        };
+        if (epCallsPerLayer > 0)
+            add(epCost, epCombine, epCallsPerLayer);
+        if (etpCallsPerLayer > 0)
+            add(etpCost, etpRs, etpCallsPerLayer);
     }
     if (p.pp > 1) {
         ppCost.calls_per_step = 2.0 * mem.microbatches * p.interleave;

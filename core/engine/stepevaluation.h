@@ -117,6 +117,8 @@ struct Evaluation
     void layerCollectives();
     void tensorParallel();
     void otherParallel();
+    void moeDispatch();
+    void epOverlap();
     void stageSetup();
     void stages();
     void stageTimesAndStates(StageCost& st, int i, int denseHere);
@@ -175,8 +177,24 @@ struct Evaluation
     CollectiveResult tpRs;
     CollectiveCost cpCost;
     double cpPerLayer = 0;
+    // MoE dispatch (stepcomm.cpp, moeDispatch): the EP collective (all-to-all, or the
+    // all-gather of the allgather dispatcher) and its combine, the expert-TP all-gather and
+    // reduce-scatter of the alltoall dispatcher; per MoE layer and micro-batch, all passes.
     CollectiveCost epCost;
+    CollectiveResult epCombine;
+    CollectiveCost etpCost;
+    CollectiveResult etpRs;
+    MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
     double epPerLayer = 0;
+    double epExposedPerLayer = 0;
+    double epCallsPerLayer = 0;
+    double etpCallsPerLayer = 0;
+    double epHiddenShare = 0; // of the EP time, the share the EP overlap hides
+    // TP collectives of an MoE layer: the attention's, and the shared experts' (the experts'
+    // own gather over expert TP is the dispatcher's).
+    double tpMoePerLayer = 0;
+    double tpMoeExposedPerLayer = 0;
+    double tpMoeCallsPerLayer = 0;
     CollectiveCost ppCost;
     double ppPerMicrobatch = 0;
 

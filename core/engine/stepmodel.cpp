@@ -1,5 +1,6 @@
 #include "stepmodel.h"
 
+#include "gemmshapes.h"
 #include "hardware.h"
 #include "kernels.h"
 #include "layercost.h"
@@ -169,7 +170,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 37;
+constexpr size_t kLayerInputs = 39;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -180,6 +181,7 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              double(static_cast<int>(p.recompute)),
                              double(p.cp),
                              double(p.ep),
+                             double(p.expertTp()),
                              double(c.sp),
                              double(c.eager),
                              double(c.pytorch),
@@ -211,7 +213,8 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              double(static_cast<int>(c.fp8Recipe)),
                              double(c.fp8TnOnly),
                              double(c.fp8Attention),
-                             c.microbatches};
+                             c.microbatches,
+                             c.moeLoad};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -306,6 +309,7 @@ void Evaluation::setup()
         c.microbatches = 1;
     }
     as.fp8_recipe = c.fp8Recipe;
+    c.moeLoad = m.isMoe() ? moeLoad(m, fig.moe_imbalance.value) : 1;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
     c.gemmReference = gemmReference; // of the engine's GPU, which is this one
@@ -453,13 +457,13 @@ void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
         st.forward_s += cost.embedding_s / 3;
         st.backward_s += cost.embedding_s * 2 / 3;
     }
-    st.tp_comm_s = st.layers * tpExposedPerLayer;
+    st.tp_comm_s = denseHere * tpExposedPerLayer + st.moe_layers * tpMoeExposedPerLayer;
     // CP sends overlap the attention compute they feed.
     const double attention =
         denseHere * (dl.attention_forward_s * (passes - 1) + dl.attention_backward_s) +
         st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
     st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
-    st.ep_comm_s = st.moe_layers * epPerLayer;
+    st.ep_comm_s = st.moe_layers * epExposedPerLayer;
     st.pp_comm_s = ppPerMicrobatch;
     st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
                       st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;

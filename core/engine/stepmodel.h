@@ -116,7 +116,7 @@ struct StepMetrics
 /// main loop, half after it), stretched by TP-overlap kernels sharing its SMs.
 struct GemmTiming
 {
-    const char* name = ""; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router"
+    const char* name = ""; ///< "qkv", "attn_proj", "mlp_up", "mlp_down", "router", "shared_up", ...
     double M = 0;
     double K = 0;
     double N = 0;
@@ -133,7 +133,7 @@ struct GemmTiming
 /// How the per-layer compute time came about, for derivations.
 struct LayerCompute
 {
-    std::array<GemmTiming, 5> gemms; ///< the forward GEMMs, `gemm_count` of them
+    std::array<GemmTiming, 7> gemms; ///< the forward GEMMs, `gemm_count` of them
     size_t gemm_count = 0;
     double gemm_forward_s = 0;
     double gemm_backward_s = 0;

@@ -435,6 +435,7 @@ Derivation derivePlan(const Plan& plan, const StepCost& cost)
         return d;
     walk.layerSteps();
     walk.stageSteps();
+    walk.moeDispatchStep();
     walk.collectiveSteps();
     walk.stepTotals();
     walk.trainingTotals();

@@ -39,6 +39,7 @@ struct Walk
     void gemmSteps() const;
     void fp8CastStep() const;
     void stageSteps() const;
+    void moeDispatchStep() const;
     void collectiveSteps() const;
     void stepTotals() const;
     void trainingTotals() const;

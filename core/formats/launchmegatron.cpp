@@ -2,6 +2,7 @@
 // of megatron/training/arguments.py at the commit launch::kMegatronRelease names; the test
 // tst_launch checks every flag written against that list (tests/data/launch/).
 #include "launchconfigdetail.h"
+#include "units.h"
 
 #include <cmath>
 #include <string>
@@ -90,9 +91,24 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
     if (m.isMoe()) {
         f->add("--num-experts", m.experts);
         f->add("--moe-router-topk", m.experts_per_token);
-        // The plan costs expert parallelism as all-to-all token exchange; Megatron's default
-        // dispatcher is allgather.
-        f->add("--moe-token-dispatcher-type", "alltoall");
+        // The plan's dispatcher, always written: Megatron's default is allgather, the plan's
+        // auto alltoall (arguments.py: "We recommend using 'alltoall' when applying expert
+        // parallelism").
+        switch (plan.training.moe_dispatcher) {
+        case MoeDispatcher::Auto:
+        case MoeDispatcher::AllToAll:
+            f->add("--moe-token-dispatcher-type", "alltoall");
+            break;
+        case MoeDispatcher::AllGather:
+            f->add("--moe-token-dispatcher-type", "allgather");
+            break;
+        case MoeDispatcher::DeepEP:
+            f->add("--moe-token-dispatcher-type", "flex");
+            f->add("--moe-enable-deepep");
+            break;
+        }
+        if (m.capacity_factor > 0)
+            f->add("--moe-expert-capacity-factor", units::formatNumber(m.capacity_factor));
         if (m.expert_ffn_hidden > 0)
             f->add("--moe-ffn-hidden-size", m.expert_ffn_hidden);
         if (m.shared_expert_ffn_hidden > 0)
@@ -176,6 +192,10 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     f->add("--context-parallel-size", p.cp);
     if (p.ep > 1)
         f->add("--expert-model-parallel-size", p.ep);
+    if (plan.model.isMoe() && p.expert_tp > 0)
+        f->add("--expert-tensor-parallel-size", p.expert_tp);
+    if (p.ep_overlap == EpOverlap::A2a)
+        f->add("--overlap-moe-expert-parallel-comm");
     if (p.sequence_parallel)
         f->add("--sequence-parallel");
     pipelineFlags(plan, f);

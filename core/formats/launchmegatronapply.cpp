@@ -137,6 +137,17 @@ void applyModel(const FlagReader& f, Plan* plan)
         m.expert_ffn_hidden = m.ffn_hidden;
         f.set("--moe-ffn-hidden-size", 1, &m.expert_ffn_hidden);
         f.set("--moe-shared-expert-intermediate-size", 1, &m.shared_expert_ffn_hidden);
+        m.capacity_factor = 0; // Megatron's default: dropless
+        if (f.has("--moe-expert-capacity-factor")) {
+            const std::string value = f.text("--moe-expert-capacity-factor");
+            char* end = nullptr;
+            const double cf = std::strtod(value.c_str(), &end);
+            if (value.empty() || *end != '\0' || !(cf >= 1 && cf <= 64))
+                f.error("--moe-expert-capacity-factor: '" + value +
+                        "' is not a capacity factor between 1 and 64");
+            else
+                m.capacity_factor = cf;
+        }
         if (f.has("--moe-layer-freq") &&
             !denseLeadingLayers(f.text("--moe-layer-freq"), m.layers, &m.dense_layers))
             f.warn("--moe-layer-freq '" + f.text("--moe-layer-freq") +
@@ -246,6 +257,9 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
     f.set("--pipeline-model-parallel-size", 1, &p.pp);
     f.set("--context-parallel-size", 1, &p.cp);
     f.set("--expert-model-parallel-size", 1, &p.ep);
+    p.expert_tp = 0; // Megatron's default: the TP size
+    f.set("--expert-tensor-parallel-size", 1, &p.expert_tp);
+    p.ep_overlap = f.has("--overlap-moe-expert-parallel-comm") ? EpOverlap::A2a : EpOverlap::None;
     const long long gpus = plan->cluster.totalGpus();
     const long long model = static_cast<long long>(p.tp) * p.pp * p.cp;
     if (world > 0 && world != gpus)
@@ -404,13 +418,21 @@ void applyMegatronFlags(const MegatronFlags& flags, long long world, LaunchImpor
             f.warn(std::string(flag) +
                    " is not a plan setting Paraplan reads (the learning-rate schedule): ignored");
     }
-    // The plan costs expert parallelism as an all-to-all token exchange (Megatron's alltoall
-    // dispatcher); Megatron's default, allgather, moves more bytes.
+    // The token dispatcher (Megatron's default: allgather); flex runs DeepEP or HybridEP.
     const std::string dispatcher =
         f.has("--moe-token-dispatcher-type") ? f.text("--moe-token-dispatcher-type") : "allgather";
-    if (f.has("--num-experts") && dispatcher != "alltoall")
-        f.warn("--moe-token-dispatcher-type " + dispatcher +
-               ": the plan costs expert parallelism as the alltoall dispatcher's all-to-all");
+    MoeDispatcher& d = result->plan.training.moe_dispatcher;
+    if (!f.has("--num-experts"))
+        d = MoeDispatcher::Auto;
+    else if (dispatcher == "alltoall")
+        d = MoeDispatcher::AllToAll;
+    else if (dispatcher == "allgather")
+        d = MoeDispatcher::AllGather;
+    else if (dispatcher == "flex")
+        d = MoeDispatcher::DeepEP;
+    else
+        f.error("--moe-token-dispatcher-type: '" + dispatcher +
+                "' is not allgather, alltoall or flex");
     applyModel(f, &result->plan);
     applyLayout(f, world, &result->plan);
     applyTraining(f, &result->plan);

@@ -181,6 +181,10 @@ void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
     missing(p.dp_overlap, "the overlapped gradient reduction");
     missing(tpOverlapActive(plan), "TP communication overlap");
     missing(p.dp_shard > 0, "dp_shard (HSDP)");
+    missing(plan.model.isMoe() && p.expert_tp > 0, "expert_tp (expert tensor parallelism)");
+    missing(p.ep_overlap != EpOverlap::None, "ep_overlap a2a (the EP all-to-all overlap)");
+    missing(plan.model.isMoe() && plan.training.moe_dispatcher != MoeDispatcher::Auto,
+            "the MoE token dispatcher");
     using D = ParallelDim;
     missing(p.rank_order != std::array<D, 4>{D::TP, D::CP, D::DP, D::PP}, "the rank order");
     missing(plan.training.attention != AttentionKernel::Auto, "the attention kernel");

@@ -233,8 +233,14 @@ void writeParallelism(const Plan& plan, const DpDegrees& d, std::ostringstream& 
         out << "]\n";
     }
     out << "context_parallel_degree = " << p.cp << "\n";
-    if (plan.model.isMoe())
+    if (plan.model.isMoe()) {
         out << "expert_parallel_degree = " << p.ep << "\n";
+        // Written always: torchtitan's own default is 1 (job_config.py at v0.2.2), the plan's
+        // the TP degree (Megatron's).
+        out << "expert_tensor_parallel_degree = " << p.expertTp() << "\n";
+        if (plan.training.moe_dispatcher == MoeDispatcher::DeepEP)
+            out << "expert_parallel_comm_backend = \"deepep\"\n";
+    }
     out << "\n";
 }
 

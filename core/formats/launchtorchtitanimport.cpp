@@ -71,8 +71,8 @@ const std::vector<TorchtitanKey>& torchtitanKeys()
         {"parallelism.context_parallel_load_balancer", "str", false},
         {"parallelism.context_parallel_rotate_method", "str", false},
         {"parallelism.expert_parallel_degree", "int", true},
-        {"parallelism.expert_tensor_parallel_degree", "int", false},
-        {"parallelism.expert_parallel_comm_backend", "str", false},
+        {"parallelism.expert_tensor_parallel_degree", "int", true},
+        {"parallelism.expert_parallel_comm_backend", "str", true},
         {"activation_checkpoint.mode", "str", true},
         {"activation_checkpoint.selective_ac_option", "str", true},
         {"activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns", "list[str]", false},
@@ -236,6 +236,20 @@ void TitanReader::readDegrees()
         warn("expert_parallel_degree = " + std::to_string(p.ep) + " has no effect on the dense " +
              out->plan.model.name + " (torchtitan ignores it); ep = 1");
         p.ep = 1;
+    }
+    // torchtitan's defaults (torchtitan/config/job_config.py at v0.2.2): expert TP 1, the
+    // "standard" all-to-all backend.
+    p.expert_tp = 0;
+    if (out->plan.model.isMoe()) {
+        p.expert_tp = positive("parallelism.expert_tensor_parallel_degree", 1);
+        const std::string backend = text("parallelism.expert_parallel_comm_backend", "standard");
+        if (backend == "deepep")
+            out->plan.training.moe_dispatcher = MoeDispatcher::DeepEP;
+        else if (backend == "standard")
+            out->plan.training.moe_dispatcher = MoeDispatcher::AllToAll;
+        else
+            error("parallelism.expert_parallel_comm_backend",
+                  "must be \"standard\" or \"deepep\", not \"" + backend + "\"");
     }
     const int replicate = positive("parallelism.data_parallel_replicate_degree", 1);
     long long shard = integer("parallelism.data_parallel_shard_degree", -1);

@@ -97,15 +97,34 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
 {
     const std::string path = "parallel";
     reader.checkKeys(o, path,
-                     {"tp", "pp", "dp", "cp", "ep", "zero", "sequence_parallel", "recompute",
-                      "interleave", "micro_batch", "global_batch", "dp_overlap", "rank_order",
-                      "tp_overlap", "zero3_prefetch", "dp_shard", "stage_layers",
-                      "first_stage_layers", "last_stage_layers"});
+                     {"tp",
+                      "pp",
+                      "dp",
+                      "cp",
+                      "ep",
+                      "expert_tp",
+                      "ep_overlap",
+                      "zero",
+                      "sequence_parallel",
+                      "recompute",
+                      "interleave",
+                      "micro_batch",
+                      "global_batch",
+                      "dp_overlap",
+                      "rank_order",
+                      "tp_overlap",
+                      "zero3_prefetch",
+                      "dp_shard",
+                      "stage_layers",
+                      "first_stage_layers",
+                      "last_stage_layers"});
     reader.integer(o, "tp", path, &p->tp);
     reader.integer(o, "pp", path, &p->pp);
     reader.integer(o, "dp", path, &p->dp);
     reader.integer(o, "cp", path, &p->cp);
     reader.integer(o, "ep", path, &p->ep);
+    reader.integer(o, "expert_tp", path, &p->expert_tp);
+    reader.choice(o, "ep_overlap", path, "ep_overlap", kEpOverlapNames, &p->ep_overlap);
     reader.integer(o, "zero", path, &p->zero);
     reader.boolean(o, "sequence_parallel", path, &p->sequence_parallel);
     reader.integer(o, "interleave", path, &p->interleave);
@@ -179,7 +198,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
-                      "framework", "cuda_graphs", "fp8_recipe", "fp8_attention"});
+                      "framework", "cuda_graphs", "fp8_recipe", "fp8_attention", "moe_dispatcher"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -224,17 +243,19 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     t->grad_reduce_bytes = reduce;
     reader.choice(o, "fp8_recipe", path, "fp8_recipe", kFp8RecipeNames, &t->fp8_recipe);
     reader.boolean(o, "fp8_attention", path, &t->fp8_attention);
+    reader.choice(o, "moe_dispatcher", path, "moe_dispatcher", kMoeDispatcherNames,
+                  &t->moe_dispatcher);
 }
 
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
 {
     const std::string path = "overrides";
-    reader.checkKeys(o, path,
-                     {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
-                      "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
-                      "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction",
-                      "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
-                      "fp8_gemm_peak_fraction", "fp8_backward_gemm_peak_fraction"});
+    reader.checkKeys(
+        o, path,
+        {"gemm_peak_fraction", "hbm_fraction", "attention_fraction", "attention_bwd_fraction",
+         "comm_sm_share", "gpu_spread", "grad_bytes", "optimizer_step_bytes", "dp_bucket_bytes",
+         "overlap_fraction", "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
+         "fp8_gemm_peak_fraction", "fp8_backward_gemm_peak_fraction", "moe_imbalance"});
     struct Field
     {
         const char* key;
@@ -253,7 +274,8 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"host_launch_s", &f->host_launch_s}, Field{"kernel_gap_s", &f->kernel_gap_s},
           Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s},
           Field{"fp8_gemm_peak_fraction", &f->fp8_gemm_peak_fraction},
-          Field{"fp8_backward_gemm_peak_fraction", &f->fp8_backward_gemm_peak_fraction}}) {
+          Field{"fp8_backward_gemm_peak_fraction", &f->fp8_backward_gemm_peak_fraction},
+          Field{"moe_imbalance", &f->moe_imbalance}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -386,6 +408,10 @@ QJsonObject parallelLayoutToJson(const ParallelLayout& p)
                      {"global_batch", p.global_batch},
                      {"dp_overlap", p.dp_overlap},
                      {"rank_order", order}};
+    if (p.expert_tp > 0)
+        json["expert_tp"] = p.expert_tp;
+    if (p.ep_overlap != EpOverlap::None)
+        json["ep_overlap"] = epOverlapName(p.ep_overlap);
     if (p.tp_overlap != TpOverlap::Auto)
         json["tp_overlap"] = tpOverlapName(p.tp_overlap);
     if (p.zero3_prefetch != 1)
@@ -439,6 +465,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["fp8_recipe"] = fp8RecipeName(t.fp8_recipe);
     if (t.fp8_attention)
         training["fp8_attention"] = true;
+    if (t.moe_dispatcher != MoeDispatcher::Auto)
+        training["moe_dispatcher"] = moeDispatcherName(t.moe_dispatcher);
     root["training"] = training;
     QJsonObject overrides;
     const EngineFigures& f = plan.figures;
@@ -460,7 +488,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"kernel_gap_s", &f.kernel_gap_s},
           Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s},
           Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction},
-          Field{"fp8_backward_gemm_peak_fraction", &f.fp8_backward_gemm_peak_fraction}}) {
+          Field{"fp8_backward_gemm_peak_fraction", &f.fp8_backward_gemm_peak_fraction},
+          Field{"moe_imbalance", &f.moe_imbalance}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }

@@ -1,0 +1,96 @@
+// The walkthrough's MoE dispatch step: the bytes Megatron-Core's token dispatcher puts on each
+// hop for one MoE layer and micro-batch, with its formula and source, and what hides them.
+#include "gemmshapes.h"
+#include "stepwalkthroughdetail.h"
+#include "units.h"
+
+#include <string>
+
+namespace paraplan::walkthrough {
+
+using units::formatBytes;
+using units::formatNumber;
+using units::formatSeconds;
+
+void Walk::moeDispatchStep() const
+{
+    const int etp = p.expertTp();
+    if (!m.isMoe() || static_cast<long long>(p.ep) * etp < 2)
+        return;
+    const double tokens = double(p.micro_batch) * t.seq_len / std::max(1, p.cp);
+    const double shard = moeShardTokens(p, tokens);
+    const double load = moeLoad(m, f.moe_imbalance.value);
+    const double bytes = t.dtype == Dtype::FP32 ? 4 : 2;
+    const double k = m.experts_per_token;
+    const MoeDispatcher dispatcher =
+        t.moe_dispatcher == MoeDispatcher::Auto ? MoeDispatcher::AllToAll : t.moe_dispatcher;
+    const std::string source =
+        "Megatron-Core token dispatchers (NVIDIA/Megatron-LM "
+        "megatron/core/transformer/moe/token_dispatcher.py at 7094270c6: "
+        "MoEAlltoAllTokenDispatcher, MoEAllGatherTokenDispatcher, MoEFlexTokenDispatcher); "
+        "load " +
+        formatNumber(load) + ": " + describeSource(f.moe_imbalance) +
+        (m.capacity_factor > 0 ? "; capped by capacity factor " + formatNumber(m.capacity_factor)
+                               : std::string());
+    const std::string common = "tokens in = b s / (cp tp) = " + formatNumber(tokens, 6) +
+                               (p.tp > 1 ? " / " + std::to_string(p.tp) : std::string()) + " = " +
+                               formatNumber(shard, 6) + "; h = " + std::to_string(m.hidden) + ", " +
+                               formatNumber(bytes) + " B";
+    if (dispatcher == MoeDispatcher::AllGather) {
+        const double out = shard * etp * p.ep * m.hidden * bytes;
+        add("MoE dispatch per GPU, one MoE layer, one micro-batch (allgather dispatcher)",
+            "all-gather over expert TP × EP of tokens in × h × bytes; outputs reduce-scattered "
+            "back",
+            common + "; expert TP x EP = " + std::to_string(etp * p.ep),
+            formatBytes(out) + " gathered", out, "B", source);
+    } else {
+        const double copies = dispatcher == MoeDispatcher::DeepEP ? 0 : k;
+        std::string formula =
+            dispatcher == MoeDispatcher::DeepEP
+                ? "all-to-all over EP: tokens in × (GPUs holding one of its k experts) × h × "
+                  "bytes × load"
+                : "all-to-all over EP: tokens in × k × h × bytes × load";
+        if (etp > 1)
+            formula += "; then all-gather over expert TP: expert TP × that";
+        const double sendBytes = shard * (copies > 0 ? copies : k) * m.hidden * bytes * load;
+        std::string substitution = common + "; k = " + formatNumber(k) + "; load " +
+                                   formatNumber(load) + "; EP = " + std::to_string(p.ep) +
+                                   ", expert TP = " + std::to_string(etp);
+        if (dispatcher == MoeDispatcher::DeepEP)
+            substitution += " (at most the alltoall's " + formatBytes(sendBytes) +
+                            ": a GPU holding two of a token's experts receives it once)";
+        add("MoE dispatch per GPU, one MoE layer, one micro-batch (" +
+                std::string(moeDispatcherName(dispatcher)) + " dispatcher)",
+            formula, substitution,
+            formatBytes(sendBytes) + " per all-to-all (dispatch; the combine returns as many)",
+            sendBytes, "B", source);
+    }
+    double total = 0;
+    double exposed = 0;
+    for (const CollectiveCost& cc : cost.collectives) {
+        if (std::string(cc.group) == "ep") {
+            total += cc.total_s;
+            exposed += cc.exposed_s;
+        }
+    }
+    const bool overlap = p.ep_overlap == EpOverlap::A2a;
+    add("MoE dispatch and combine, hidden and exposed",
+        overlap ? "exposed = warm-up share × EP + rest × max(0, EP - the other micro-batch's "
+                  "layer compute)"
+                : "exposed = EP time (no EP overlap)",
+        formatSeconds(total) + " per step on the critical stage" +
+            (overlap ? "; the other micro-batch's forward and backward of the same layer hide "
+                       "it; the first max(1, pp - 1) of " +
+                           std::to_string(std::max(1, p.microBatches())) +
+                           " micro-batches have no partner"
+                     : "; Megatron-Core runs it on the critical path unless "
+                       "--overlap-moe-expert-parallel-comm is set"),
+        formatSeconds(exposed) + " exposed, " + formatSeconds(total - exposed) + " hidden", exposed,
+        "s",
+        overlap ? "Megatron-Core --overlap-moe-expert-parallel-comm (arguments.py at 000c4ac; "
+                  "the combined 1F1B schedule), DeepEP's hook-based overlap"
+                : "Megatron-Core default (overlap_moe_expert_parallel_comm False, "
+                  "model_parallel_config.py)");
+}
+
+} // namespace paraplan::walkthrough
