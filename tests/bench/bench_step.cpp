@@ -160,6 +160,26 @@ void BM_Evaluate405bOn16384(benchmark::State& state)
 }
 BENCHMARK(BM_Evaluate405bOn16384);
 
+// Issue 25's target: one MoE evaluation, DeepSeek-V3 (arXiv 2412.19437's shapes) on 1,024
+// H100s as NVIDIA's DGX Cloud recipe lays it out (TP 2, PP 8, EP 64 folded with expert TP 1),
+// at most 3 us.
+void BM_EvaluateDeepSeekV3On1024(benchmark::State& state)
+{
+    Plan p = plan("llama3-405b", "dgx-h100", 128, 2, 8, 64, 4096);
+    ModelSpec& m = p.model;
+    m = ModelSpec{};
+    m.name = "DeepSeek-V3";
+    m.layers = 61, m.hidden = 7168, m.heads = 128, m.kv_heads = 128, m.head_dim = 192;
+    m.ffn_hidden = 18432, m.vocab = 129280, m.mlp = MlpKind::SwiGLU;
+    m.experts = 256, m.experts_per_token = 8, m.expert_ffn_hidden = 2048;
+    m.shared_expert_ffn_hidden = 2048, m.dense_layers = 3;
+    m.q_lora_rank = 1536, m.kv_lora_rank = 512, m.rope_head_dim = 64, m.v_head_dim = 128;
+    p.parallel.ep = 64;
+    p.parallel.expert_tp = 1;
+    run(state, p);
+}
+BENCHMARK(BM_EvaluateDeepSeekV3On1024);
+
 void BM_EvaluateGpt3On64(benchmark::State& state)
 {
     run(state, plan("gpt3-175b", "dgx-a100", 8, 8, 8, 1, 2048));
