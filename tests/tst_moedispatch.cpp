@@ -4,6 +4,7 @@
 // the EP overlap, shared experts, and the plan file's and Megatron launch's new fields.
 #include "gemmshapes.h"
 #include "launchconfig.h"
+#include "model.h"
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
@@ -251,6 +252,27 @@ private slots:
         const StageCost& last = cost.stages.back();
         QVERIFY(std::fabs(last.params - evaluate(without).stages.back().params -
                           last.moe_layers * sharedParams) < 1);
+    }
+
+    void latentAttentionRunsItsOwnProjections()
+    {
+        // At TP 1 the step's attention GEMMs are the latent attention's matrices, token by
+        // token: 2 T x attentionMatrices (DeepSeek-V2, arXiv 2405.04434, section 2.1).
+        Plan plan = deepseekPlan();
+        plan.parallel.tp = 1;
+        const LayerGemms g = layerGemmShapes(plan.model, plan.parallel, 4096, 128, 128, 192, true);
+        double flops = 0;
+        int projections = 0;
+        for (const GemmShape& s : g) {
+            const std::string name = s.name;
+            if (name == "q_down" || name == "q_up" || name == "kv_down" || name == "kv_up" ||
+                name == "attn_proj") {
+                flops += 2 * s.M * s.K * s.N * s.batch;
+                ++projections;
+            }
+        }
+        QCOMPARE(projections, 5);
+        QVERIFY(std::fabs(flops / (2 * 4096 * attentionMatrices(plan.model)) - 1) < 1e-12);
     }
 
     void planFilesAndMegatronLaunchesKeepTheFields()

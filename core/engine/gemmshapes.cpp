@@ -23,8 +23,26 @@ LayerGemms layerGemmShapes(const ModelSpec& m, const ParallelLayout& p, double t
     const double d = headDim;
     LayerGemms g;
     auto push = [&g](const GemmShape& shape) { g.items[g.count++] = shape; };
-    push({"qkv", T, h, (headsLocal + 2 * kvLocal) * d, 1, true});
-    push({"attn_proj", T, headsLocal * d, h, 1, true});
+    if (m.isMla()) {
+        // Latent attention as Megatron-Core's MLASelfAttention runs it (DeepSeek-V2, arXiv
+        // 2405.04434, section 2.1): the down-projections of Q and of the joint KV (with the
+        // decoupled RoPE key) on every TP rank, their up-projections split over TP by heads,
+        // and the output projection from the heads' values.
+        const double nope = d - m.rope_head_dim;
+        const double dv = m.valueHeadDim();
+        if (m.q_lora_rank > 0) {
+            push({"q_down", T, h, double(m.q_lora_rank), 1, true});
+            push({"q_up", T, double(m.q_lora_rank), headsLocal * d, 1, true});
+        } else {
+            push({"q_proj", T, h, headsLocal * d, 1, true});
+        }
+        push({"kv_down", T, h, double(m.kv_lora_rank + m.rope_head_dim), 1, true});
+        push({"kv_up", T, double(m.kv_lora_rank), headsLocal * (nope + dv), 1, true});
+        push({"attn_proj", T, headsLocal * dv, h, 1, true});
+    } else {
+        push({"qkv", T, h, (headsLocal + 2 * kvLocal) * d, 1, true});
+        push({"attn_proj", T, headsLocal * d, h, 1, true});
+    }
     // MLP: dense, or the local experts with the tokens routed to them.
     const double up = m.mlp == MlpKind::SwiGLU ? 2 : 1;
     if (moe) {

@@ -22,12 +22,12 @@ struct GemmShape
     bool tp_region = false; ///< inside a TP region (TP-overlap kernels share its SMs)
 };
 
-/// The projection and MLP GEMMs of one layer: at most seven (an MoE layer with shared
-/// experts), kept in place (the engine asks for them on every evaluation, the search's inner
-/// loop).
+/// The projection and MLP GEMMs of one layer: at most ten (latent attention's five and an MoE
+/// layer with shared experts), kept in place (the engine asks for them on every evaluation, the
+/// search's inner loop).
 struct LayerGemms
 {
-    std::array<GemmShape, 7> items;
+    std::array<GemmShape, 10> items;
     size_t count = 0;
 
     const GemmShape* begin() const { return items.data(); }

@@ -202,8 +202,8 @@ void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
     m->kv_heads = m->heads;
     warnings->push_back(
         type +
-        ": multi-head latent attention is counted exactly in parameters and model FLOPs; "
-        "the step model's attention GEMMs and memory treat it as " +
+        ": multi-head latent attention is counted exactly in parameters, model FLOPs and the "
+        "step's GEMMs (its down- and up-projections); its activation memory is costed as " +
         std::to_string(m->heads) + " ordinary heads of " + std::to_string(m->head_dim) +
         " (an approximation)");
     int mtp = 0;

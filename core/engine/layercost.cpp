@@ -316,7 +316,9 @@ LayerCompute layerCompute(const Context& c, bool moe)
     // Attention core: queries of this rank against all keys (context parallel splits queries).
     const double s = c.p.cp > 0 ? c.seqLocal * c.p.cp : c.seqLocal;
     const double batchHeads = c.p.micro_batch * c.headsLocal;
-    const double coreFlops = 2 * 2 * c.seqLocal * s * d * batchHeads;
+    // QK^T and AV: d each, or latent attention's head_dim (with RoPE) and v_head_dim.
+    const double coreFlops = m.isMla() ? 2 * c.seqLocal * s * (d + m.valueHeadDim()) * batchHeads
+                                       : 2 * 2 * c.seqLocal * s * d * batchHeads;
     double coreFwd = 0;
     double coreBwd = 0;
     // FP8 recipes keep the attention core in 16 bits unless the plan asks for FP8 attention
@@ -332,7 +334,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     } else {
         double scratch = 0;
         addGemm(c, c.seqLocal, d, s, batchHeads, &coreFwd, &coreBwd, &scratch, 1, nullptr, fp8Core);
-        addGemm(c, c.seqLocal, s, d, batchHeads, &coreFwd, &coreBwd, &scratch, 1, nullptr, fp8Core);
+        addGemm(c, c.seqLocal, s, m.valueHeadDim(), batchHeads, &coreFwd, &coreBwd, &scratch, 1,
+                nullptr, fp8Core);
     }
     l.attention_forward_s = coreFwd;
     l.attention_backward_s = coreBwd;

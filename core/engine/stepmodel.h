@@ -133,7 +133,7 @@ struct GemmTiming
 /// How the per-layer compute time came about, for derivations.
 struct LayerCompute
 {
-    std::array<GemmTiming, 7> gemms; ///< the forward GEMMs, `gemm_count` of them
+    std::array<GemmTiming, 10> gemms; ///< the forward GEMMs, `gemm_count` of them
     size_t gemm_count = 0;
     double gemm_forward_s = 0;
     double gemm_backward_s = 0;

@@ -378,7 +378,10 @@ void Walk::layerSteps() const
     gemms.terms = {{"compute", compute}, {"above the compute", above}};
     add("... attention scores and values",
         as.attention != AttentionKernel::Unfused
-            ? "causal half of 4 b s^2 d × heads / (peak × kernel share at s), backward 2.5×"
+            ? (m.isMla() ? "causal half of 2 b s^2 (d + d_v) × heads / (peak × kernel share at "
+                           "s), backward 2.5×"
+                         : "causal half of 4 b s^2 d × heads / (peak × kernel share at s), "
+                           "backward 2.5×")
             : "scores (queries by keys) and context (scores by values) as batched GEMMs, "
               "full and unfused",
         tflops(l.attention_forward_flops) +
