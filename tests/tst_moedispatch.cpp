@@ -8,6 +8,7 @@
 #include "modelio.h"
 #include "planio.h"
 #include "stepmodel.h"
+#include "testdata.h"
 #include "testplans.h"
 
 #include <QTest>
@@ -275,6 +276,28 @@ private slots:
         QVERIFY(std::fabs(flops / (2 * 4096 * attentionMatrices(plan.model)) - 1) < 1e-12);
     }
 
+    void moePresetsAreTheirPublishedConfigs()
+    {
+        // Each MoE preset is its Hugging Face config.json, number for number (the configs as
+        // the publishers ship them, in tests/data/hf).
+        for (const auto& [preset, file] :
+             {std::pair<const char*, const char*>{"deepseek-v3", "hf/deepseek-v3.json"},
+              {"qwen3-30b-a3b", "hf/qwen3-30b-a3b.json"}}) {
+            ModelSpec fromPreset;
+            ModelSpec fromConfig;
+            std::string error;
+            QVERIFY2(modelFromPreset(preset, &fromPreset, &error), error.c_str());
+            QVERIFY2(loadHuggingFaceConfig(test::dataPath(file).toStdString(), &fromConfig, &error),
+                     error.c_str());
+            QVERIFY2(modelNumbers(fromPreset) == modelNumbers(fromConfig), preset);
+        }
+        ModelSpec v3;
+        std::string error;
+        QVERIFY(modelFromPreset("deepseek-v3", &v3, &error));
+        QVERIFY(std::fabs(countParameters(v3).total / 671e9 - 1) < 0.01); // arXiv 2412.19437
+        QVERIFY(std::fabs(countParameters(v3).active_per_token / 37e9 - 1) < 0.02);
+    }
+
     void planFilesAndMegatronLaunchesKeepTheFields()
     {
         Plan plan = deepseekPlan();
@@ -303,6 +326,8 @@ private slots:
             exported.text, LaunchTarget::Megatron, deepseekPlan(), HardwareCatalog::bundled());
         QVERIFY2(imported.errors.empty(),
                  imported.errors.empty() ? "" : imported.errors.front().c_str());
+        for (const std::string& warning : imported.warnings)
+            QVERIFY2(warning.find("Paraplan reads: ignored") == std::string::npos, warning.c_str());
         QCOMPARE(imported.plan.parallel.expert_tp, 1);
         QCOMPARE(imported.plan.parallel.ep, 64);
         QVERIFY(imported.plan.parallel.ep_overlap == EpOverlap::A2a);

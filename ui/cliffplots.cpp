@@ -384,7 +384,12 @@ void ScalingPlot::setResults(const PlanResults& r)
     plot()->yAxis2->setRange(0, std::max(highSync, 1e-6) * 1.3);
     // The rack boundary halfway (on the log axis) between the last size that fits one rack and
     // the next.
-    if (a.rack_boundary_gpus > 0)
+    // Only where the sweep crosses it: a sweep that starts past one rack (DeepSeek-V3 on 512
+    // GPUs, racks of 256) would put the line left of the axes and cut its label there.
+    const bool crossed = !a.scaling_step.x.empty() &&
+                         a.rack_boundary_gpus * std::sqrt(2.0) > a.scaling_step.x.front() / 1.4 &&
+                         a.rack_boundary_gpus * std::sqrt(2.0) < a.scaling_step.x.back() * 1.4;
+    if (a.rack_boundary_gpus > 0 && crossed)
         addBoundary(plot(), a.rack_boundary_gpus * std::sqrt(2.0),
                     tr("rack: %1 GPUs").arg(a.rack_boundary_gpus));
     if (!a.scaling_step.x.empty()) {
