@@ -605,4 +605,10 @@ int gradReduceBytes(const Plan& plan)
     return 4;
 }
 
+MoeDispatcher resolvedMoeDispatcher(const Plan& plan)
+{
+    const MoeDispatcher d = plan.training.moe_dispatcher;
+    return d == MoeDispatcher::Auto ? MoeDispatcher::AllToAll : d;
+}
+
 } // namespace paraplan

@@ -327,5 +327,7 @@ bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 /// The FP8 recipe a plan runs (`auto` resolved from the stack; Auto when dtype is not fp8).
 Fp8Recipe resolvedFp8Recipe(const Plan& plan);
+/// The MoE token dispatcher a plan runs (`auto`: alltoall, on every framework).
+MoeDispatcher resolvedMoeDispatcher(const Plan& plan);
 
 } // namespace paraplan

@@ -7,10 +7,14 @@ namespace paraplan {
 using layercost::activationBytesPerLayer;
 using layercost::paramsPerLayerPerGpu;
 
+double activationBytes(Dtype dtype)
+{
+    return dtype == Dtype::FP32 || dtype == Dtype::TF32 ? 4 : 2;
+}
+
 void setMemoryContext(layercost::Context& c, AttentionKernel attention)
 {
-    const Dtype dtype = c.plan.training.dtype;
-    c.actBytes = dtype == Dtype::FP32 || dtype == Dtype::TF32 ? 4 : 2;
+    c.actBytes = activationBytes(c.plan.training.dtype);
     c.seqLocal = double(c.plan.training.seq_len) / c.p.cp;
     c.tokens = c.p.micro_batch * c.seqLocal;
     c.sp = c.p.sequence_parallel && c.p.tp > 1;

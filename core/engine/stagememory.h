@@ -47,6 +47,9 @@ struct LayoutMemoryTerms
 /// The memory fields of `c` (actBytes, seqLocal, tokens, sp, flash) from its plan, with the
 /// plan's resolved attention kernel (resolvedAttention()).
 void setMemoryContext(layercost::Context& c, AttentionKernel attention);
+/// Bytes per stored activation element: 4 for fp32 and tf32 training, 2 otherwise (fp8
+/// recipes keep activations in 16 bits).
+double activationBytes(Dtype dtype);
 
 /// The layout's memory terms into `t` (every field; filled in place, as the evaluation's hot
 /// path wants: a returned copy costs it more than the terms); `c` has its memory fields set

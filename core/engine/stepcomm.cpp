@@ -186,8 +186,7 @@ void Evaluation::moeDispatch()
     const double shard = moeShardTokens(p, c.tokens);
     const double token = m.hidden * c.actBytes;
     const double load = c.moeLoad;
-    dispatcher =
-        tr.moe_dispatcher == MoeDispatcher::Auto ? MoeDispatcher::AllToAll : tr.moe_dispatcher;
+    const MoeDispatcher dispatcher = resolvedMoeDispatcher(plan);
     // The expert grid (Megatron-Core parallel_state, order tp-ep-dp-pp): expert TP innermost,
     // EP next; with expert TP = TP the EP ranks are those of cp x dp.
     const int etpStride = strides.tp;

@@ -184,7 +184,6 @@ struct Evaluation
     CollectiveResult epCombine;
     CollectiveCost etpCost;
     CollectiveResult etpRs;
-    MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
     double epPerLayer = 0;
     double epExposedPerLayer = 0;
     double epCallsPerLayer = 0;

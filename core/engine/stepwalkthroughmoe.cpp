@@ -1,6 +1,7 @@
 // The walkthrough's MoE dispatch step: the bytes Megatron-Core's token dispatcher puts on each
 // hop for one MoE layer and micro-batch, with its formula and source, and what hides them.
 #include "gemmshapes.h"
+#include "stagememory.h"
 #include "stepwalkthroughdetail.h"
 #include "units.h"
 
@@ -20,10 +21,9 @@ void Walk::moeDispatchStep() const
     const double tokens = double(p.micro_batch) * t.seq_len / std::max(1, p.cp);
     const double shard = moeShardTokens(p, tokens);
     const double load = moeLoad(m, f.moe_imbalance.value);
-    const double bytes = t.dtype == Dtype::FP32 ? 4 : 2;
+    const double bytes = activationBytes(t.dtype); // the engine's (stagememory.h)
     const double k = m.experts_per_token;
-    const MoeDispatcher dispatcher =
-        t.moe_dispatcher == MoeDispatcher::Auto ? MoeDispatcher::AllToAll : t.moe_dispatcher;
+    const MoeDispatcher dispatcher = resolvedMoeDispatcher(plan);
     const std::string source =
         "Megatron-Core token dispatchers (NVIDIA/Megatron-LM "
         "megatron/core/transformer/moe/token_dispatcher.py at 7094270c6: "
