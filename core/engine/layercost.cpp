@@ -421,6 +421,14 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     return perToken * sbh * scale;
 }
 
+double routedExpertParamsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
+                                        const ParallelLayout& p)
+{
+    const double shared =
+        (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * m.hidden * m.shared_expert_ffn_hidden;
+    return (count.mlp_per_layer - shared) / (p.expertTp() * std::min(p.ep, m.experts));
+}
+
 double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
                             const ParallelLayout& p, bool moe)
 {
@@ -430,9 +438,8 @@ double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
         // Routed experts split over EP and expert TP; shared experts over TP as a dense MLP.
         const double shared =
             (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * m.hidden * m.shared_expert_ffn_hidden;
-        params += count.router_per_layer +
-                  (count.mlp_per_layer - shared) / (p.expertTp() * std::min(p.ep, m.experts)) +
-                  shared / t;
+        params +=
+            count.router_per_layer + routedExpertParamsPerLayerPerGpu(m, count, p) + shared / t;
     } else
         params += count.dense_mlp_per_layer / t;
     return params;

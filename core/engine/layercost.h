@@ -78,5 +78,8 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute);
 /// Parameters of one layer held per GPU before ZeRO sharding.
 double paramsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
                             const ParallelLayout& p, bool moe);
+/// Of an MoE layer's, the routed experts' per GPU (split over EP and expert TP).
+double routedExpertParamsPerLayerPerGpu(const ModelSpec& m, const ParameterCount& count,
+                                        const ParallelLayout& p);
 
 } // namespace paraplan::layercost

@@ -1,5 +1,6 @@
 #include "stagememory.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace paraplan {
@@ -50,6 +51,13 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
             : 0.0;
     t.denseParams = paramsPerLayerPerGpu(m, count, p, false);
     t.moeParams = m.isMoe() ? paramsPerLayerPerGpu(m, count, p, true) : 0;
+    t.moeExpertParams = m.isMoe() ? layercost::routedExpertParamsPerLayerPerGpu(m, count, p) : 0;
+    // The expert data-parallel group: the ranks that hold the same experts.
+    t.expertShardRanks = std::max(1, t.shardRanks * p.tp / (p.expertTp() * std::max(1, p.ep)));
+    const double expertShard = t.expertShardRanks;
+    t.expertParamShard = t.paramShard > 1 ? expertShard : 1;
+    t.expertGradShard = t.gradShard > 1 ? expertShard : 1;
+    t.expertOptimizerShard = t.optimizerShard > 1 ? expertShard : 1;
     t.embeddingParams = count.embedding / p.tp;
     t.finalNormParams = count.final_norm;
     t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;

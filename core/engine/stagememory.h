@@ -30,8 +30,16 @@ struct LayoutMemoryTerms
     double paramShard = 1;
     double gradShard = 1;
     double optimizerShard = 1;
-    double denseParams = 0;           // parameters of one dense layer per GPU before ZeRO sharding
-    double moeParams = 0;             // ... of one MoE layer (0 for a dense model)
+    double denseParams = 0;     // parameters of one dense layer per GPU before ZeRO sharding
+    double moeParams = 0;       // ... of one MoE layer (0 for a dense model)
+    double moeExpertParams = 0; // ... its routed experts' share of moeParams
+    // The routed experts' shard divisors: their ZeRO / distributed-optimizer shard group is
+    // the expert data-parallel group, tp x cp x dp / (ep x expert_tp) ranks (Megatron-Core
+    // parallel_state's expert grid; torchtitan's efsdp mesh), not the DP x CP group.
+    int expertShardRanks = 1;
+    double expertParamShard = 1;
+    double expertGradShard = 1;
+    double expertOptimizerShard = 1;
     double denseAct = 0;              // activation bytes of one dense layer, one micro-batch
     double moeAct = 0;                // ... of one MoE layer
     double recomputeWorkingSet = 0;   // full recompute: one layer's full activations
@@ -63,6 +71,7 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
 inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int denseHere)
 {
     st.params = denseHere * t.denseParams + st.moe_layers * t.moeParams;
+    st.expert_params = st.moe_layers * t.moeExpertParams;
     if (i == 0)
         st.params += t.embeddingParams;
     if (i == t.pp - 1) {
@@ -72,13 +81,20 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
     }
     // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
     // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
-    st.weights_bytes = st.params * t.weightBytes / t.paramShard;
+    // Routed experts on their own shard group (a dense model has none: the sums are the
+    // dense ones, bit for bit).
+    const double expert = st.expert_params;
+    const double other = st.params - expert;
+    st.weights_bytes = other * t.weightBytes / t.paramShard;
+    st.weights_bytes += expert * t.weightBytes / t.expertParamShard;
     // FP8 on Transformer Engine: each layer's FP8 weights (and their transposed or column-wise
     // copies) cached from the step's first micro-batch on.
-    st.weights_bytes +=
-        (denseHere * t.denseParams + st.moe_layers * t.moeParams) * t.fp8CopyBytes / t.paramShard;
-    st.grads_bytes = st.params * t.gradBytes / t.gradShard;
-    st.optimizer_bytes = st.params * t.optimizerBytes / t.optimizerShard;
+    st.weights_bytes += (denseHere * t.denseParams + st.moe_layers * t.moeParams - expert) *
+                        t.fp8CopyBytes / t.paramShard;
+    st.weights_bytes += expert * t.fp8CopyBytes / t.expertParamShard;
+    st.grads_bytes = other * t.gradBytes / t.gradShard + expert * t.gradBytes / t.expertGradShard;
+    st.optimizer_bytes = other * t.optimizerBytes / t.optimizerShard +
+                         expert * t.optimizerBytes / t.expertOptimizerShard;
     st.activation_bytes_per_layer =
         st.layers ? (denseHere * t.denseAct + st.moe_layers * t.moeAct) / st.layers : 0;
     st.buffers_bytes = t.recomputeWorkingSet;

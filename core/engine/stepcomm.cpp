@@ -195,6 +195,7 @@ void Evaluation::moeDispatch()
     etpCost.group = "ep";
     epCost.stride = epStride;
     etpCost.stride = etpStride;
+    expertDpStride = epStride * std::max(1, p.ep);
     double perPass = 0;
     epCallsPerLayer = etpCallsPerLayer = 0;
     if (dispatcher == MoeDispatcher::AllGather) {
@@ -312,12 +313,64 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     }
 }
 
+// The routed experts' bucketed sync over the expert data-parallel group, added to the
+// stage's gradient sync and gather times; `report` keeps the collectives.
+void expertBucketSync(Evaluation& e, const StageCost& st, bool report, CollectiveOp op,
+                      double* reduce, double* gather)
+{
+    const int ranks = e.mem.expertShardRanks;
+    const int stride = e.expertDpStride;
+    const bool zero = e.p.zero >= 1;
+    const CollectiveResult r =
+        report ? e.collective(op, st.expert_params * e.as.grad_reduce_bytes, ranks, stride)
+               : sharedCollective(e.engineSerial, e.model, op,
+                                  st.expert_params * e.as.grad_reduce_bytes, ranks, stride);
+    *reduce += r.time_s;
+    CollectiveResult g;
+    if (zero) {
+        const double bytes = st.expert_params * e.mem.weightBytes;
+        g = report ? e.collective(CollectiveOp::AllGather, bytes, ranks, stride)
+                   : sharedCollective(e.engineSerial, e.model, CollectiveOp::AllGather, bytes,
+                                      ranks, stride);
+        *gather += g.time_s;
+    }
+    if (!report)
+        return;
+    e.expertReduce = CollectiveCost{"dp",
+                                    e.p.zero == 0 ? "expert gradient all-reduce (expert DP)"
+                                                  : "expert gradient reduce-scatter (expert DP)",
+                                    r,
+                                    stride,
+                                    1,
+                                    r.time_s,
+                                    0};
+    addBusy(&e.busy, &e.busiest, &e.busiestSeconds, r, 1, "dp");
+    if (zero) {
+        e.expertGather = CollectiveCost{
+            "dp", "updated expert shards all-gathered (expert DP)", g, stride, 1, g.time_s, 0};
+        addBusy(&e.busy, &e.busiest, &e.busiestSeconds, g, 1, "dp");
+    }
+}
+
+void splitExposed(CollectiveCost* group, CollectiveCost* experts, double total)
+{
+    if (experts->calls_per_step <= 0 || !(total > 0))
+        return;
+    experts->exposed_s = group->exposed_s * experts->total_s / total;
+    group->exposed_s -= experts->exposed_s;
+}
+
 void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpStride,
                                double* exposed, double* overlapped, CollectiveCost* gather,
                                CollectiveCost* reduce)
 {
     const double reduceBytes = as.grad_reduce_bytes;
-    const double bytes = st.params * reduceBytes;
+    // The routed experts sync over the expert data-parallel group (Megatron-Core's expert
+    // gradient buffers, the distributed optimizer's expert shards), the rest over DP x CP.
+    const double expertParams = st.expert_params;
+    const double bytes = (st.params - expertParams) * reduceBytes;
+    const int expertRanks = mem.expertShardRanks;
+    const bool expertSync = expertParams > 0 && expertRanks > 1;
     const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
     // The collectives' times: looked up for the stage reported (its results are kept), else
     // from this evaluation's times by parameter count (most stages hold the same layers).
@@ -326,7 +379,7 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
     BucketTimes* known = nullptr;
     if (!report) {
         for (BucketTimes& t : bucketTimes) {
-            if (t.params == st.params) {
+            if (t.params == st.params && t.expertParams == expertParams) {
                 known = &t;
                 break;
             }
@@ -344,7 +397,10 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
         if (p.dp_overlap)
             times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
         if (p.zero >= 1)
-            times.gather = time(CollectiveOp::AllGather, st.params * mem.weightBytes);
+            times.gather =
+                time(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes);
+        if (expertSync)
+            expertBucketSync(*this, st, false, op, &times.reduce, &times.gather);
     } else {
         r = &collective(op, bytes, mem.shardRanks, dpStride);
         times.reduce = r->time_s;
@@ -353,13 +409,17 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
                 collective(op, std::min(bytes, fig.dp_bucket_bytes.value), mem.shardRanks, dpStride)
                     .time_s;
         if (p.zero >= 1) {
-            g = &collective(CollectiveOp::AllGather, st.params * mem.weightBytes, mem.shardRanks,
-                            dpStride);
+            g = &collective(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes,
+                            mem.shardRanks, dpStride);
             times.gather = g->time_s;
         }
+        expertReduce = expertGather = CollectiveCost{};
+        if (expertSync)
+            expertBucketSync(*this, st, true, op, &times.reduce, &times.gather);
     }
     if (!known) {
         times.params = st.params;
+        times.expertParams = expertParams;
         bucketTimes[bucketTimesNext] = times;
         bucketTimesNext = (bucketTimesNext + 1) % bucketTimes.size();
     }
@@ -392,6 +452,9 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
                 gatherExposed};
             addBusy(&busy, &busiest, &busiestSeconds, *g, 1, "dp");
         }
+        // The exposed time shared with the experts' sync in proportion to link time.
+        splitExposed(reduce, &expertReduce, times.reduce);
+        splitExposed(gather, &expertGather, times.gather);
     }
 }
 
@@ -479,6 +542,11 @@ void Evaluation::dataParallel()
         cost.collectives.push_back(reduce);
         if (p.zero >= 1)
             cost.collectives.push_back(gather);
+        // The experts' sync is in the DP group's exposed time (one window hides both).
+        if (expertReduce.calls_per_step > 0 && !perLayer)
+            cost.collectives.push_back(expertReduce);
+        if (expertGather.calls_per_step > 0 && !perLayer)
+            cost.collectives.push_back(expertGather);
         if (replicas > 1)
             cost.collectives.push_back(replicate);
     }

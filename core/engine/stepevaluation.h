@@ -189,6 +189,8 @@ struct Evaluation
     double epCallsPerLayer = 0;
     double etpCallsPerLayer = 0;
     double epHiddenShare = 0; // of the EP time, the share the EP overlap hides
+    int expertDpStride = 1;   // the expert data-parallel group's rank stride (EP stride x ep)
+    CollectiveCost expertReduce, expertGather; // its gradient sync, shards' gather (reported)
     // TP collectives of an MoE layer: the attention's, and the shared experts' (the experts'
     // own gather over expert TP is the dispatcher's).
     double tpMoePerLayer = 0;
@@ -209,8 +211,8 @@ struct Evaluation
     // count (params -1: unused), the last few asked.
     struct BucketTimes
     {
-        double params = -1;
-        double reduce = 0; // the gradient all-reduce or reduce-scatter
+        double params = -1, expertParams = 0;
+        double reduce = 0; // the gradient all-reduce or reduce-scatter (experts' included)
         double bucket = 0; // its last bucket (dp_overlap)
         double gather = 0; // the updated parameters' all-gather (ZeRO >= 1)
     };

@@ -495,10 +495,12 @@ void Evaluation::pipeline()
 void Evaluation::optimizer()
 {
     // The optimizer step: memory-bound over each GPU's (ZeRO-sharded) parameters.
-    double maxParams = 0;
+    // Each GPU updates its shard: the routed experts' over the expert data-parallel group.
+    double maxShard = 0;
     for (const StageCost& st : cost.stages)
-        maxParams = std::max(maxParams, st.params);
-    b.optimizer_s = maxParams / mem.optimizerShard * fig.optimizer_step_bytes.value / c.hbm;
+        maxShard = std::max(maxShard, (st.params - st.expert_params) / mem.optimizerShard +
+                                          st.expert_params / mem.expertOptimizerShard);
+    b.optimizer_s = maxShard * fig.optimizer_step_bytes.value / c.hbm;
 }
 
 void Evaluation::metrics()

@@ -28,6 +28,8 @@ struct StageCost
     int layers = 0;
     int moe_layers = 0;
     double params = 0; ///< parameters held per GPU before ZeRO sharding
+    /// Of `params`, the routed experts' (sharded over the expert data-parallel group)
+    double expert_params = 0;
     // Time of one micro-batch through this stage (forward + backward), per GPU.
     double forward_s = 0;
     double backward_s = 0;
