@@ -310,12 +310,13 @@ private slots:
         // per-layer costs) and, for the per-layer costs, on the layer context too. A field
         // added to ModelSpec or to layercost::Context changes these counts: key it, then
         // count it here.
-        QCOMPARE(test::fieldCount<ModelSpec>(), size_t(26)); // the numbers, name, preset, source
+        // The numbers, the two layer patterns, name, preset, source.
+        QCOMPARE(test::fieldCount<ModelSpec>(), size_t(31));
         // (Counted from its three references on: an aggregate with references cannot be
         // braced from fewer.)
         using test::AnyField;
         QCOMPARE((test::fieldCount<layercost::Context, AnyField, AnyField, AnyField>()),
-                 size_t(35)); // layerKey in stepmodel.cpp
+                 size_t(37)); // layerKey in stepmodel.cpp
         const std::vector<std::function<void(ModelSpec&)>> changes = {
             [](ModelSpec& m) { ++m.layers; },
             [](ModelSpec& m) { ++m.hidden; },
@@ -340,6 +341,11 @@ private slots:
             [](ModelSpec& m) { ++m.rope_head_dim; },
             [](ModelSpec& m) { ++m.v_head_dim; },
             [](ModelSpec& m) { m.capacity_factor += 1; },
+            [](ModelSpec& m) { m.sliding_window += 128; },
+            [](ModelSpec& m) { m.attention_sinks = !m.attention_sinks; },
+            [](ModelSpec& m) { ++m.mtp_layers; },
+            [](ModelSpec& m) { m.moe_layer_pattern.push_back(1); },
+            [](ModelSpec& m) { m.sliding_pattern.push_back(1); },
         };
         QCOMPARE(changes.size() + 3, test::fieldCount<ModelSpec>());
         QCOMPARE(changes.size(), std::tuple_size_v<ModelNumbers>);

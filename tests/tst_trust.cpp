@@ -470,10 +470,8 @@ private slots:
                     QVERIFY2(!row.family.empty(), row.name.c_str());
                     if (row.family.rfind("moe", 0) != 0)
                         dense2026.push_back(row.error);
-                    else if (row.name.find("deepseekv3") == std::string::npos)
+                    else
                         QVERIFY2(std::fabs(row.error) <= kMoe2026Tolerance, row.name.c_str());
-                    else // its MTP module is not costed yet: fast, by less than 30%
-                        QVERIFY2(row.error < 0 && row.error > -0.30, row.name.c_str());
                     if (row.family == "fp8-dense-h100")
                         QVERIFY2(std::fabs(row.error) <= kFp8H100Tolerance, row.name.c_str());
                 } else if (report.id == "korthikanti2022") {

@@ -25,6 +25,8 @@ enum class Family
     NeoX,     ///< GPT-NeoX: 4h GeLU MLP, biases, parallel residual
     Falcon,   ///< multi-query (or grouped with the new decoder) attention, 4h GeLU MLP
     Gpt2,
+    GptOss, ///< GPT-OSS: routed experts only, biases, attention sinks, alternating windows
+    Llama4, ///< Llama 4 (text): a shared expert, MoE every interleave_moe_layer_step-th layer
 };
 
 struct FamilyName
@@ -51,6 +53,9 @@ constexpr FamilyName kFamilies[] = {
     {"RefinedWeb", Family::Falcon},
     {"RefinedWebModel", Family::Falcon},
     {"gpt2", Family::Gpt2},
+    {"gpt_oss", Family::GptOss},
+    {"llama4", Family::Llama4},
+    {"llama4_text", Family::Llama4},
 };
 
 std::string familyList()
@@ -165,11 +170,94 @@ void readQwenMoe(Fields& f, const std::string& type, ModelSpec* m,
             dense.insert(i);
     m->dense_layers = static_cast<int>(dense.size());
     const bool leading = dense.empty() || *dense.rbegin() == m->dense_layers - 1;
-    if (!leading)
-        warnings->push_back(type + ": its " + std::to_string(m->dense_layers) +
-                            " dense-MLP layers are modelled as the first ones (their count, and "
-                            "so parameters and FLOPs, are exact; their place in the pipeline is "
-                            "not)");
+    (void)type;
+    (void)warnings;
+    if (!leading) {
+        m->moe_layer_pattern.assign(size_t(m->layers), 1);
+        for (int i : dense)
+            m->moe_layer_pattern[size_t(i)] = 0;
+    }
+}
+
+// Hugging Face layer_types ("sliding_attention" / "full_attention", one per layer) with
+// sliding_window; without the list, the family's rule (Mistral: every layer; Qwen2/3 with
+// use_sliding_window: from max_window_layers on; Gemma 2: the even layers).
+void readSlidingWindow(Fields& f, const std::string& type, ModelSpec* m)
+{
+    int window = 0;
+    f.integer({"sliding_window"}, 0, 1 << 24, &window, 0);
+    if (window <= 0 || m->layers <= 0)
+        return;
+    const QJsonArray types = f.value("layer_types").toArray();
+    std::vector<unsigned char> pattern;
+    if (types.size() == m->layers) {
+        for (const QJsonValue& v : types)
+            pattern.push_back(v.toString() == QLatin1String("sliding_attention") ? 1 : 0);
+    } else if (type == "qwen2" || type == "qwen3" || type == "qwen2_moe" || type == "qwen3_moe") {
+        if (!f.flag("use_sliding_window", false))
+            return;
+        int from = 0;
+        f.integer({"max_window_layers"}, 0, kMaxLayers, &from, 0);
+        for (int i = 0; i < m->layers; ++i)
+            pattern.push_back(i >= from ? 1 : 0);
+    } else if (type == "gemma2") {
+        for (int i = 0; i < m->layers; ++i)
+            pattern.push_back(i % 2 == 0 ? 1 : 0);
+    } else if (type != "mistral" && type != "mixtral") {
+        return;
+    }
+    bool any = pattern.empty();
+    bool all = true;
+    for (unsigned char b : pattern) {
+        any = any || b;
+        all = all && b;
+    }
+    if (!any)
+        return;
+    m->sliding_window = window;
+    if (!all)
+        m->sliding_pattern = std::move(pattern);
+}
+
+// GPT-OSS (openai/gpt-oss model.py): every layer MoE without a shared expert, the experts
+// intermediate_size wide, biases on the projections, a learned sink per head.
+void readGptOss(Fields& f, ModelSpec* m)
+{
+    f.integer({"num_local_experts"}, 1, kMaxExperts, &m->experts);
+    f.integer({"num_experts_per_tok", "experts_per_token"}, 1, kMaxExperts, &m->experts_per_token);
+    m->expert_ffn_hidden = m->ffn_hidden;
+    m->attention_sinks = true;
+}
+
+// Llama 4's text model (transformers modeling_llama4.py): MoE layers every
+// interleave_moe_layer_step-th from step - 1 (or the moe_layers list), each with one shared
+// expert intermediate_size wide; dense layers intermediate_size_mlp wide.
+void readLlama4(Fields& f, ModelSpec* m)
+{
+    f.integer({"num_local_experts"}, 1, kMaxExperts, &m->experts);
+    f.integer({"num_experts_per_tok"}, 1, kMaxExperts, &m->experts_per_token, 1);
+    m->expert_ffn_hidden = m->ffn_hidden;
+    m->shared_expert_ffn_hidden = m->ffn_hidden;
+    f.integer({"intermediate_size_mlp"}, 1, kMaxFfn, &m->ffn_hidden, m->ffn_hidden);
+    int step = 1;
+    f.integer({"interleave_moe_layer_step"}, 1, kMaxLayers, &step, 1);
+    std::vector<unsigned char> pattern(size_t(m->layers), 0);
+    const QJsonArray listed = f.value("moe_layers").toArray();
+    if (!listed.isEmpty()) {
+        for (const QJsonValue& v : listed)
+            if (v.isDouble() && v.toInt() >= 0 && v.toInt() < m->layers)
+                pattern[size_t(v.toInt())] = 1;
+    } else {
+        for (int i = step - 1; i < m->layers; i += step)
+            pattern[size_t(i)] = 1;
+    }
+    int dense = 0;
+    for (unsigned char b : pattern)
+        dense += b ? 0 : 1;
+    m->dense_layers = dense;
+    if (dense > 0)
+        m->moe_layer_pattern = std::move(pattern);
+    m->tied_embeddings = f.flag("tie_word_embeddings", false);
 }
 
 void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
@@ -186,10 +274,14 @@ void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
     int freq = 1;
     f.integer({"moe_layer_freq"}, 1, kMaxLayers, &freq, 1);
     if (freq > 1 && m->layers > m->dense_layers) {
-        const int moe = (m->layers - m->dense_layers + freq - 1) / freq;
-        m->dense_layers = m->layers - moe;
-        warnings->push_back(type + ": every " + std::to_string(freq) +
-                            "th layer is MoE; the dense ones are modelled as leading layers");
+        // modeling_deepseek.py: MoE where layer >= first_k_dense_replace and layer % freq == 0.
+        m->moe_layer_pattern.assign(size_t(m->layers), 0);
+        int dense = 0;
+        for (int i = 0; i < m->layers; ++i) {
+            m->moe_layer_pattern[size_t(i)] = i >= m->dense_layers && i % freq == 0 ? 1 : 0;
+            dense += m->moe_layer_pattern[size_t(i)] ? 0 : 1;
+        }
+        m->dense_layers = dense;
     }
     // Latent attention: Q/K heads of qk_nope + qk_rope, V heads of v_head_dim.
     int nope = 0;
@@ -206,12 +298,12 @@ void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
         "step's GEMMs (its down- and up-projections); its activation memory is costed as " +
         std::to_string(m->heads) + " ordinary heads of " + std::to_string(m->head_dim) +
         " (an approximation)");
-    int mtp = 0;
-    f.integer({"num_nextn_predict_layers"}, 0, kMaxLayers, &mtp, 0);
-    if (mtp > 0)
-        warnings->push_back(type + ": the " + std::to_string(mtp) +
-                            " multi-token-prediction module(s) are not counted (published "
-                            "totals exclude them)");
+    f.integer({"num_nextn_predict_layers"}, 0, 16, &m->mtp_layers, 0);
+    if (m->mtp_layers > 0)
+        warnings->push_back(type + ": its " + std::to_string(m->mtp_layers) +
+                            " multi-token-prediction module(s) run on the last pipeline stage "
+                            "and are held there; the parameter total excludes them, as the "
+                            "published one does");
 }
 
 void readFalcon(Fields& f, ModelSpec* m)
@@ -275,8 +367,19 @@ bool modelFromHuggingFaceConfig(const std::string& text, const std::string& labe
     m.name = type + " (" + label + ")";
     Fields f(c, errors);
     const Family family = known->family;
+    // Llama 4's checkpoint nests its text model under text_config.
+    const QJsonObject textModel = family == Family::Llama4 && c.value("text_config").isObject()
+                                      ? c.value("text_config").toObject()
+                                      : c;
+    Fields tf(textModel, errors);
     if (family == Family::Gpt2) {
         readGpt2(f, c, &m);
+    } else if (family == Family::Llama4) {
+        readCommon(tf, family, &m);
+        m.mlp = MlpKind::SwiGLU;
+        readLlama4(tf, &m);
+        notes.push_back(type + ": chunked local attention (attention_chunk_size) is costed as "
+                               "full causal attention, the same at sequences up to the chunk");
     } else {
         readCommon(f, family, &m);
         m.mlp = MlpKind::SwiGLU; // gate, up and down matrices, whatever the activation
@@ -299,11 +402,14 @@ bool modelFromHuggingFaceConfig(const std::string& text, const std::string& labe
             m.biases = true;
         } else if (family == Family::Falcon) {
             readFalcon(f, &m);
+        } else if (family == Family::GptOss) {
+            readGptOss(f, &m);
+            notes.push_back(type + ": its clamped SwiGLU is costed as SwiGLU (the same "
+                                   "matrices); the experts' and router's biases are not counted "
+                                   "(under 0.1% of the parameters)");
         }
+        readSlidingWindow(f, type, &m);
     }
-    if (m.shared_expert_ffn_hidden > 0)
-        notes.push_back(type + ": the shared expert counts in parameters and model FLOPs; the "
-                               "step model's per-layer time covers the routed experts only");
     if (!errors->empty())
         return false;
     if (m.experts > 0 && m.experts_per_token > m.experts)

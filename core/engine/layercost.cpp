@@ -69,7 +69,7 @@ double gemmEfficiency(const Context& c, double M, double N, double K, bool fp8, 
 // gradient accumulated into fp32: read and write). `fp8`: FP8 operands (1 byte) on the FP8
 // figures, the output still 16-bit; `backward`: a dgrad or wgrad GEMM (its FP8 figure).
 GemmTiming gemmTiming(const Context& c, double M, double K, double N, double batch = 1,
-                      double cBytes = -1, bool fp8 = false, bool backward = false)
+                      double cBytes = -1, bool fp8 = false, bool backward = false, double cap = 0)
 {
     GemmTiming g;
     if (M <= 0 || K <= 0 || N <= 0)
@@ -85,6 +85,9 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
     const double output = (cBytes < 0 ? c.actBytes : cBytes) * M * N * batch;
     // A batch of GEMMs fills the SMs like one GEMM with the batch stacked along M.
     g.efficiency = gemmEfficiency(c, M * batch, N, K, fp8, backward);
+    // A grouped expert GEMM at its measured share of peak, where the shape's is above it.
+    if (cap > 0)
+        g.efficiency = std::min(g.efficiency, cap);
     g.compute_s = g.flops / (peak * g.efficiency);
     g.operands_s = operands / c.hbm;
     g.output_s = output / c.hbm;
@@ -94,9 +97,9 @@ GemmTiming gemmTiming(const Context& c, double M, double K, double N, double bat
 }
 
 double gemmSeconds(const Context& c, double M, double K, double N, double batch = 1,
-                   double cBytes = -1, bool fp8 = false, bool backward = false)
+                   double cBytes = -1, bool fp8 = false, bool backward = false, double cap = 0)
 {
-    return gemmTiming(c, M, K, N, batch, cBytes, fp8, backward).time_s;
+    return gemmTiming(c, M, K, N, batch, cBytes, fp8, backward, cap).time_s;
 }
 
 } // namespace
@@ -104,15 +107,16 @@ double gemmSeconds(const Context& c, double M, double K, double N, double batch 
 // Forward, backward (dgrad + wgrad into fp32) of one GEMM. `slowdown` stretches the forward
 // and dgrad GEMMs that run beside TP-overlap kernels.
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
-             double* backward, double* flops, double slowdown, GemmTiming* timing, bool fp8)
+             double* backward, double* flops, double slowdown, GemmTiming* timing, bool fp8,
+             double cap)
 {
-    GemmTiming f = gemmTiming(c, M, K, N, batch, -1, fp8);
+    GemmTiming f = gemmTiming(c, M, K, N, batch, -1, fp8, false, cap);
     *forward += slowdown * f.time_s;
     // Megatron-LM accumulates weight gradients into fp32 main_grad (gradient-accumulation
     // fusion: read and write 8 bytes); PyTorch autograd writes them in the parameter dtype.
     const double wgradBytes = c.pytorch ? c.actBytes : 8;
-    *backward += slowdown * gemmSeconds(c, M, N, K, batch, -1, fp8, true) +
-                 gemmSeconds(c, K, M, N, batch, wgradBytes, fp8, true);
+    *backward += slowdown * gemmSeconds(c, M, N, K, batch, -1, fp8, true, cap) +
+                 gemmSeconds(c, K, M, N, batch, wgradBytes, fp8, true, cap);
     *flops += 2 * M * K * N * batch;
     if (timing) {
         f.slowdown = slowdown;
@@ -142,7 +146,11 @@ ElementwiseBytes fusedBytes(const Context& c, bool moe, double mlpShare, double 
     const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
     const double actFwd = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / t * mlpShare;
     const double actBwd = (m.mlp == MlpKind::SwiGLU ? 10 : 6) * f / t * mlpShare;
-    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0; // permute + unpermute copies
+    // Permute and unpermute copies, or the GPU's measured per-pair work (grouped_gemm), whose
+    // backward is twice its forward.
+    const double pair = c.groupedPairBytes > 0 ? c.groupedPairBytes : 4;
+    const double routing = moe ? pair * h * mlpShare / t : 0;
+    const double routingBwd = c.groupedPairBytes > 0 ? 2 * routing : routing;
     const double scoresFwd = c.flash ? 0 : (4 + 5 * drop) * c.headsLocal * s;
     const double scoresBwd = c.flash ? 0 : (6 + 5 * drop) * c.headsLocal * s;
     const double residualFwd = (6 + drop) * h * r;
@@ -150,7 +158,7 @@ ElementwiseBytes fusedBytes(const Context& c, bool moe, double mlpShare, double 
     const double normFwd = 4 * h * r;
     const double normBwd = 8 * h * r;
     return {2 * normFwd + 2 * residualFwd + actFwd + scoresFwd + routing,
-            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routing};
+            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routingBwd};
 }
 
 // PyTorch eager operators, one HBM round trip each, as torchtitan's and Hugging Face's Llama
@@ -177,7 +185,8 @@ ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double 
     const double act = (m.mlp == MlpKind::SwiGLU ? 10 : 4) * f;
     const double residual = 2 * 6 * h * r;
     const double dropout = m.dropout ? 2 * 5 * h * r : 0;
-    const double routing = moe ? 2 * 2 * h * mlpShare / t : 0;
+    const double routing =
+        moe ? (c.groupedPairBytes > 0 ? c.groupedPairBytes : 4) * h * mlpShare / t : 0;
     const double scores = c.flash ? 0 : (4 + 5 * (m.dropout ? 1 : 0)) * c.headsLocal * s;
     const double forward =
         2 * norm + rope + repeat + transpose + act + residual + dropout + routing + scores;
@@ -235,6 +244,13 @@ namespace {
 bool fp8Linear(const Context& c, const GemmShape& g)
 {
     return c.fp8 && std::strcmp(g.name, "router") != 0;
+}
+
+// The routed experts' grouped GEMMs (gemmshapes.cpp names them as the dense MLP's).
+bool expertGemm(const GemmShape& g)
+{
+    return !g.tp_region &&
+           (std::strcmp(g.name, "mlp_up") == 0 || std::strcmp(g.name, "mlp_down") == 0);
 }
 
 } // namespace
@@ -301,8 +317,9 @@ LayerCompute layerCompute(const Context& c, bool moe)
     for (const GemmShape& g :
          layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe, c.moeLoad)) {
         GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
+        const bool fp8 = fp8Linear(c, g);
         addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing,
-                fp8Linear(c, g));
+                fp8, moe && !fp8 && expertGemm(g) ? c.groupedShare : 0);
         if (timing)
             timing->name = g.name;
     }
@@ -396,6 +413,18 @@ double lmHeadSeconds(const Context& c)
     // fp32 and runs log-softmax, its reductions and backward as separate kernels.
     const double lossBytes = c.eager ? 40 : 2 + 4 + 4 + 2;
     return fwd + bwd + logits * lossBytes / c.hbm;
+}
+
+double mtpProjectionSeconds(const Context& c)
+{
+    const double h = c.m.hidden;
+    double fwd = 0;
+    double bwd = 0;
+    double flops = 0;
+    // Megatron-Core's eh_proj: a column-parallel linear from the concatenated normalised
+    // hidden state and embedding (2h) to h.
+    addGemm(c, c.tokens, 2 * h, h / c.p.tp, 1, &fwd, &bwd, &flops);
+    return fwd + bwd;
 }
 
 // Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, Table 2,

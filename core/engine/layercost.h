@@ -46,10 +46,12 @@ struct Context
     double fp8BwdShare = 0;     // the backward's (promoted-accumulation) FP8 GEMM share
     double fp8BwdReference = 0; // kernels::fp8PromotedReferenceEfficiency
     Fp8Recipe fp8Recipe = Fp8Recipe::Auto; // resolved
-    bool fp8TnOnly = false;    // FP8 GEMMs take K-major operands only: transposed copies
-    bool fp8Attention = false; // the attention core in FP8 as well
-    double microbatches = 1;   // per step: weights cast once per step amortize over them
-    double moeLoad = 1;        // MoE: the busiest expert rank's tokens over the balanced share
+    bool fp8TnOnly = false;      // FP8 GEMMs take K-major operands only: transposed copies
+    bool fp8Attention = false;   // the attention core in FP8 as well
+    double microbatches = 1;     // per step: weights cast once per step amortize over them
+    double moeLoad = 1;          // MoE: the busiest expert rank's tokens over the balanced share
+    double groupedShare = 0;     // 16-bit grouped expert GEMMs' share of peak (0: dense figures)
+    double groupedPairBytes = 0; // bytes per token-expert pair per hidden element (0: copies)
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)
 };
@@ -59,7 +61,7 @@ struct Context
 /// terms (for the derivation). `fp8`: the three GEMMs in FP8 (c.fp8Peak, c.fp8Share).
 void addGemm(const Context& c, double M, double K, double N, double batch, double* forward,
              double* backward, double* flops, double slowdown = 1, GemmTiming* timing = nullptr,
-             bool fp8 = false);
+             bool fp8 = false, double cap = 0);
 /// HBM bytes of the FP8 quantization passes of one layer, one micro-batch (docs/engine.md, "FP8").
 struct Fp8CastBytes
 {
@@ -73,6 +75,8 @@ Fp8CastBytes fp8CastBytes(const Context& c, bool moe);
 LayerCompute layerCompute(const Context& c, bool moe);
 /// The LM head's forward and backward with its softmax cross-entropy, one micro-batch.
 double lmHeadSeconds(const Context& c);
+/// A multi-token-prediction module's projection (2h -> h), forward and backward.
+double mtpProjectionSeconds(const Context& c);
 /// Activation bytes of one layer for one micro-batch.
 double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute);
 /// Parameters of one layer held per GPU before ZeRO sharding.

@@ -59,6 +59,15 @@ ParameterCount countParameters(const ModelSpec& m)
                     m.experts_per_token * mats * h * m.expert_ffn_hidden + shared;
     c.active_per_token =
         dense * c.layer(false) + moe * activeMoe + c.embedding + c.lm_head + c.final_norm;
+    if (m.attention_sinks) {
+        c.attention_per_layer += m.heads;
+        c.total += double(m.layers) * m.heads;
+        c.active_per_token += double(m.layers) * m.heads;
+    }
+    // DeepSeek-V3's module (arXiv 2412.19437, section 2.2): the projection M (2h x h), the
+    // RMSNorms of the hidden state and of the embedding and a layer like the last one.
+    if (m.mtp_layers > 0)
+        c.mtp_per_module = 2 * h * h + 2 * h + c.layer(m.isMoeLayer(m.layers - 1));
     return c;
 }
 
@@ -81,6 +90,30 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, int seq_len)
                  (double(m.experts_per_token) * m.expert_ffn_hidden + m.shared_expert_ffn_hidden);
     flops += 6 * B * s * h * m.vocab; // the LM head: 12 B s L h^2 x V/(2 L h)
     return flops;
+}
+
+namespace {
+
+// A 0/1 list as one number: its length and a 48-bit hash of its bits (exact in a double).
+double patternKey(const std::vector<unsigned char>& pattern)
+{
+    if (pattern.empty())
+        return 0;
+    unsigned long long h = 1469598103934665603ULL;
+    for (unsigned char b : pattern)
+        h = (h ^ (b ? 1u : 2u)) * 1099511628211ULL;
+    return double(pattern.size()) * 281474976710656.0 + double(h >> 16);
+}
+
+} // namespace
+
+double slidingWindowShare(double seq, double window)
+{
+    if (!(seq > 0) || !(window > 0) || window >= seq)
+        return 1;
+    const double causal = seq * (seq + 1) / 2;
+    const double kept = window * (window + 1) / 2 + (seq - window) * window;
+    return kept / causal;
 }
 
 ModelNumbers modelNumbers(const ModelSpec& m)
@@ -107,7 +140,12 @@ ModelNumbers modelNumbers(const ModelSpec& m)
             double(m.kv_lora_rank),
             double(m.rope_head_dim),
             double(m.v_head_dim),
-            m.capacity_factor};
+            m.capacity_factor,
+            double(m.sliding_window),
+            double(m.attention_sinks),
+            double(m.mtp_layers),
+            patternKey(m.moe_layer_pattern),
+            patternKey(m.sliding_pattern)};
 }
 
 std::vector<std::string> validateModel(const ModelSpec& m)
@@ -158,6 +196,24 @@ std::vector<std::string> validateModel(const ModelSpec& m)
     if (m.dense_layers < 0 || m.dense_layers > m.layers)
         problems.push_back("model.dense_layers: must be between 0 and layers (" +
                            std::to_string(m.layers) + ")");
+    if (!m.moe_layer_pattern.empty()) {
+        int dense = 0;
+        for (unsigned char b : m.moe_layer_pattern)
+            dense += b ? 0 : 1;
+        if (int(m.moe_layer_pattern.size()) != m.layers || !m.isMoe())
+            problems.push_back("model.moe_layer_freq: a list needs one 0 or 1 per layer (" +
+                               std::to_string(m.layers) + ") and experts");
+        else if (dense != m.dense_layers)
+            problems.push_back("model.dense_layers: " + std::to_string(m.dense_layers) +
+                               " disagrees with moe_layer_freq, which has " +
+                               std::to_string(dense) + " dense layers");
+    }
+    within({"model.sliding_window", 0, 1 << 24, ""}, m.sliding_window);
+    if (!m.sliding_pattern.empty() &&
+        (int(m.sliding_pattern.size()) != m.layers || m.sliding_window <= 0))
+        problems.push_back("model.layer_types: needs one entry per layer (" +
+                           std::to_string(m.layers) + ") and a sliding_window above 0");
+    within({"model.mtp_layers", 0, 16, ""}, m.mtp_layers);
     if (m.shared_expert_ffn_hidden < 0 || (m.shared_expert_ffn_hidden > 0 && !m.isMoe()))
         problems.push_back("model.shared_expert_ffn_hidden: needs experts and must be at least 0");
     if (m.q_lora_rank < 0 || m.kv_lora_rank < 0 || m.rope_head_dim < 0 || m.v_head_dim < 0)

@@ -3,6 +3,7 @@
 #include "modeljson.h"
 
 #include <QFile>
+#include <QJsonArray>
 
 #include <stdexcept>
 
@@ -25,6 +26,62 @@ const QJsonArray& presetArray()
 {
     static const QJsonArray array = bundledModels().value("models").toArray();
     return array;
+}
+
+// model.moe_layer_freq (Megatron --moe-layer-freq: N, every N-th layer from the first has
+// experts, or a 0/1 list, one per layer) and model.layer_types (Hugging Face: one
+// "full_attention" or "sliding_attention" per layer). A list sets dense_layers to its zeros.
+void readLayerPatterns(const QJsonObject& object, const std::string& path, json::Reader& reader,
+                       ModelSpec* m)
+{
+    const std::string freqPath = path.empty() ? "moe_layer_freq" : path + ".moe_layer_freq";
+    const QJsonValue freq = object.value("moe_layer_freq");
+    if (freq.isDouble()) {
+        const double n = freq.toDouble();
+        if (!(n >= 1 && n <= 1024 && n == double(int(n)))) {
+            reader.error(freqPath, "must be a whole number from 1 or a list of 0 and 1");
+        } else if (m->layers > 0) {
+            m->moe_layer_pattern.assign(size_t(m->layers), 0);
+            for (int i = 0; i < m->layers; i += int(n))
+                m->moe_layer_pattern[size_t(i)] = 1;
+        }
+    } else if (freq.isArray()) {
+        m->moe_layer_pattern.clear();
+        for (const QJsonValue& v : freq.toArray()) {
+            if (!(v.isDouble() && (v.toDouble() == 0 || v.toDouble() == 1))) {
+                reader.error(freqPath, "a list of 0 (dense) and 1 (experts), one per layer");
+                m->moe_layer_pattern.clear();
+                break;
+            }
+            m->moe_layer_pattern.push_back(v.toDouble() == 1 ? 1 : 0);
+        }
+    } else if (!freq.isUndefined()) {
+        reader.error(freqPath, "must be a whole number from 1 or a list of 0 and 1");
+    }
+    if (!m->moe_layer_pattern.empty()) {
+        int dense = 0;
+        for (unsigned char b : m->moe_layer_pattern)
+            dense += b ? 0 : 1;
+        if (!object.contains("dense_layers"))
+            m->dense_layers = dense;
+    }
+    const QJsonValue types = object.value("layer_types");
+    const std::string typesPath = path.empty() ? "layer_types" : path + ".layer_types";
+    if (types.isArray()) {
+        m->sliding_pattern.clear();
+        for (const QJsonValue& v : types.toArray()) {
+            const QString t = v.toString();
+            if (t != "full_attention" && t != "sliding_attention") {
+                reader.error(typesPath, "each entry 'full_attention' or 'sliding_attention'");
+                m->sliding_pattern.clear();
+                break;
+            }
+            m->sliding_pattern.push_back(t == "sliding_attention" ? 1 : 0);
+        }
+    } else if (!types.isUndefined()) {
+        reader.error(typesPath,
+                     "a list of 'full_attention' and 'sliding_attention', one per layer");
+    }
 }
 
 } // namespace
@@ -59,6 +116,11 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
                       "kv_lora_rank",
                       "rope_head_dim",
                       "v_head_dim",
+                      "moe_layer_freq",
+                      "sliding_window",
+                      "layer_types",
+                      "attention_sinks",
+                      "mtp_layers",
                       "source",
                       "hf_config"});
     reader.string(object, "name", path, &m->name);
@@ -89,6 +151,10 @@ void applyModelFields(const QJsonObject& object, const std::string& path, json::
     reader.integer(object, "kv_lora_rank", path, &m->kv_lora_rank);
     reader.integer(object, "rope_head_dim", path, &m->rope_head_dim);
     reader.integer(object, "v_head_dim", path, &m->v_head_dim);
+    readLayerPatterns(object, path, reader, m);
+    reader.integer(object, "sliding_window", path, &m->sliding_window);
+    reader.boolean(object, "attention_sinks", path, &m->attention_sinks);
+    reader.integer(object, "mtp_layers", path, &m->mtp_layers);
 }
 
 QJsonObject modelToJson(const ModelSpec& m)
@@ -117,7 +183,26 @@ QJsonObject modelToJson(const ModelSpec& m)
             object["shared_expert_ffn_hidden"] = m.shared_expert_ffn_hidden;
         if (m.capacity_factor > 0)
             object["capacity_factor"] = m.capacity_factor;
+        if (!m.moe_layer_pattern.empty()) {
+            QJsonArray pattern;
+            for (unsigned char b : m.moe_layer_pattern)
+                pattern.append(b ? 1 : 0);
+            object["moe_layer_freq"] = pattern;
+        }
     }
+    if (m.sliding_window > 0) {
+        object["sliding_window"] = m.sliding_window;
+        if (!m.sliding_pattern.empty()) {
+            QJsonArray types;
+            for (unsigned char b : m.sliding_pattern)
+                types.append(b ? "sliding_attention" : "full_attention");
+            object["layer_types"] = types;
+        }
+    }
+    if (m.attention_sinks)
+        object["attention_sinks"] = true;
+    if (m.mtp_layers > 0)
+        object["mtp_layers"] = m.mtp_layers;
     if (m.isMla()) {
         object["q_lora_rank"] = m.q_lora_rank;
         object["kv_lora_rank"] = m.kv_lora_rank;

@@ -59,6 +59,19 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     t.expertGradShard = t.gradShard > 1 ? expertShard : 1;
     t.expertOptimizerShard = t.optimizerShard > 1 ? expertShard : 1;
     t.embeddingParams = count.embedding / p.tp;
+    // Multi-token prediction on the last stage: each module's layer (as the last layer),
+    // projection and norms, and with a pipeline a copy of the embedding it looks tokens up in.
+    const bool mtpMoe = m.isMoeLayer(m.layers - 1);
+    t.mtpParams = 0;
+    t.mtpExpertParams = 0;
+    t.mtpAct = 0;
+    if (m.mtp_layers > 0) {
+        const double layer = mtpMoe ? t.moeParams : t.denseParams;
+        t.mtpParams = m.mtp_layers * (layer + 2.0 * m.hidden * m.hidden / p.tp + 2.0 * m.hidden) +
+                      (p.pp > 1 ? t.embeddingParams : 0.0);
+        t.mtpExpertParams = mtpMoe ? m.mtp_layers * t.moeExpertParams : 0.0;
+        t.mtpAct = m.mtp_layers * (mtpMoe ? t.moeAct : t.denseAct);
+    }
     t.finalNormParams = count.final_norm;
     t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
     t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
@@ -95,10 +108,9 @@ double fullestStageBytes(const Plan& plan, const ParameterCount& count)
     int layerIndex = 0;
     int lastLayers = -1;
     int lastDense = -1;
-    const int denseEnd = m.isMoe() ? m.dense_layers : m.layers; // MoE layers follow the dense
     for (int i = 0; i < p.pp; ++i) {
         const int layers = layersPerStage[static_cast<size_t>(i)];
-        const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
+        const int denseHere = layerMix(m, layerIndex, layers).dense;
         layerIndex += layers;
         // A middle stage with the layers of the middle stage before it holds no more: every
         // term is that stage's but the activations, whose in-flight micro-batches do not grow

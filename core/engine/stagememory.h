@@ -40,17 +40,47 @@ struct LayoutMemoryTerms
     double expertParamShard = 1;
     double expertGradShard = 1;
     double expertOptimizerShard = 1;
-    double denseAct = 0;              // activation bytes of one dense layer, one micro-batch
-    double moeAct = 0;                // ... of one MoE layer
-    double recomputeWorkingSet = 0;   // full recompute: one layer's full activations
-    double embeddingParams = 0;       // the first stage's
-    double finalNormParams = 0;       // the last stage's
-    double lmHeadParams = 0;          // the last stage's (0: tied to the embedding, no pipeline)
-    double logitsBytes = 0;           // the last stage's logits and fp32 softmax buffer
+    double denseAct = 0;            // activation bytes of one dense layer, one micro-batch
+    double moeAct = 0;              // ... of one MoE layer
+    double recomputeWorkingSet = 0; // full recompute: one layer's full activations
+    double embeddingParams = 0;     // the first stage's
+    double mtpParams = 0;           // the last stage's multi-token-prediction modules (all of them)
+    double mtpExpertParams = 0;     // ... their routed experts' share
+    double mtpAct = 0;              // ... their activation bytes, one micro-batch
+    double finalNormParams = 0;     // the last stage's
+    double lmHeadParams = 0;        // the last stage's (0: tied to the embedding, no pipeline)
+    double logitsBytes = 0;         // the last stage's logits and fp32 softmax buffer
     double sequenceParallelBytes = 0; // the all-gathered input of a TP region (SP only)
     double zero3GatherBytes = 0;      // ZeRO-3 without PP: the computing and prefetched layers
     double fp8CopyBytes = 0; // dtype fp8 on Transformer Engine: cached FP8 weights, per parameter
 };
+
+/// Of the layers [first, first + count): how many have a dense MLP, and how many of the dense
+/// and of the MoE ones attend over a sliding window.
+struct LayerMix
+{
+    int dense = 0;
+    int slidingDense = 0;
+    int slidingMoe = 0;
+};
+inline LayerMix layerMix(const ModelSpec& m, int first, int count)
+{
+    LayerMix x;
+    if (m.moe_layer_pattern.empty()) {
+        const int denseEnd = m.isMoe() ? m.dense_layers : m.layers; // MoE follow the dense
+        x.dense = std::max(0, std::min(first + count, denseEnd) - first);
+    } else {
+        for (int i = first; i < first + count; ++i)
+            x.dense += m.isMoeLayer(i) ? 0 : 1;
+    }
+    if (m.sliding_window > 0) {
+        for (int i = first; i < first + count; ++i) {
+            if (m.isSlidingLayer(i))
+                ++(m.isMoeLayer(i) ? x.slidingMoe : x.slidingDense);
+        }
+    }
+    return x;
+}
 
 /// The memory fields of `c` (actBytes, seqLocal, tokens, sp, flash) from its plan, with the
 /// plan's resolved attention kernel (resolvedAttention()).
@@ -78,6 +108,8 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
         st.params += t.finalNormParams;
         // The LM head: its own matrix, or (pipelined and tied) a copy of the embedding.
         st.params += t.lmHeadParams;
+        st.params += t.mtpParams;
+        st.expert_params += t.mtpExpertParams;
     }
     // ZeRO-3 with pipeline parallelism keeps a stage's gathered parameters across its
     // micro-batches (torchtitan: no reshard after forward under PP), as ZeRO-2 does.
@@ -110,7 +142,8 @@ inline void setStageInFlight(const LayoutMemoryTerms& t, StageCost& st, int i, i
 {
     st.in_flight_microbatches = std::min<double>(t.microbatches, t.pp - i) * t.inFlightScale;
     st.activations_bytes =
-        (denseHere * t.denseAct + st.moe_layers * t.moeAct) * st.in_flight_microbatches;
+        (denseHere * t.denseAct + st.moe_layers * t.moeAct + (i == t.pp - 1 ? t.mtpAct : 0.0)) *
+        st.in_flight_microbatches;
     st.total_bytes = st.weights_bytes + st.grads_bytes + st.optimizer_bytes + st.activations_bytes +
                      st.buffers_bytes;
 }

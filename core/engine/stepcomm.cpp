@@ -556,13 +556,17 @@ void Evaluation::criticalCollectives()
 {
     const StageCost& critical = criticalStage();
     // The collectives of the critical stage, with their totals.
-    const double layersCritical = critical.layers;
+    // The last stage's multi-token-prediction layers run the collectives of their kind.
+    const bool mtp = cost.critical_stage == p.pp - 1 && m.mtp_layers > 0;
+    const bool mtpMoe = mtp && m.isMoeLayer(m.layers - 1);
+    const double moeCritical = critical.moe_layers + (mtpMoe ? m.mtp_layers : 0);
+    const double layersCritical = critical.layers + (mtp ? m.mtp_layers : 0);
     if (p.tp > 1) {
-        const double denseCritical = layersCritical - critical.moe_layers;
+        const double denseCritical = layersCritical - moeCritical;
         tpCost.calls_per_step = mem.microbatches * denseCritical * tpCallsPerLayer +
-                                mem.microbatches * critical.moe_layers * tpMoeCallsPerLayer;
+                                mem.microbatches * moeCritical * tpMoeCallsPerLayer;
         tpCost.total_s = mem.microbatches * denseCritical * tpPerLayer +
-                         mem.microbatches * critical.moe_layers * tpMoePerLayer;
+                         mem.microbatches * moeCritical * tpMoePerLayer;
         tpCost.exposed_s = mem.microbatches * critical.tp_comm_s;
         if (c.sp) {
             addBusy(&busy, &busiest, &busiestSeconds, tpCost.call, tpCost.calls_per_step / 2, "tp");
@@ -582,7 +586,7 @@ void Evaluation::criticalCollectives()
     if (epPerLayer > 0) {
         // The dispatch's collectives in their shares of the EP time; the overlap hides the
         // same share of each.
-        const double layers = mem.microbatches * critical.moe_layers;
+        const double layers = mem.microbatches * moeCritical;
         const double keep = 1 - epHiddenShare;
         auto add = [&](CollectiveCost& cc, const CollectiveResult& second, double calls) {
             cc.calls_per_step = layers * calls;

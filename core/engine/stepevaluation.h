@@ -123,6 +123,7 @@ struct Evaluation
     void stages();
     void stageTimesAndStates(StageCost& st, int i, int denseHere);
     void stageInFlight(StageCost& st, int i, int denseHere);
+    void mtpOnLastStage(StageCost& st) const;
     void pipeline();
     void dataParallel();
     void zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
@@ -184,18 +185,13 @@ struct Evaluation
     CollectiveResult epCombine;
     CollectiveCost etpCost;
     CollectiveResult etpRs;
-    double epPerLayer = 0;
-    double epExposedPerLayer = 0;
-    double epCallsPerLayer = 0;
-    double etpCallsPerLayer = 0;
+    double epPerLayer = 0, epExposedPerLayer = 0, epCallsPerLayer = 0, etpCallsPerLayer = 0;
     double epHiddenShare = 0; // of the EP time, the share the EP overlap hides
     int expertDpStride = 1;   // the expert data-parallel group's rank stride (EP stride x ep)
     CollectiveCost expertReduce, expertGather; // its gradient sync, shards' gather (reported)
     // TP collectives of an MoE layer: the attention's, and the shared experts' (the experts'
     // own gather over expert TP is the dispatcher's).
-    double tpMoePerLayer = 0;
-    double tpMoeExposedPerLayer = 0;
-    double tpMoeCallsPerLayer = 0;
+    double tpMoePerLayer = 0, tpMoeExposedPerLayer = 0, tpMoeCallsPerLayer = 0;
     CollectiveCost ppCost;
     double ppPerMicrobatch = 0;
 
@@ -203,9 +199,10 @@ struct Evaluation
     std::vector<int>& layersPerStage; // stageScratch()
     LayoutMemoryTerms mem; // stagememory.h: micro-batches, bytes per state, ZeRO shards, ...
     double hbmBytes = 0;
-    double lmHead = 0; // the LM head's forward and backward (layercost::lmHeadSeconds)
-    double sumMicrobatch = 0;
-    double maxMicrobatch = 0;
+    // The LM head's forward and backward (layercost::lmHeadSeconds), an MTP module's
+    // projection's (mtpProjectionSeconds), a sliding layer's share of causal attention work.
+    double lmHead = 0, mtpProjection = 0, slidingShare = 1;
+    double sumMicrobatch = 0, maxMicrobatch = 0;
 
     // Data-parallel sync: the collectives' times of a stage's bucketed sync by its parameter
     // count (params -1: unused), the last few asked.

@@ -170,7 +170,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 39;
+constexpr size_t kLayerInputs = 41;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -214,7 +214,9 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              double(c.fp8TnOnly),
                              double(c.fp8Attention),
                              c.microbatches,
-                             c.moeLoad};
+                             c.moeLoad,
+                             c.groupedShare,
+                             c.groupedPairBytes};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -310,6 +312,12 @@ void Evaluation::setup()
     }
     as.fp8_recipe = c.fp8Recipe;
     c.moeLoad = m.isMoe() ? moeLoad(m, fig.moe_imbalance.value) : 1;
+    // Grouped expert GEMMs at the GPU's measured rate (its share of the 16-bit datasheet peak).
+    const double bf16Peak = gpu->peakTflops(Dtype::BF16);
+    c.groupedShare = m.isMoe() && gpu->kernels.grouped_gemm_tflops > 0 && bf16Peak > 0
+                         ? std::min(1.0, gpu->kernels.grouped_gemm_tflops / bf16Peak)
+                         : 0;
+    c.groupedPairBytes = m.isMoe() ? gpu->kernels.grouped_pair_bytes : 0;
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
     c.gemmReference = gemmReference; // of the engine's GPU, which is this one
@@ -346,6 +354,8 @@ void Evaluation::setup()
         as.attention_bwd_share = c.attnBwd;
     }
 
+    slidingShare = m.sliding_window > 0 ? slidingWindowShare(tr.seq_len, m.sliding_window) : 1;
+    mtpProjection = m.mtp_layers > 0 ? layercost::mtpProjectionSeconds(c) : 0;
     const LayerAnswers& dense = sharedLayerCompute(engineSerial, c, false);
     cost.dense_layer = dense.layer;
     lmHead = dense.lmHead;
@@ -415,18 +425,21 @@ void Evaluation::stages()
     for (int i = 0; i < p.pp; ++i) {
         StageCost& st = cost.stages[static_cast<size_t>(i)];
         const int layers = layersPerStage[static_cast<size_t>(i)];
-        // MoE layers follow the leading dense layers.
-        const int denseEnd = m.isMoe() ? m.dense_layers : m.layers;
-        const int denseHere = std::max(0, std::min(layerIndex + layers, denseEnd) - layerIndex);
+        const LayerMix mix = layerMix(m, layerIndex, layers);
+        const int denseHere = mix.dense;
         layerIndex += layers;
         const bool middle = i > 0 && i < p.pp - 1;
-        if (middle && like && like->layers == layers && like->moe_layers == layers - denseHere) {
+        if (middle && like && like->layers == layers && like->moe_layers == layers - denseHere &&
+            like->sliding_layers == mix.slidingDense + mix.slidingMoe &&
+            like->sliding_moe_layers == mix.slidingMoe) {
             st = *like;
             st.stage = i;
         } else {
             st.stage = i;
             st.layers = layers;
             st.moe_layers = layers - denseHere;
+            st.sliding_layers = mix.slidingDense + mix.slidingMoe;
+            st.sliding_moe_layers = mix.slidingMoe;
             stageTimesAndStates(st, i, denseHere);
             if (middle)
                 like = &st;
@@ -449,9 +462,22 @@ void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
     st.forward_s = denseHere * dl.forward_s + st.moe_layers * ml.forward_s;
     st.backward_s = denseHere * dl.backward_s + st.moe_layers * ml.backward_s;
     st.recompute_s = denseHere * dl.recompute_s + st.moe_layers * ml.recompute_s;
+    if (st.sliding_layers > 0) {
+        // A sliding layer's attention core does the window's share of the causal work.
+        const int denseSliding = st.sliding_layers - st.sliding_moe_layers;
+        const double saved = 1 - slidingShare;
+        const double fwd =
+            denseSliding * dl.attention_forward_s + st.sliding_moe_layers * ml.attention_forward_s;
+        st.forward_s -= saved * fwd;
+        st.backward_s -= saved * (denseSliding * dl.attention_backward_s +
+                                  st.sliding_moe_layers * ml.attention_backward_s);
+        if (p.recompute == Recompute::Full)
+            st.recompute_s -= saved * fwd;
+    }
     if (i == p.pp - 1) {
         st.forward_s += cost.lm_head_s / 3;
         st.backward_s += cost.lm_head_s * 2 / 3;
+        mtpOnLastStage(st);
     }
     if (i == 0) {
         st.forward_s += cost.embedding_s / 3;
@@ -464,12 +490,32 @@ void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
         st.moe_layers * (ml.attention_forward_s * (passes - 1) + ml.attention_backward_s);
     st.cp_comm_exposed_s = std::max(0.0, st.layers * cpPerLayer - attention);
     st.ep_comm_s = st.moe_layers * epExposedPerLayer;
+    if (i == p.pp - 1 && m.mtp_layers > 0) {
+        const bool moe = m.isMoeLayer(m.layers - 1);
+        st.tp_comm_s += m.mtp_layers * (moe ? tpMoeExposedPerLayer : tpExposedPerLayer);
+        st.ep_comm_s += moe ? m.mtp_layers * epExposedPerLayer : 0.0;
+    }
     st.pp_comm_s = ppPerMicrobatch;
     st.microbatch_s = st.forward_s + st.backward_s + st.recompute_s + st.tp_comm_s +
                       st.cp_comm_exposed_s + st.ep_comm_s + st.pp_comm_s;
 
     // Memory (core/engine/stagememory.h, as the search's memory-only verdict).
     setStageMemory(mem, st, i, denseHere);
+}
+
+void Evaluation::mtpOnLastStage(StageCost& st) const
+{
+    // Each multi-token-prediction module (Megatron-Core MultiTokenPredictionLayer): its
+    // projection, a layer like the last one with its collectives, and the LM head and loss
+    // again; the comm terms are added after the stage's own below.
+    if (m.mtp_layers <= 0)
+        return;
+    const bool moe = m.isMoeLayer(m.layers - 1);
+    const LayerCompute& l = moe ? cost.moe_layer : cost.dense_layer;
+    const double n = m.mtp_layers;
+    st.forward_s += n * (l.forward_s + (cost.lm_head_s + mtpProjection) / 3);
+    st.backward_s += n * (l.backward_s + (cost.lm_head_s + mtpProjection) * 2 / 3);
+    st.recompute_s += n * l.recompute_s;
 }
 
 void Evaluation::stageInFlight(StageCost& st, int i, int denseHere)

@@ -27,7 +27,9 @@ struct StageCost
     int stage = 0;
     int layers = 0;
     int moe_layers = 0;
-    double params = 0; ///< parameters held per GPU before ZeRO sharding
+    int sliding_layers = 0;     ///< of `layers`, those on a sliding window
+    int sliding_moe_layers = 0; ///< ... of which MoE
+    double params = 0;          ///< parameters held per GPU before ZeRO sharding
     /// Of `params`, the routed experts' (sharded over the expert data-parallel group)
     double expert_params = 0;
     // Time of one micro-batch through this stage (forward + backward), per GPU.

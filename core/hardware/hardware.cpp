@@ -123,7 +123,20 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
 {
     if (o.isEmpty())
         return;
-    reader.checkKeys(o, path, {"sm_count", "gemm", "fp8_gemm", "attention"});
+    reader.checkKeys(o, path, {"sm_count", "gemm", "fp8_gemm", "grouped_gemm", "attention"});
+    if (o.contains("grouped_gemm")) {
+        const QJsonObject g = o.value("grouped_gemm").toObject();
+        const std::string where = path + ".grouped_gemm";
+        reader.checkKeys(g, where, {"tflops", "pair_bytes_per_hidden", "origin", "source"});
+        reader.number(g, "tflops", where, &k->grouped_gemm_tflops, true);
+        reader.number(g, "pair_bytes_per_hidden", where, &k->grouped_pair_bytes);
+        reader.string(g, "source", where, &k->grouped_source, true);
+        k->grouped_source = gpuName + ": " + k->grouped_source;
+        k->grouped_origin = originOf(g);
+        if (!(k->grouped_gemm_tflops > 0) ||
+            !(k->grouped_pair_bytes >= 0 && k->grouped_pair_bytes < 1e4))
+            reader.error(where, "tflops must be positive and pair_bytes_per_hidden from 0");
+    }
     reader.integer(o, "sm_count", path, &k->sm_count, true);
     const QJsonObject gemm = o.value("gemm").toObject();
     reader.checkKeys(gemm, path + ".gemm",

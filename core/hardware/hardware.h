@@ -85,6 +85,14 @@ struct KernelFigures
     std::string fp8_promoted_source;
     bool fp8_tn_only = false; ///< FP8 GEMMs take K-major (TN) operands only: transposed copies
     bool mxfp8 = false;       ///< block-scaled MXFP8 tensor cores (1x32 E8M0 scales, Blackwell)
+    /// 16-bit grouped expert GEMMs of an MoE layer (gpus.json "grouped_gemm"; 0: not known,
+    /// the dense GEMM figures are taken): their sustained TFLOP/s, and the HBM bytes per
+    /// routed token-expert pair per hidden element (forward) that the layer's router,
+    /// permute, unpermute and per-expert work add beyond the GEMMs (0: the engine's copies).
+    double grouped_gemm_tflops = 0;
+    double grouped_pair_bytes = 0;
+    Origin grouped_origin = Origin::Preset;
+    std::string grouped_source;
     std::array<AttentionFigures, kAttentionKernelCount> attention{}; ///< by AttentionKernel
 };
 
