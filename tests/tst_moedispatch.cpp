@@ -6,6 +6,7 @@
 #include "launchconfig.h"
 #include "model.h"
 #include "modelio.h"
+#include "modeljson.h"
 #include "planio.h"
 #include "stepmodel.h"
 #include "testdata.h"
@@ -60,6 +61,20 @@ Plan deepseekPlan()
     plan.parallel = p;
     plan.training.seq_len = 4096;
     plan.training.attention = AttentionKernel::Cudnn;
+    plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
+                                        plan.training.optimizer, plan.training.dtype);
+    return plan;
+}
+
+// `model` on DGX H100 nodes with layout `p` and EP `ep`, at 8,192 tokens.
+Plan moePlan(const ModelSpec& model, int nodes, ParallelLayout p, int ep)
+{
+    Plan plan;
+    plan.model = model;
+    plan.cluster = test::clusterPreset("dgx-h100", nodes);
+    p.ep = ep;
+    plan.parallel = p;
+    plan.training.seq_len = 8192;
     plan.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(plan.cluster.gpu_id),
                                         plan.training.optimizer, plan.training.dtype);
     return plan;
@@ -282,7 +297,12 @@ private slots:
         // the publishers ship them, in tests/data/hf).
         for (const auto& [preset, file] :
              {std::pair<const char*, const char*>{"deepseek-v3", "hf/deepseek-v3.json"},
-              {"qwen3-30b-a3b", "hf/qwen3-30b-a3b.json"}}) {
+              {"qwen3-30b-a3b", "hf/qwen3-30b-a3b.json"},
+              {"qwen3-235b-a22b", "hf/qwen3-235b-a22b.json"},
+              {"gpt-oss-120b", "hf/gpt-oss-120b.json"},
+              {"llama4-scout", "hf/llama4-scout.json"},
+              {"llama4-maverick", "hf/llama4-maverick.json"},
+              {"mixtral-8x22b", "hf/mixtral-8x22b.json"}}) {
             ModelSpec fromPreset;
             ModelSpec fromConfig;
             std::string error;
@@ -296,6 +316,17 @@ private slots:
         QVERIFY(modelFromPreset("deepseek-v3", &v3, &error));
         QVERIFY(std::fabs(countParameters(v3).total / 671e9 - 1) < 0.01); // arXiv 2412.19437
         QVERIFY(std::fabs(countParameters(v3).active_per_token / 37e9 - 1) < 0.02);
+        // The published totals (model cards; GPT-OSS's 116.8B counts its sinks, Scout's 109B
+        // its vision encoder, which the text model leaves out).
+        for (const auto& [preset, total] :
+             {std::pair<const char*, double>{"qwen3-235b-a22b", 235e9},
+              {"gpt-oss-120b", 116.8e9},
+              {"llama4-maverick", 400e9},
+              {"mixtral-8x22b", 141e9}}) {
+            ModelSpec m;
+            QVERIFY2(modelFromPreset(preset, &m, &error), error.c_str());
+            QVERIFY2(std::fabs(countParameters(m).total / total - 1) < 0.01, preset);
+        }
     }
 
     void planFilesAndMegatronLaunchesKeepTheFields()
@@ -333,6 +364,157 @@ private slots:
         QVERIFY(imported.plan.parallel.ep_overlap == EpOverlap::A2a);
         QVERIFY(imported.plan.training.moe_dispatcher == MoeDispatcher::DeepEP);
         QCOMPARE(imported.plan.model.capacity_factor, 1.5);
+    }
+
+    void layerPatternsSurviveFilesAndLaunches()
+    {
+        // Maverick's interleaved experts, GPT-OSS-style alternating windows and an MTP module,
+        // through the plan file and a Megatron launch and back.
+        Plan plan = deepseekPlan();
+        ModelSpec& m = plan.model;
+        m.moe_layer_pattern.assign(61, 1);
+        for (int i = 0; i < 61; i += 4)
+            m.moe_layer_pattern[size_t(i)] = 0;
+        m.dense_layers = 16;
+        m.sliding_window = 128;
+        m.sliding_pattern.assign(61, 0);
+        for (int i = 0; i < 61; i += 2)
+            m.sliding_pattern[size_t(i)] = 1;
+        m.mtp_layers = 1;
+        QVERIFY(validateModel(m).empty());
+        const std::string text = planToJsonText(plan, HardwareCatalog::bundled());
+        Plan back;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(text, {}, &back, &errors, HardwareCatalog::bundled()));
+        QVERIFY(modelNumbers(back.model) == modelNumbers(m));
+        const LaunchConfig exported =
+            exportLaunchConfig(plan, LaunchTarget::Megatron, HardwareCatalog::bundled());
+        for (const char* flag : {"--moe-layer-freq '[0,1,1,1,0,", "--window-size '(128,0)'",
+                                 "--window-attn-skip-freq '[1,0,1,0,", "--mtp-num-layers 1"})
+            QVERIFY2(exported.text.find(flag) != std::string::npos, flag);
+        const LaunchImport imported = importLaunchConfig(
+            exported.text, LaunchTarget::Megatron, deepseekPlan(), HardwareCatalog::bundled());
+        QVERIFY2(imported.errors.empty(),
+                 imported.errors.empty() ? "" : imported.errors.front().c_str());
+        const ModelSpec& r = imported.plan.model;
+        QVERIFY(r.moe_layer_pattern == m.moe_layer_pattern);
+        QCOMPARE(r.dense_layers, 16);
+        QCOMPARE(r.sliding_window, 128);
+        QVERIFY(r.sliding_pattern == m.sliding_pattern);
+        QCOMPARE(r.mtp_layers, 1);
+        // Megatron's own expressions: "([0]*3+[1]*58)" is a count, "([1]*3+[0]*1)*..." a list.
+        const LaunchImport leading = importLaunchConfig(
+            "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --num-experts 8 "
+            "--moe-layer-freq '([0]*2+[1]*6)' --window-size '(64,0)' --window-attn-skip-freq 4",
+            LaunchTarget::Megatron, deepseekPlan(), HardwareCatalog::bundled());
+        QCOMPARE(leading.plan.model.dense_layers, 2);
+        QVERIFY(leading.plan.model.moe_layer_pattern.empty());
+        // Layer numbers 4 and 8 (1-based) attend in full.
+        QVERIFY(leading.plan.model.isSlidingLayer(0) && !leading.plan.model.isSlidingLayer(3));
+        const LaunchImport repeated = importLaunchConfig(
+            "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --num-experts 8 "
+            "--moe-layer-freq '([1]*3+[0]*1)*2'",
+            LaunchTarget::Megatron, deepseekPlan(), HardwareCatalog::bundled());
+        QCOMPARE(repeated.plan.model.dense_layers, 2);
+        QVERIFY(repeated.plan.model.isMoeLayer(2) && !repeated.plan.model.isMoeLayer(3));
+    }
+
+    void expertStatesShardOverExpertDataParallelRanks()
+    {
+        // EP 64 x expert TP 1 over TP 2 x DP 32: expert DP 1, so the distributed optimizer
+        // keeps each GPU's routed experts' fp32 states whole (Megatron-Core's expert grid).
+        Plan plan = deepseekPlan();
+        const StepCost whole = evaluate(plan);
+        const StageCost& middle = whole.stages[3];
+        QVERIFY(middle.expert_params > 0 && middle.expert_params < middle.params);
+        const double other = middle.params - middle.expert_params;
+        QVERIFY(std::fabs(middle.optimizer_bytes - (other * 12 / 32 + middle.expert_params * 12)) <
+                1e-6 * middle.optimizer_bytes);
+        // EP 16: expert DP 4, the experts' states a quarter each and their own reduce-scatter.
+        plan.parallel.ep = 16;
+        const StepCost quarter = evaluate(plan);
+        const StageCost& m16 = quarter.stages[3];
+        QVERIFY(std::fabs(m16.optimizer_bytes - ((m16.params - m16.expert_params) * 12 / 32 +
+                                                 m16.expert_params * 12 / 4)) <
+                1e-6 * m16.optimizer_bytes);
+        int expertSyncs = 0;
+        for (const CollectiveCost& cc : quarter.collectives)
+            expertSyncs += std::string(cc.group) == "dp" && cc.call.ranks == 4 ? 1 : 0;
+        QCOMPARE(expertSyncs, 2); // the gradients' reduce-scatter and the shards' all-gather
+    }
+
+    void mtpModulesRunOnTheLastStage()
+    {
+        Plan plan = deepseekPlan();
+        const StepCost without = evaluate(plan);
+        plan.model.mtp_layers = 1;
+        const StepCost with = evaluate(plan);
+        const StageCost& a = without.stages.back();
+        const StageCost& b = with.stages.back();
+        // One MoE layer's compute and dispatch, the projection and the LM head again.
+        QVERIFY(b.forward_s > a.forward_s + with.moe_layer.forward_s);
+        QVERIFY(std::fabs(b.ep_comm_s - a.ep_comm_s * (a.moe_layers + 1) / a.moe_layers) <
+                1e-9 * b.ep_comm_s);
+        // Its parameters (the layer, the 2h x h projection over TP, two norms) and the
+        // embedding it looks tokens up in.
+        const ParameterCount count = countParameters(plan.model);
+        QVERIFY(count.mtp_per_module > count.layer(true));
+        QVERIFY(b.params > a.params + double(plan.model.vocab) * plan.model.hidden / 2);
+        QCOMPARE(with.stages[3].params, without.stages[3].params);
+        QCOMPARE(count.total, countParameters(deepseekV3()).total); // as published: without
+    }
+
+    void slidingWindowLayersAttendOverTheWindow()
+    {
+        QCOMPARE(slidingWindowShare(4096, 4096), 1.0);
+        QCOMPARE(slidingWindowShare(4096, 8192), 1.0);
+        // Each query sees min(i + 1, w) keys: w (w + 1) / 2 + (s - w) w of s (s + 1) / 2.
+        QCOMPARE(slidingWindowShare(8, 2), (3.0 + 6 * 2) / 36);
+        ModelSpec oss;
+        std::string error;
+        QVERIFY2(modelFromPreset("gpt-oss-120b", &oss, &error), error.c_str());
+        QCOMPARE(int(oss.sliding_pattern.size()), 36);
+        QVERIFY(oss.isSlidingLayer(0) && !oss.isSlidingLayer(1));
+        Plan plan = moePlan(oss, 2, test::layout(1, 1, 16, 1, 256, 1), 16);
+        const StepCost windowed = evaluate(plan);
+        QCOMPARE(windowed.stages[0].sliding_layers, 18);
+        plan.model.sliding_window = 0;
+        plan.model.sliding_pattern.clear();
+        const StepCost full = evaluate(plan);
+        // 18 of the 36 layers keep 128 of 8192 keys' share: the saving is that share of
+        // their attention.
+        const double saved = full.stages[0].forward_s - windowed.stages[0].forward_s;
+        const double expected =
+            18 * (1 - slidingWindowShare(8192, 128)) * full.moe_layer.attention_forward_s;
+        QVERIFY(std::fabs(saved - expected) < 1e-9 * expected);
+    }
+
+    void moeLayerFrequencyPlacesTheDenseLayers()
+    {
+        ModelSpec maverick;
+        std::string error;
+        QVERIFY2(modelFromPreset("llama4-maverick", &maverick, &error), error.c_str());
+        QCOMPARE(maverick.dense_layers, 24);
+        QVERIFY(!maverick.isMoeLayer(0) && maverick.isMoeLayer(1));
+        Plan plan = moePlan(maverick, 8, test::layout(4, 2, 8, 1, 256, 1), 8);
+        const StepCost interleaved = evaluate(plan);
+        QCOMPARE(interleaved.stages[0].moe_layers, 12);
+        QCOMPARE(interleaved.stages[1].moe_layers, 12);
+        plan.model.moe_layer_pattern.clear(); // the 24 dense layers leading instead
+        const StepCost leading = evaluate(plan);
+        QCOMPARE(leading.stages[0].moe_layers, 0);
+        QCOMPARE(leading.stages[1].moe_layers, 24);
+        // Megatron's N form and a list that disagrees with dense_layers.
+        std::vector<std::string> errors;
+        json::Reader reader(&errors);
+        ModelSpec m = maverick;
+        m.moe_layer_pattern.clear();
+        applyModelFields(QJsonObject{{"moe_layer_freq", 2}}, "model", reader, &m);
+        QVERIFY(errors.empty());
+        QVERIFY(m.isMoeLayer(0) && !m.isMoeLayer(1)); // Megatron: i % N == 0
+        QCOMPARE(m.dense_layers, 24);
+        m.dense_layers = 3;
+        QVERIFY(!validateModel(m).empty());
     }
 };
 

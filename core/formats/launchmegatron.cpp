@@ -12,6 +12,15 @@
 namespace paraplan {
 namespace {
 
+/// A 0/1 pattern as the Python list Megatron's moe_freq_type evaluates: "[0,1,0,1]".
+std::string patternList(const std::vector<unsigned char>& pattern)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < pattern.size(); ++i)
+        text += (i ? "," : "") + std::string(pattern[i] ? "1" : "0");
+    return text + "]";
+}
+
 using launch::integerText;
 
 /// Flags in the order written; an empty value: a store_true switch.
@@ -113,10 +122,23 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
             f->add("--moe-ffn-hidden-size", m.expert_ffn_hidden);
         if (m.shared_expert_ffn_hidden > 0)
             f->add("--moe-shared-expert-intermediate-size", m.shared_expert_ffn_hidden);
-        if (m.dense_layers > 0)
+        if (!m.moe_layer_pattern.empty())
+            f->add("--moe-layer-freq", patternList(m.moe_layer_pattern));
+        else if (m.dense_layers > 0)
             f->add("--moe-layer-freq", "([0]*" + std::to_string(m.dense_layers) + "+[1]*" +
                                            std::to_string(m.moeLayers()) + ")");
     }
+    if (m.sliding_window > 0) {
+        // Megatron Core's window (left, right) and the layers that keep it (1: the window).
+        f->add("--window-size", "(" + std::to_string(m.sliding_window) + ",0)");
+        if (!m.sliding_pattern.empty())
+            f->add("--window-attn-skip-freq", patternList(m.sliding_pattern));
+    }
+    if (m.attention_sinks)
+        warnings->push_back("attention sinks are not written: add Megatron's "
+                            "--softmax-type learnable by hand");
+    if (m.mtp_layers > 0)
+        f->add("--mtp-num-layers", m.mtp_layers);
     if (m.isMla())
         warnings->push_back("multi-head latent attention (kv_lora_rank " +
                             std::to_string(m.kv_lora_rank) +

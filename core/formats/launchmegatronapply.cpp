@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -55,20 +56,172 @@ private:
     LaunchImport* m_result;
 };
 
-/// "([0]*D+[1]*M)": D leading dense layers. False when the pattern has another form.
-bool denseLeadingLayers(const std::string& pattern, int layers, int* dense)
+// Megatron's layer-pattern expressions (arguments.py moe_freq_type: an int N, or a Python
+// list expression such as "([0]*3+[1]*58)" or "([1]*3+[0]*1)*3"): lists of 0 and 1, '+' to
+// join, '*' with a count to repeat, parentheses. False on anything else.
+class PatternParser
 {
-    int d = 0;
-    int m = 0;
-    if (std::sscanf(pattern.c_str(), "([0]*%d+[1]*%d)", &d, &m) == 2 && d + m == layers) {
-        *dense = d;
+public:
+    explicit PatternParser(const std::string& text) : m_s(text) {}
+    bool parse(std::vector<unsigned char>* out)
+    {
+        if (!expr(out))
+            return false;
+        skip();
+        return m_i == m_s.size() && out->size() <= 100000;
+    }
+
+private:
+    void skip()
+    {
+        while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i])))
+            ++m_i;
+    }
+    bool eat(char c)
+    {
+        skip();
+        if (m_i < m_s.size() && m_s[m_i] == c) {
+            ++m_i;
+            return true;
+        }
+        return false;
+    }
+    bool count(long long* n)
+    {
+        skip();
+        const size_t start = m_i;
+        *n = 0;
+        while (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i])) &&
+               *n < 100000)
+            *n = *n * 10 + (m_s[m_i++] - '0');
+        return m_i > start && *n <= 100000;
+    }
+    bool factor(std::vector<unsigned char>* out)
+    {
+        if (eat('(')) {
+            if (++m_depth > 32 || !expr(out) || !eat(')'))
+                return false;
+            --m_depth;
+            return true;
+        }
+        if (!eat('['))
+            return false;
+        if (eat(']'))
+            return true;
+        do {
+            long long v = 0;
+            if (!count(&v) || v > 1)
+                return false;
+            out->push_back(static_cast<unsigned char>(v));
+        } while (eat(','));
+        return eat(']');
+    }
+    bool term(std::vector<unsigned char>* out)
+    {
+        std::vector<unsigned char> part;
+        if (!factor(&part))
+            return false;
+        while (eat('*')) {
+            long long n = 0;
+            if (!count(&n) || double(part.size()) * n > 100000)
+                return false;
+            std::vector<unsigned char> repeated;
+            for (long long k = 0; k < n; ++k)
+                repeated.insert(repeated.end(), part.begin(), part.end());
+            part.swap(repeated);
+        }
+        out->insert(out->end(), part.begin(), part.end());
         return true;
     }
-    if (pattern == "1") {
-        *dense = 0;
+    bool expr(std::vector<unsigned char>* out)
+    {
+        if (!term(out))
+            return false;
+        while (eat('+'))
+            if (!term(out))
+                return false;
         return true;
     }
-    return false;
+
+    const std::string& m_s;
+    size_t m_i = 0;
+    int m_depth = 0;
+};
+
+/// A --moe-layer-freq or --window-attn-skip-freq value as one 0/1 per layer: N gives
+/// `nth(i)` for layer i (0-based), a list expression its entries. False when it is neither,
+/// or a list of another length.
+bool megatronLayerPattern(const std::string& text, int layers, bool moe,
+                          std::vector<unsigned char>* pattern)
+{
+    pattern->clear();
+    char* end = nullptr;
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0') {
+        if (n < 1 || layers < 1)
+            return false;
+        // MoE: layer i has experts when i % N == 0; windows: layer number i + 1 keeps the
+        // window unless (i + 1) % N == 0 (megatron/core/transformer/utils.py).
+        for (int i = 0; i < layers; ++i)
+            pattern->push_back(moe ? (i % n == 0) : ((i + 1) % n != 0));
+        return true;
+    }
+    PatternParser parser(text);
+    return parser.parse(pattern) && int(pattern->size()) == layers;
+}
+
+// --moe-layer-freq: which layers have experts (leading dense layers stay a count).
+void readMoePattern(const FlagReader& f, ModelSpec* m)
+{
+    m->moe_layer_pattern.clear();
+    if (!f.has("--moe-layer-freq"))
+        return;
+    std::vector<unsigned char> pattern;
+    if (!megatronLayerPattern(f.text("--moe-layer-freq"), m->layers, true, &pattern)) {
+        f.warn("--moe-layer-freq '" + f.text("--moe-layer-freq") + "' is not N or a 0/1 list of " +
+               std::to_string(m->layers) + " layers: every layer counted as MoE");
+        return;
+    }
+    int dense = 0;
+    size_t leading = 0;
+    while (leading < pattern.size() && !pattern[leading])
+        ++leading;
+    for (unsigned char b : pattern)
+        dense += b ? 0 : 1;
+    m->dense_layers = dense;
+    if (size_t(dense) != leading)
+        m->moe_layer_pattern = std::move(pattern);
+}
+
+// --window-size "(W,0)" with --window-attn-skip-freq, and --mtp-num-layers.
+void readWindowAndMtp(const FlagReader& f, ModelSpec* m)
+{
+    m->sliding_window = 0;
+    m->sliding_pattern.clear();
+    if (f.has("--window-size")) {
+        int left = 0;
+        int right = 0;
+        if (std::sscanf(f.text("--window-size").c_str(), " ( %d , %d )", &left, &right) != 2 ||
+            left < 1 || right != 0) {
+            f.warn("--window-size '" + f.text("--window-size") +
+                   "' is not a causal window (W,0): full attention assumed");
+        } else {
+            m->sliding_window = left;
+            std::vector<unsigned char> pattern;
+            if (f.has("--window-attn-skip-freq") &&
+                !megatronLayerPattern(f.text("--window-attn-skip-freq"), m->layers, false,
+                                      &pattern))
+                f.warn("--window-attn-skip-freq '" + f.text("--window-attn-skip-freq") +
+                       "' is not N or a 0/1 list: every layer on the window");
+            bool all = true;
+            for (unsigned char b : pattern)
+                all = all && b;
+            if (!all)
+                m->sliding_pattern = std::move(pattern);
+        }
+    }
+    m->mtp_layers = 0;
+    f.set("--mtp-num-layers", 0, &m->mtp_layers);
 }
 
 void applyModel(const FlagReader& f, Plan* plan)
@@ -148,21 +301,21 @@ void applyModel(const FlagReader& f, Plan* plan)
             else
                 m.capacity_factor = cf;
         }
-        if (f.has("--moe-layer-freq") &&
-            !denseLeadingLayers(f.text("--moe-layer-freq"), m.layers, &m.dense_layers))
-            f.warn("--moe-layer-freq '" + f.text("--moe-layer-freq") +
-                   "' is not leading dense layers ([0]*D+[1]*M): every layer counted as MoE");
+        readMoePattern(f, &m);
     }
+    readWindowAndMtp(f, &m);
     const ModelSpec& old = plan->model;
-    const bool same = m.layers == old.layers && m.hidden == old.hidden && m.heads == old.heads &&
-                      m.kv_heads == old.kv_heads && m.headDim() == old.headDim() &&
-                      m.ffn_hidden == old.ffn_hidden && m.vocab == old.vocab && m.mlp == old.mlp &&
-                      m.tied_embeddings == old.tied_embeddings &&
-                      m.learned_positions == old.learned_positions && m.biases == old.biases &&
-                      m.experts == old.experts && m.experts_per_token == old.experts_per_token &&
-                      m.expert_ffn_hidden == old.expert_ffn_hidden &&
-                      m.dense_layers == old.dense_layers &&
-                      m.shared_expert_ffn_hidden == old.shared_expert_ffn_hidden;
+    const bool same =
+        m.layers == old.layers && m.hidden == old.hidden && m.heads == old.heads &&
+        m.kv_heads == old.kv_heads && m.headDim() == old.headDim() &&
+        m.ffn_hidden == old.ffn_hidden && m.vocab == old.vocab && m.mlp == old.mlp &&
+        m.tied_embeddings == old.tied_embeddings && m.learned_positions == old.learned_positions &&
+        m.biases == old.biases && m.experts == old.experts &&
+        m.experts_per_token == old.experts_per_token &&
+        m.expert_ffn_hidden == old.expert_ffn_hidden && m.dense_layers == old.dense_layers &&
+        m.moe_layer_pattern == old.moe_layer_pattern && m.sliding_window == old.sliding_window &&
+        m.sliding_pattern == old.sliding_pattern && m.mtp_layers == old.mtp_layers &&
+        m.shared_expert_ffn_hidden == old.shared_expert_ffn_hidden;
     if (!same) {
         m.preset.clear();
         m.name = "model of the Megatron-LM launch file";
