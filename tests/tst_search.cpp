@@ -610,7 +610,7 @@ private slots:
         QFETCH(QString, plan);
         const Plan base = namedPlan(plan);
         const StepEngine engine(base.cluster, HardwareCatalog::bundled());
-        std::map<std::tuple<int, int, int, int, int, int, int, int>, std::pair<double, double>>
+        std::map<std::tuple<int, int, int, int, int, int, int, int, int>, std::pair<double, double>>
             classes; // largest bound, least step time
         Plan p = base;
         for (const ParallelLayout& layout : enumerateLayouts(base, SearchOptions())) {
@@ -619,8 +619,8 @@ private slots:
             if (!cost.ok)
                 continue;
             const auto key = std::make_tuple(layout.tp, layout.pp, layout.dp, layout.cp, layout.ep,
-                                             layout.interleave, layout.micro_batch,
-                                             searchdetail::boundClass(layout));
+                                             layout.expertTp(), layout.interleave,
+                                             layout.micro_batch, searchdetail::boundClass(layout));
             const double bound = searchdetail::stepTimeLowerBound(cost, layout.interleave);
             auto [at, added] = classes.try_emplace(key, bound, cost.step_time_s);
             if (!added) {
@@ -1002,8 +1002,21 @@ private slots:
         for (const SearchCandidate& c : result.top)
             expertParallel = expertParallel || c.layout.ep > 1;
         QVERIFY(expertParallel);
-        // ep must divide the 8 experts: ep 16 is enumerated and rejected by that rule.
-        QVERIFY(result.rejected.count("ep-experts"));
+        // ep must divide the 8 experts (rule ep-experts): ep 16 is never enumerated; with
+        // tp > 1 the expert groups are drawn from cp x dp at expert TP = TP and, folded (expert
+        // TP 1), from tp x cp x dp as well.
+        QVERIFY(!result.rejected.count("ep-experts"));
+        bool folded = false;
+        bool unfolded = false;
+        for (const ParallelLayout& p : enumerateLayouts(base, options)) {
+            QVERIFY(base.model.experts % p.ep == 0);
+            if (p.tp > 1 && p.ep > 1) {
+                folded = folded || p.expertTp() == 1;
+                unfolded = unfolded || p.expertTp() == p.tp;
+                QCOMPARE((p.tp * p.cp * p.dp) % (p.ep * p.expertTp()), 0);
+            }
+        }
+        QVERIFY(folded && unfolded);
     }
 
     void spaceIsCountedWithoutListingIt_data()
@@ -1220,7 +1233,8 @@ private slots:
         QVERIFY(overBudget);
         options.max_interleave = 64;
         options.max_micro_batch = 1 << 20;
-        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 476849772LL);
+        // (476,849,772 before EP could fold under TP.)
+        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 1104916428LL);
         QVERIFY(!searchPlans(base, HardwareCatalog::bundled(), options).ok);
     }
 

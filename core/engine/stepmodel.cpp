@@ -635,9 +635,10 @@ void StepEngine::evaluate(const Plan& plan, StepCost& cost) const
         cost.issues.push_back({"cluster", "cluster", "unknown GPU '" + m_cluster.gpu_id + "'"});
         return;
     }
-    // At most one collective per kind (tp, cp, ep, pp, and three for dp) and one link use
-    // per tier: room for them at once rather than growing as they come.
-    cost.collectives.reserve(8);
+    // At most one collective per kind (tp, cp, ep and expert TP, pp, three for dp and two
+    // for the experts' DP) and one link use per tier: room for them at once rather than
+    // growing as they come.
+    cost.collectives.reserve(10);
     cost.links.reserve(8);
     detail::Evaluation e(plan, m_cluster, m_collectives, *m_gpu, *m_catalog, cost);
     e.engineSerial = m_serial;

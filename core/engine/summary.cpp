@@ -29,6 +29,9 @@ std::string layoutLabel(const ParallelLayout& p)
                        std::to_string(p.dp) + " cp" + std::to_string(p.cp);
     if (p.ep > 1)
         text += " ep" + std::to_string(p.ep);
+    // Folded expert groups (expert TP apart from TP) say so.
+    if (p.expertTp() != p.tp)
+        text += " etp" + std::to_string(p.expertTp());
     text += " z" + std::to_string(p.zero);
     if (p.sequence_parallel)
         text += " sp";

@@ -24,6 +24,7 @@ std::vector<int> simplicityKey(const ParallelLayout& p)
             p.pp,
             p.cp,
             p.ep,
+            p.expertTp(),
             p.interleave,
             p.zero,
             p.sequence_parallel ? 1 : 0,

@@ -13,6 +13,7 @@ LayoutSpace::LayoutSpace(const Plan& base, const SearchOptions& options)
     if (m_gpus < 1)
         return;
     m_moe = base.model.isMoe();
+    m_experts = std::max(1, base.model.experts);
     m_layers = base.model.layers;
     m_gpusPerNode = base.cluster.gpusPerNode();
     for (long long mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)
@@ -121,6 +122,8 @@ ParallelLayout LayoutSpace::layout(const Block& block, long long index) const
     p.cp = block.cp;
     p.dp = block.dp;
     p.ep = block.ep;
+    if (m_moe)
+        p.expert_tp = block.expert_tp;
     p.zero = static_cast<int>(row);
     p.sequence_parallel = sequenceParallel == 1;
     p.recompute = kRecompute[recompute];

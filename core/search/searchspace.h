@@ -9,7 +9,9 @@ namespace paraplan {
 struct SearchOptions;
 
 /// The layout search's space, generated on demand rather than listed: one block per
-/// tp x pp x cp x ep (dp follows from the GPU count), each block holding the same grid of
+/// tp x pp x cp x ep x expert TP (dp follows from the GPU count; MoE models draw EP from
+/// cp x dp with expert TP = TP, or with expert TP 1 from tp x cp x dp, Megatron-Core's MoE
+/// parallel folding), each block holding the same grid of
 /// rows (ZeRO stage, sequence parallelism, recompute, interleave) by columns (micro-batch
 /// 1, 2, 4, ... up to the largest searched). A layout is named by its block and its index
 /// in the block, row-major; the blocks and layouts come in the order enumerateLayouts()
@@ -25,6 +27,7 @@ public:
         int cp = 1;
         int dp = 1;
         int ep = 1;
+        int expert_tp = 0;   ///< MoE: 0 (expert TP = TP, EP from cp x dp) or 1 (folded)
         int rows = 0;        ///< ZeRO x sequence parallelism x recompute x interleave
         int columns = 0;     ///< micro-batch sizes
         long long first = 0; ///< index of the block's first layout in the whole space
@@ -73,6 +76,7 @@ private:
     /// The divisors of `n`, a divisor of the GPU count, ascending, into `out`.
     void divisorsOf(long long n, std::vector<int>* out) const;
     bool m_moe = false;
+    int m_experts = 1;
     int m_layers = 0;
     long long m_gpus = 0;
     std::vector<int> m_divisors; ///< of the GPU count, ascending
@@ -92,21 +96,28 @@ template <class Visit> void LayoutSpace::forEachBlock(Visit visit) const
             divisorsOf(m_gpus / tp / pp, &cps);
             for (int cp : cps) {
                 const int dp = static_cast<int>(m_gpus / tp / pp / cp);
-                if (m_moe)
-                    divisorsOf(static_cast<long long>(dp) * cp, &eps);
-                else
-                    eps.assign(1, 1);
-                for (int ep : eps) {
-                    b.tp = tp;
-                    b.pp = pp;
-                    b.cp = cp;
-                    b.dp = dp;
-                    b.ep = ep;
-                    b.rows = rowsOf(tp, pp);
-                    b.columns = columns();
-                    if (!visit(static_cast<const Block&>(b)))
-                        return;
-                    b.first += b.size();
+                // Folded expert groups (expert TP 1) only where TP has ranks to fold.
+                const int folds = m_moe && tp > 1 ? 2 : 1;
+                for (int fold = 0; fold < folds; ++fold) {
+                    if (m_moe)
+                        divisorsOf(static_cast<long long>(dp) * cp * (fold ? tp : 1), &eps);
+                    else
+                        eps.assign(1, 1);
+                    for (int ep : eps) {
+                        if (m_moe && m_experts % ep != 0) // rule ep-experts, never valid
+                            continue;
+                        b.tp = tp;
+                        b.pp = pp;
+                        b.cp = cp;
+                        b.dp = dp;
+                        b.ep = ep;
+                        b.expert_tp = fold;
+                        b.rows = rowsOf(tp, pp);
+                        b.columns = columns();
+                        if (!visit(static_cast<const Block&>(b)))
+                            return;
+                        b.first += b.size();
+                    }
                 }
             }
         }

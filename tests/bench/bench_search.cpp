@@ -1,12 +1,12 @@
 // The layout search's speed (issue 17): the whole search, one thread and more, on three jobs.
 // Targets (one thread, the default search): Llama 3 405B on 2,048 DGX H100 nodes in at most
-// 0.15 s; Mixtral 8x7B on 16,384 DGX H100 nodes in at most 2 s with under 100 MB (read the
-// peak with /usr/bin/time -v); two threads at least 1.8x one. Counters: space (layouts
-// enumerated), scored, evaluated (plans the engine fully costed), evaluated_per_s and bounded
-// (judged by memory alone by the step-time bound). Arguments: threads, bound
-// (SearchOptions::bound: 1 the default, 0 the exhaustive reference). Every run must equal the
-// one-thread exhaustive search (rows, rank, front, counts) or the smoke run fails.
-// Run: build/bench/bench_search [--benchmark_filter=Gpt3_13b]
+// 0.15 s; DeepSeek-V3 on 2,048 nodes (EP, folded expert TP) in at most 0.5 s; Mixtral 8x7B on
+// 16,384 DGX H100 nodes in at most 2 s with under 100 MB (read the peak with /usr/bin/time -v); two
+// threads at least 1.8x one. Counters: space (layouts enumerated), scored, evaluated (plans the
+// engine fully costed), evaluated_per_s and bounded (judged by memory alone by the step-time
+// bound). Arguments: threads, bound (SearchOptions::bound: 1 the default, 0 the exhaustive
+// reference). Every run must equal the one-thread exhaustive search (rows, rank, front, counts) or
+// the smoke run fails. Run: build/bench/bench_search [--benchmark_filter=Gpt3_13b]
 #include "clusterio.h"
 #include "modelio.h"
 #include "search.h"
@@ -62,9 +62,9 @@ Plan gpt3_13b()
 bool sameLayout(const ParallelLayout& x, const ParallelLayout& y)
 {
     return x.tp == y.tp && x.pp == y.pp && x.dp == y.dp && x.cp == y.cp && x.ep == y.ep &&
-           x.zero == y.zero && x.sequence_parallel == y.sequence_parallel &&
-           x.micro_batch == y.micro_batch && x.interleave == y.interleave &&
-           x.recompute == y.recompute;
+           x.expertTp() == y.expertTp() && x.zero == y.zero &&
+           x.sequence_parallel == y.sequence_parallel && x.micro_batch == y.micro_batch &&
+           x.interleave == y.interleave && x.recompute == y.recompute;
 }
 bool sameRows(const std::vector<SearchCandidate>& a, const std::vector<SearchCandidate>& b)
 {
@@ -88,12 +88,14 @@ bool sameRanking(const SearchResult& a, const SearchResult& reference)
            a.evaluated + a.bounded == reference.evaluated + reference.bounded;
 }
 
-void runSearch(benchmark::State& state, const Plan& base)
+void runSearch(benchmark::State& state, const Plan& base, const SearchConstraints& constraints = {})
 {
     SearchOptions exhaustive;
+    exhaustive.constraints = constraints;
     exhaustive.bound = false;
     const SearchResult reference = searchPlans(base, HardwareCatalog::bundled(), exhaustive);
     SearchOptions options; // the default: the bound on
+    options.constraints = constraints;
     options.threads = static_cast<int>(state.range(0));
     options.bound = state.range(1) != 0;
     SearchResult result;
@@ -134,6 +136,22 @@ void BM_SearchMixtralOn16384Nodes(benchmark::State& state)
     runSearch(state, plan("mixtral-8x7b", 16384, 4096, 16384));
 }
 BENCHMARK(BM_SearchMixtralOn16384Nodes)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SearchDeepSeekV3On2048Nodes(benchmark::State& state)
+{
+    // Issue 25: EP, expert TP (folded or not) with the plan's dispatcher, 16,384 H100s; 8,192
+    // sequences of 4,096 tokens per step. Target: 0.5 s on one thread.
+    // With TP at most 8 and micro-batch 1 (the 3.7M layouts' 16.7M stages are over the
+    // search's limit otherwise).
+    SearchConstraints constraints;
+    constraints.max_tp = 8;
+    constraints.fixed_micro_batch = 1;
+    runSearch(state, plan("deepseek-v3", 2048, 4096, 8192), constraints);
+}
+BENCHMARK(BM_SearchDeepSeekV3On2048Nodes)
     ->ArgsProduct({{1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -254,14 +254,18 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
         printGivenText(search, result, out);
         return;
     }
-    out << "\n  " << std::left << std::setw(4) << "#" << std::setw(40) << "layout" << std::right
+    size_t width = 40; // the layout column: its longest label (folded expert TP is longer)
+    for (const SearchCandidate& c : result.top)
+        width = std::max(width, layoutLabel(c.layout).size() + 1);
+    const int column = static_cast<int>(width);
+    out << "\n  " << std::left << std::setw(4) << "#" << std::setw(column) << "layout" << std::right
         << std::setw(11) << "step" << std::setw(10) << "GiB/GPU" << std::setw(8) << "MFU"
         << "  behind the best by\n";
     for (size_t i = 0; i < result.top.size(); ++i) {
         const SearchCandidate& c = result.top[i];
         const std::string layout = layoutLabel(c.layout);
-        out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(40) << layout << std::right
-            << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
+        out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(column) << layout
+            << std::right << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
             << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
             << formatNumber(100 * c.cost.metrics.mfu, 3) << "%  "
             << searchRowBehind(c, static_cast<int>(i) + 1) << "\n";
