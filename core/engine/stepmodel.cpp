@@ -247,7 +247,8 @@ namespace {
 struct LayerAnswers
 {
     LayerCompute layer;
-    double lmHead = 0; // layercost::lmHeadSeconds (with the dense layer)
+    double lmHead = 0;        // layercost::lmHeadSeconds (with the dense layer)
+    double mtpProjection = 0; // layercost::mtpProjectionSeconds (with the dense layer)
 };
 
 // layercost::layerCompute (and the LM head) through this thread's table of its answers: a pure
@@ -276,6 +277,7 @@ const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context&
     if (!e.used || std::memcmp(e.key.data(), key.data(), sizeof key) != 0) {
         e.value.layer = layerCompute(c, moe);
         e.value.lmHead = moe ? 0 : lmHeadSeconds(c);
+        e.value.mtpProjection = moe || c.m.mtp_layers <= 0 ? 0 : mtpProjectionSeconds(c);
         e.key = key;
         e.used = true;
     }
@@ -355,10 +357,10 @@ void Evaluation::setup()
     }
 
     slidingShare = m.sliding_window > 0 ? slidingWindowShare(tr.seq_len, m.sliding_window) : 1;
-    mtpProjection = m.mtp_layers > 0 ? layercost::mtpProjectionSeconds(c) : 0;
     const LayerAnswers& dense = sharedLayerCompute(engineSerial, c, false);
     cost.dense_layer = dense.layer;
     lmHead = dense.lmHead;
+    mtpProjection = dense.mtpProjection;
     if (m.isMoe())
         cost.moe_layer = sharedLayerCompute(engineSerial, c, true).layer;
 }

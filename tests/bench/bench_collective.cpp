@@ -34,7 +34,7 @@ void evaluateLoop(benchmark::State& state, const CollectiveModel& model, Collect
     for (auto _ : state) {
         request.bytes = bytes;
         const double time = model.evaluate(request).time_s;
-        benchmark::DoNotOptimize(time);
+        bench::keep(time);
         // Every size costs a finite positive time, and more bytes never cost less.
         if (!bench::check(state, time > 0 && std::isfinite(time), "a non-positive time") ||
             !bench::check(state, bytes == 1e3 || time >= previous, "time fell as bytes grew"))

@@ -109,7 +109,7 @@ void runSearch(benchmark::State& state, const Plan& base, const SearchConstraint
             !bench::check(state, sameRanking(result, reference),
                           "threads or the bound changed the ranking, the front or a count"))
             break;
-        benchmark::DoNotOptimize(result.top.data());
+        bench::keep(result.top.data());
     }
     state.SetItemsProcessed(state.iterations() * result.space);
     state.counters["space"] = static_cast<double>(result.space);

@@ -50,7 +50,7 @@ void run(benchmark::State& state, const Plan& p)
     const long long before = test::allocations();
     for (auto _ : state) {
         engine.evaluate(p, cost);
-        benchmark::DoNotOptimize(cost.step_time_s);
+        bench::keep(cost.step_time_s);
         if (!bench::check(state, cost.ok && cost.step_time_s > 0, "the plan was rejected"))
             break;
     }
@@ -68,7 +68,7 @@ void runByValue(benchmark::State& state, const Plan& p)
     const long long before = test::allocations();
     for (auto _ : state) {
         const StepCost cost = engine.evaluate(p);
-        benchmark::DoNotOptimize(cost.step_time_s);
+        bench::keep(cost.step_time_s);
         if (!bench::check(state, cost.ok && cost.step_time_s > 0, "the plan was rejected"))
             break;
     }
@@ -115,7 +115,7 @@ void runSweep(benchmark::State& state, const Plan& base)
     for (auto _ : state) {
         const long long start = test::allocations();
         engine.evaluate(layouts[next], cost);
-        benchmark::DoNotOptimize(cost.step_time_s);
+        bench::keep(cost.step_time_s);
         if (cost.ok) {
             ++accepted;
             acceptedAllocations += test::allocations() - start;
@@ -237,7 +237,7 @@ void BM_Search405bOn16384(benchmark::State& state)
         if (!bench::check(state, result.ok && result.scored > 0 && !result.top.empty(),
                           "the search found no plan"))
             break;
-        benchmark::DoNotOptimize(result.top.data());
+        bench::keep(result.top.data());
     }
     state.SetItemsProcessed(state.iterations() * space);
     state.counters["space"] = static_cast<double>(space);

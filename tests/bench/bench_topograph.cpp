@@ -29,7 +29,7 @@ void BM_GraphFromCluster(benchmark::State& state)
     const ClusterSpec cluster = dgxCluster(static_cast<int>(state.range(0)));
     for (auto _ : state) {
         TopologyGraph g = graphFromCluster(cluster);
-        benchmark::DoNotOptimize(g.nodes.data());
+        bench::keep(g.nodes.data());
         if (!bench::check(state, static_cast<long long>(g.nodes.size()) == state.range(0),
                           "graphFromCluster lays out every node"))
             return;
@@ -80,7 +80,7 @@ void BM_ClusterToJsonText(benchmark::State& state)
         std::string text = clusterToJsonText(cluster);
         if (!bench::check(state, !text.empty(), "the cluster writes as JSON"))
             return;
-        benchmark::DoNotOptimize(text.data());
+        bench::keep(text.data());
     }
 }
 
@@ -94,7 +94,7 @@ void BM_ClusterEquality(benchmark::State& state)
     other.what_if.nic_factor = 0.5;
     for (auto _ : state) {
         const bool same = a == b;
-        benchmark::DoNotOptimize(same);
+        bench::keep(same);
         if (!bench::check(state, same, "equal clusters compare equal"))
             return;
     }
@@ -116,7 +116,7 @@ void BM_GraphDelta(benchmark::State& state)
     for (auto _ : state) {
         const GraphDelta delta = GraphDelta::between(before, after);
         bytes = delta.bytes();
-        benchmark::DoNotOptimize(bytes);
+        bench::keep(bytes);
     }
     TopologyGraph graph = before;
     const GraphDelta delta = GraphDelta::between(before, after);

@@ -28,6 +28,16 @@ inline bool check(benchmark::State& state, bool ok, const char* what)
     return ok;
 }
 
+/// benchmark::DoNotOptimize through a const reference. Google Benchmark 1.7's overload for a
+/// non-const lvalue takes it as an "+m,r" asm operand, and GCC 12 chose the register, loaded
+/// from a stale copy, and wrote that back into the object after the call under test (here
+/// StepCost::step_time_s, read as 0 right after evaluate() had set it); the const overload
+/// only reads the value.
+template <class T> inline void keep(const T& value)
+{
+    benchmark::DoNotOptimize(value);
+}
+
 inline int run(int argc, char** argv)
 {
     QCoreApplication app(argc, argv); // the presets are Qt resources
