@@ -251,11 +251,8 @@ void readLlama4(Fields& f, ModelSpec* m)
         for (int i = step - 1; i < m->layers; i += step)
             pattern[size_t(i)] = 1;
     }
-    int dense = 0;
-    for (unsigned char b : pattern)
-        dense += b ? 0 : 1;
-    m->dense_layers = dense;
-    if (dense > 0)
+    m->dense_layers = patternZeros(pattern);
+    if (m->dense_layers > 0)
         m->moe_layer_pattern = std::move(pattern);
     m->tied_embeddings = f.flag("tie_word_embeddings", false);
 }
@@ -276,12 +273,9 @@ void readDeepSeek(Fields& f, const std::string& type, ModelSpec* m,
     if (freq > 1 && m->layers > m->dense_layers) {
         // modeling_deepseek.py: MoE where layer >= first_k_dense_replace and layer % freq == 0.
         m->moe_layer_pattern.assign(size_t(m->layers), 0);
-        int dense = 0;
-        for (int i = 0; i < m->layers; ++i) {
+        for (int i = 0; i < m->layers; ++i)
             m->moe_layer_pattern[size_t(i)] = i >= m->dense_layers && i % freq == 0 ? 1 : 0;
-            dense += m->moe_layer_pattern[size_t(i)] ? 0 : 1;
-        }
-        m->dense_layers = dense;
+        m->dense_layers = patternZeros(m->moe_layer_pattern);
     }
     // Latent attention: Q/K heads of qk_nope + qk_rope, V heads of v_head_dim.
     int nope = 0;

@@ -107,6 +107,14 @@ double patternKey(const std::vector<unsigned char>& pattern)
 
 } // namespace
 
+int patternZeros(const std::vector<unsigned char>& pattern)
+{
+    int zeros = 0;
+    for (unsigned char b : pattern)
+        zeros += b ? 0 : 1;
+    return zeros;
+}
+
 double slidingWindowShare(double seq, double window)
 {
     if (!(seq > 0) || !(window > 0) || window >= seq)
@@ -197,9 +205,7 @@ std::vector<std::string> validateModel(const ModelSpec& m)
         problems.push_back("model.dense_layers: must be between 0 and layers (" +
                            std::to_string(m.layers) + ")");
     if (!m.moe_layer_pattern.empty()) {
-        int dense = 0;
-        for (unsigned char b : m.moe_layer_pattern)
-            dense += b ? 0 : 1;
+        const int dense = patternZeros(m.moe_layer_pattern);
         if (int(m.moe_layer_pattern.size()) != m.layers || !m.isMoe())
             problems.push_back("model.moe_layer_freq: a list needs one 0 or 1 per layer (" +
                                std::to_string(m.layers) + ") and experts");

@@ -135,6 +135,9 @@ double modelFlopsPerStep(const ModelSpec& model, double global_batch, int seq_le
 /// of Q and of the joint KV, the decoupled RoPE key and the output.
 double attentionMatrices(const ModelSpec& model);
 
+/// The zeros of a 0/1 layer pattern: its dense layers (moe_layer_pattern).
+int patternZeros(const std::vector<unsigned char>& pattern);
+
 /// Of a causal attention over `seq` tokens, the share of query-key pairs a sliding window of
 /// `window` tokens keeps: each query sees min(position + 1, window) keys.
 double slidingWindowShare(double seq, double window);

@@ -58,13 +58,8 @@ void readLayerPatterns(const QJsonObject& object, const std::string& path, json:
     } else if (!freq.isUndefined()) {
         reader.error(freqPath, "must be a whole number from 1 or a list of 0 and 1");
     }
-    if (!m->moe_layer_pattern.empty()) {
-        int dense = 0;
-        for (unsigned char b : m->moe_layer_pattern)
-            dense += b ? 0 : 1;
-        if (!object.contains("dense_layers"))
-            m->dense_layers = dense;
-    }
+    if (!m->moe_layer_pattern.empty() && !object.contains("dense_layers"))
+        m->dense_layers = patternZeros(m->moe_layer_pattern);
     const QJsonValue types = object.value("layer_types");
     const std::string typesPath = path.empty() ? "layer_types" : path + ".layer_types";
     if (types.isArray()) {

@@ -182,14 +182,11 @@ void readMoePattern(const FlagReader& f, ModelSpec* m)
                std::to_string(m->layers) + " layers: every layer counted as MoE");
         return;
     }
-    int dense = 0;
     size_t leading = 0;
     while (leading < pattern.size() && !pattern[leading])
         ++leading;
-    for (unsigned char b : pattern)
-        dense += b ? 0 : 1;
-    m->dense_layers = dense;
-    if (size_t(dense) != leading)
+    m->dense_layers = patternZeros(pattern);
+    if (size_t(m->dense_layers) != leading)
         m->moe_layer_pattern = std::move(pattern);
 }
 
