@@ -191,15 +191,34 @@ private slots:
         const StepCost deepep = evaluate(plan);
         const CollectiveCost* a2a = find(deepep, "ep", CollectiveOp::AllToAll);
         QVERIFY(a2a);
-        // Once per GPU holding one of the token's 8 experts (256 experts, 4 per GPU):
-        // 64 (1 - C(252, 8) / C(256, 8)) GPUs, fewer than 8.
-        double none = 1;
-        for (int i = 0; i < 8; ++i)
-            none *= (252.0 - i) / (256.0 - i);
-        const double distinct = 64 * (1 - none);
-        QVERIFY(distinct > 7.5 && distinct < 8);
-        QVERIFY(std::fabs(a2a->call.bytes / (2048.0 * distinct * 7168 * 2) - 1) < 1e-12);
+        // EP 64 spans 8 nodes: DeepEP's internode kernels send a token over the network once
+        // per node holding one of its 8 experts (256 experts, 32 per node), 8 (1 - C(224, 8) /
+        // C(256, 8)) nodes, an all-to-all over the 8 nodes (the same local rank of each).
+        const auto distinctOf = [](double perRank, double ranks) {
+            double none = 1;
+            for (int i = 0; i < 8; ++i)
+                none *= (256.0 - perRank - i) / (256.0 - i);
+            return ranks * (1 - none);
+        };
+        const double nodes = distinctOf(32, 8);
+        QVERIFY(nodes > 5 && nodes < 6);
+        QCOMPARE(a2a->call.ranks, 8);
+        QVERIFY(a2a->call.nodes_spanned == 8);
+        QVERIFY(std::fabs(a2a->call.bytes / (2048.0 * nodes * 7168 * 2) - 1) < 1e-12);
         QVERIFY(deepep.step_time_s < evaluate(deepseekPlan()).step_time_s);
+
+        // Inside one NVLink domain (EP 8 of a node), once per GPU holding one of the token's
+        // experts: 8 (1 - C(224, 8) / C(256, 8)) GPUs, an all-to-all over the 8 GPUs.
+        plan.parallel.ep = 8;
+        const StepCost node = evaluate(plan);
+        const CollectiveCost* local = find(node, "ep", CollectiveOp::AllToAll);
+        QVERIFY(local);
+        QCOMPARE(local->call.ranks, 8);
+        QCOMPARE(local->call.nodes_spanned, 1);
+        QVERIFY(std::fabs(local->call.bytes / (2048.0 * distinctOf(32, 8) * 7168 * 2) - 1) < 1e-12);
+        // Across nodes, the GPU-level count would be 64 (1 - C(252, 8) / C(256, 8)), more
+        // than 7.5 copies of each token over the network instead of fewer than 6.
+        QVERIFY(distinctOf(4, 64) > 7.5);
     }
 
     void theBusiestExpertRankSetsThePace()

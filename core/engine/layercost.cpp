@@ -319,7 +319,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
         GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
         const bool fp8 = fp8Linear(c, g);
         addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing,
-                fp8, moe && !fp8 && expertGemm(g) ? c.groupedShare : 0);
+                fp8, moe && expertGemm(g) ? (fp8 ? c.groupedFp8Share : c.groupedShare) : 0);
         if (timing)
             timing->name = g.name;
     }

@@ -51,6 +51,7 @@ struct Context
     double microbatches = 1;     // per step: weights cast once per step amortize over them
     double moeLoad = 1;          // MoE: the busiest expert rank's tokens over the balanced share
     double groupedShare = 0;     // 16-bit grouped expert GEMMs' share of peak (0: dense figures)
+    double groupedFp8Share = 0;  // FP8 grouped expert GEMMs' share of the FP8 peak (0: dense)
     double groupedPairBytes = 0; // bytes per token-expert pair per hidden element (0: copies)
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)

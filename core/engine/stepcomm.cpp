@@ -218,6 +218,8 @@ void Evaluation::moeDispatch()
                                    "experts' EP ranks and back, forward and backward";
             epCost.call =
                 collective(CollectiveOp::AllToAll, shard * copies * token * load, p.ep, epStride);
+            if (dispatcher == MoeDispatcher::DeepEP)
+                deepEpAcrossDomains(shard * token * load, epStride);
             epCombine = epCost.call;
             perPass += 2 * epCost.call.time_s;
             epCallsPerLayer = 2 * passes;
@@ -233,6 +235,35 @@ void Evaluation::moeDispatch()
         }
     }
     epPerLayer = passes * perPass;
+}
+
+// DeepEP's internode kernels and HybridEP across NVLink domains (deepseek-ai/DeepEP README,
+// "normal kernels": RDMA to the same local rank of each target node, NVLink forwarding inside
+// it): a token crosses the network once per remote domain holding one of its experts, then
+// reaches that domain's GPUs over NVLink, the two legs pipelined; the longer one sets the pace.
+void Evaluation::deepEpAcrossDomains(double tokenBytes, int epStride)
+{
+    const int domain = cluster.nvlinkDomainGpus();
+    const long long span = static_cast<long long>(p.ep) * epStride;
+    if (cluster.is_torus || span <= domain || domain % epStride != 0)
+        return;
+    const int inDomain = std::max(1, domain / epStride); // EP ranks sharing a domain
+    const int domains = p.ep / inDomain;
+    if (domains < 2 || domains * inDomain != p.ep)
+        return;
+    const double k = m.experts_per_token;
+    const CollectiveResult rdma =
+        collective(CollectiveOp::AllToAll, tokenBytes * distinctRanks(m.experts, domains, k),
+                   domains, inDomain * epStride);
+    const CollectiveResult local =
+        inDomain > 1
+            ? collective(CollectiveOp::AllToAll, tokenBytes * distinctRanks(m.experts, p.ep, k),
+                         inDomain, epStride)
+            : CollectiveResult{};
+    epCost.call = local.ok && local.time_s > rdma.time_s ? local : rdma;
+    epCost.purpose = "DeepEP / HybridEP dispatch and combine across NVLink domains: each token "
+                     "once per remote domain holding one of its experts over the network, then "
+                     "over NVLink to those GPUs, forward and backward";
 }
 
 void Evaluation::epOverlap()

@@ -262,13 +262,13 @@ double Walk::hbm() const
         return units::bytesPerSecondFromGBps(gpu->hbm_GBps) * f.hbm_fraction.value /
                as.slowest_gpu_factor;
     // A GPU outside the bundled catalog: the rate the element-wise kernels were costed at.
-    const LayerCompute& l = cost.dense_layer;
+    const LayerCompute& l = layer();
     return l.elementwise_forward_s > 0 ? l.elementwise_forward_bytes / l.elementwise_forward_s : 0;
 }
 
 void Walk::gemmSteps() const
 {
-    const LayerCompute& l = cost.dense_layer;
+    const LayerCompute& l = layer();
     const double w = elementBytes(t.dtype);
     const double P = mt.peak_flops_per_gpu / as.slowest_gpu_factor;
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
@@ -303,7 +303,12 @@ void Walk::gemmSteps() const
             formatNumber(g.slowdown, 4) + " × (max(" + formatSeconds(g.compute_s) + ", " +
             formatSeconds(g.operands_s + 0.5 * g.output_s) + ") + " +
             formatSeconds(0.5 * g.output_s) + ")";
-        add(std::string("GEMM ") + g.name + ", forward, one micro-batch",
+        const bool experts =
+            showsMoeLayer() && batched && std::string(g.name).rfind("mlp_", 0) == 0;
+        add(std::string("GEMM ") + g.name +
+                (experts ? " (the routed experts' grouped GEMM: n_b local experts of M tokens each)"
+                         : "") +
+                ", forward, one micro-batch",
             "t = r × (max(t_c, t_a + t_o / 2) + t_o / 2); t_c = 2 M K N" + nb +
                 " / (P × e); t_a = w (M K + K N)" + nb + " / H; t_o = w M N" + nb + " / H",
             substitution, formatSeconds(g.time_s), g.time_s, "s",
@@ -314,7 +319,7 @@ void Walk::gemmSteps() const
 
 void Walk::fp8CastStep() const
 {
-    const LayerCompute& l = cost.dense_layer;
+    const LayerCompute& l = layer();
     const Fp8Recipe recipe = as.fp8_recipe;
     const bool block = recipe == Fp8Recipe::Mxfp8 || recipe == Fp8Recipe::Blockwise;
     const GpuSpec* gpu = HardwareCatalog::bundled().gpu(plan.cluster.gpu_id);
@@ -357,7 +362,7 @@ void Walk::layerSteps() const
     modelFlops();
     gemmSteps();
 
-    const LayerCompute& l = cost.dense_layer;
+    const LayerCompute& l = layer();
     double compute = 0;
     std::string each;
     for (size_t i = 0; i < l.gemm_count; ++i) {
@@ -367,7 +372,8 @@ void Walk::layerSteps() const
     }
     const double above = l.gemm_forward_s - compute;
     DerivationStep& gemms =
-        add("One layer, one micro-batch, forward: GEMMs",
+        add(std::string(showsMoeLayer() ? "One MoE layer" : "One layer") +
+                ", one micro-batch, forward: GEMMs",
             "sum of the GEMMs' t = their math (sum of r × t_c) + the time above it (operands and "
             "outputs through HBM where they take longer than the math, and the output writes)",
             each + " = " + formatSeconds(compute) + " compute + " + formatSeconds(above) +
@@ -416,7 +422,8 @@ void Walk::layerSteps() const
     if (t.dtype == Dtype::FP8)
         fp8CastStep();
     DerivationStep& layer =
-        add("One layer, forward + backward + recompute",
+        add(std::string(showsMoeLayer() ? "One MoE layer" : "One layer") +
+                ", forward + backward + recompute",
             "forward + backward (dgrad + wgrad GEMMs, element-wise backward) + recompute",
             formatSeconds(l.forward_s) + " + " + formatSeconds(l.backward_s) + " + " +
                 formatSeconds(l.recompute_s),

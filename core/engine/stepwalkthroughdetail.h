@@ -30,6 +30,13 @@ struct Walk
                         std::string source = {}) const;
     // H: the achievable HBM bandwidth the engine used (datasheet x fraction / slowest GPU).
     double hbm() const;
+    // The layer the derivation details: an MoE layer where most layers have experts (their
+    // routed expert GEMMs, routing and launches), the dense layer otherwise.
+    bool showsMoeLayer() const { return m.isMoe() && 2 * m.moeLayers() >= m.layers; }
+    const LayerCompute& layer() const
+    {
+        return showsMoeLayer() ? cost.moe_layer : cost.dense_layer;
+    }
     // The meaning of a symbol in this plan ("" when the table has none).
     std::string meaning(const std::string& symbol) const;
 

@@ -44,26 +44,49 @@ void Walk::moeDispatchStep() const
             common + "; expert TP x EP = " + std::to_string(etp * p.ep),
             formatBytes(out) + " gathered", out, "B", source);
     } else {
-        const double copies = dispatcher == MoeDispatcher::DeepEP ? 0 : k;
+        const bool deepep = dispatcher == MoeDispatcher::DeepEP;
+        const double alltoall = shard * k * m.hidden * bytes * load;
+        // The engine's all-to-all (DeepEP's: per GPU, or per NVLink domain across domains).
+        const CollectiveResult* call = nullptr;
+        for (const CollectiveCost& cc : cost.collectives) {
+            if (std::string(cc.group) == "ep" && cc.call.op == CollectiveOp::AllToAll)
+                call = &cc.call;
+        }
+        const bool domains = deepep && call && call->ranks < p.ep;
         std::string formula =
-            dispatcher == MoeDispatcher::DeepEP
-                ? "all-to-all over EP: tokens in × (GPUs holding one of its k experts) × h × "
-                  "bytes × load"
-                : "all-to-all over EP: tokens in × k × h × bytes × load";
+            !deepep ? "all-to-all over EP: tokens in × k × h × bytes × load"
+            : domains
+                ? "over the network, an all-to-all over the EP group's NVLink domains: tokens in "
+                  "× (domains holding one of its k experts) × h × bytes × load; then over NVLink "
+                  "to the GPUs holding them; the longer leg sets the pace"
+                : "all-to-all over EP: tokens in × (GPUs holding one of its k experts) × h × "
+                  "bytes × load";
         if (etp > 1)
             formula += "; then all-gather over expert TP: expert TP × that";
-        const double sendBytes = shard * (copies > 0 ? copies : k) * m.hidden * bytes * load;
+        const double sendBytes = deepep && call ? call->bytes : alltoall;
         std::string substitution = common + "; k = " + formatNumber(k) + "; load " +
                                    formatNumber(load) + "; EP = " + std::to_string(p.ep) +
                                    ", expert TP = " + std::to_string(etp);
-        if (dispatcher == MoeDispatcher::DeepEP)
-            substitution += " (at most the alltoall's " + formatBytes(sendBytes) +
-                            ": a GPU holding two of a token's experts receives it once)";
+        if (domains) {
+            const bool network = call->nodes_spanned > 1; // the leg that sets the pace
+            const int count = network ? call->ranks : p.ep / std::max(1, call->ranks);
+            substitution += "; " + std::to_string(count) + " NVLink domains of " +
+                            std::to_string(p.ep / std::max(1, count)) + " EP ranks; " +
+                            (network ? "the network leg is the longer"
+                                     : "the NVLink leg is the longer (shown)");
+        }
+        if (deepep)
+            substitution += " (the alltoall dispatcher's k copies: " + formatBytes(alltoall) +
+                            "; a GPU, or a domain, holding two of a token's experts receives "
+                            "it once)";
         add("MoE dispatch per GPU, one MoE layer, one micro-batch (" +
                 std::string(moeDispatcherName(dispatcher)) + " dispatcher)",
             formula, substitution,
             formatBytes(sendBytes) + " per all-to-all (dispatch; the combine returns as many)",
-            sendBytes, "B", source);
+            sendBytes, "B",
+            source + (domains ? "; deepseek-ai/DeepEP README, normal kernels (RDMA to the same "
+                                "local rank of each node, NVLink forwarding inside it)"
+                              : std::string()));
     }
     double total = 0;
     double exposed = 0;

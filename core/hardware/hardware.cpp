@@ -127,7 +127,9 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
     if (o.contains("grouped_gemm")) {
         const QJsonObject g = o.value("grouped_gemm").toObject();
         const std::string where = path + ".grouped_gemm";
-        reader.checkKeys(g, where, {"tflops", "pair_bytes_per_hidden", "origin", "source"});
+        reader.checkKeys(
+            g, where,
+            {"tflops", "pair_bytes_per_hidden", "fp8_tflops", "fp8_source", "origin", "source"});
         reader.number(g, "tflops", where, &k->grouped_gemm_tflops, true);
         reader.number(g, "pair_bytes_per_hidden", where, &k->grouped_pair_bytes);
         reader.string(g, "source", where, &k->grouped_source, true);
@@ -136,6 +138,13 @@ void readKernels(const QJsonObject& o, const std::string& path, const std::strin
         if (!(k->grouped_gemm_tflops > 0) ||
             !(k->grouped_pair_bytes >= 0 && k->grouped_pair_bytes < 1e4))
             reader.error(where, "tflops must be positive and pair_bytes_per_hidden from 0");
+        if (g.contains("fp8_tflops")) {
+            reader.number(g, "fp8_tflops", where, &k->grouped_fp8_tflops, true);
+            reader.string(g, "fp8_source", where, &k->grouped_fp8_source, true);
+            k->grouped_fp8_source = gpuName + ": " + k->grouped_fp8_source;
+            if (!(k->grouped_fp8_tflops > 0))
+                reader.error(where, "fp8_tflops must be positive");
+        }
     }
     reader.integer(o, "sm_count", path, &k->sm_count, true);
     const QJsonObject gemm = o.value("gemm").toObject();
