@@ -4,6 +4,7 @@
 // into the plan it came from.
 
 #include "launchtitan.h"
+#include "launchtitandetail.h"
 #include "modelio.h"
 #include "planio.h"
 #include "testdata.h"
@@ -496,6 +497,25 @@ void TstLaunchTitan::nearestFlavorKeepsTheBaseModel()
     const LaunchConfig moeConfig = exportTorchtitan(moe, catalog());
     QVERIFY2(moeConfig.error.empty(), moeConfig.error.c_str());
     QVERIFY(anyContains(moeConfig.warnings, "llama3 has no expert layers"));
+    // One of torchtitan's MoE flavors: DeepSeek-V3 is written as deepseek_v3 671B (without
+    // its MTP module, said so) and read back as the preset without it.
+    Plan deepseek = moe;
+    QVERIFY(modelFromPreset("deepseek-v3", &deepseek.model, &error));
+    QCOMPARE(deepseek.model.mtp_layers, 1);
+    const LaunchConfig dsConfig = exportTorchtitan(deepseek, catalog());
+    QVERIFY2(dsConfig.error.empty(), dsConfig.error.c_str());
+    QVERIFY(dsConfig.text.find("name = \"deepseek_v3\"\nflavor = \"671B\"") != std::string::npos);
+    QVERIFY(anyContains(dsConfig.warnings, "no multi-token-prediction module"));
+    const LaunchImport dsBack = importTorchtitan(dsConfig.text, moe, catalog());
+    QVERIFY2(dsBack.errors.empty(), joined(dsBack.errors).c_str());
+    QCOMPARE(dsBack.plan.model.preset, std::string("deepseek-v3"));
+    QCOMPARE(dsBack.plan.model.mtp_layers, 0);
+    // Each MoE flavor's preset matches its own flavor and no other.
+    for (const titan::MoeFlavor& f : titan::moeFlavors()) {
+        ModelSpec m;
+        QVERIFY(modelFromPreset(f.preset, &m, &error));
+        QCOMPARE(titan::matchingMoeFlavor(m), &f);
+    }
 
     // A model name is quoted into the warnings, and the warnings into comments: a newline in
     // it cannot start a line of its own (a TOML key, or a shell command in Megatron's script).
@@ -526,16 +546,17 @@ void TstLaunchTitan::torchtitanRoundTrip()
         const QString ctx = np.name + ": " + QString::fromStdString(joined(back.errors));
         QVERIFY2(back.errors.empty(), qPrintable(ctx));
         const Plan& q = back.plan;
-        const bool flavored = p.model.preset.rfind("llama3-", 0) == 0;
+        // A llama3 flavor, or an MoE flavor of the plan's model (the DeepSeek-V3 example).
+        const bool flavored =
+            p.model.preset.rfind("llama3-", 0) == 0 || titan::matchingMoeFlavor(p.model) != nullptr;
         if (flavored) {
             QCOMPARE(q.model.preset, p.model.preset);
             QCOMPARE(q.model.layers, p.model.layers);
             QCOMPARE(stageLayerCounts(q.model, q.parallel), stageLayerCounts(p.model, p.parallel));
         } else {
-            // The nearest flavor by parameter count (GPT-3 175B and DeepSeek-V3: 405B,
-            // Mixtral 8x7B: 70B), warned on export; the layer split of another layer count is
-            // not taken.
-            const bool gpt3 = p.model.preset == "gpt3-175b" || p.model.preset == "deepseek-v3";
+            // The nearest flavor by parameter count (GPT-3 175B: 405B, Mixtral 8x7B: 70B),
+            // warned on export; the layer split of another layer count is not taken.
+            const bool gpt3 = p.model.preset == "gpt3-175b";
             QCOMPARE(q.model.preset, std::string(gpt3 ? "llama3-405b" : "llama3-70b"));
             QVERIFY(
                 anyContains(config.warnings, gpt3 ? "the file names 405B" : "the file names 70B"));

@@ -24,6 +24,21 @@ const std::vector<Flavor>& llama3Flavors();
 /// The flavor whose shape is the model's, or null.
 const Flavor* matchingFlavor(const ModelSpec& model);
 
+/// A torchtitan mixture-of-experts model flavor (its model family's __init__.py at v0.2.2) and
+/// the bundled preset of the same public model.
+struct MoeFlavor
+{
+    const char* name;      ///< [model] name: torchtitan/models/<name>
+    const char* flavor;    ///< [model] flavor
+    const char* preset;    ///< the bundled model preset
+    const char* hf_assets; ///< hf_assets_path
+};
+const std::vector<MoeFlavor>& moeFlavors();
+
+/// The MoE flavor whose preset has the model's shape (layers, widths, heads, experts, routing,
+/// dense layers, vocabulary), or null.
+const MoeFlavor* matchingMoeFlavor(const ModelSpec& model);
+
 /// Layers of each virtual pipeline stage, in schedule order (stage k runs on rank k % pp):
 /// each rank's layers (stageLayerCounts) split over its `interleave` chunks, the first chunks
 /// taking one more where it does not divide.

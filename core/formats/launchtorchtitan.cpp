@@ -41,6 +41,43 @@ const Flavor* matchingFlavor(const ModelSpec& m)
     return nullptr;
 }
 
+const std::vector<MoeFlavor>& moeFlavors()
+{
+    // torchtitan v0.2.2: torchtitan/models/{deepseek_v3,qwen3,gpt_oss,llama4}/__init__.py;
+    // hf_assets_path as their train_configs/*.toml name it (deepseek_v3_671b.toml,
+    // llama4_17bx16e.toml, llama4_17bx128e.toml), else their ./assets/hf/<repository> rule.
+    static const std::vector<MoeFlavor> flavors = {
+        {"deepseek_v3", "671B", "deepseek-v3", "./assets/hf/DeepSeek-V3.1-Base"},
+        {"qwen3", "30B-A3B", "qwen3-30b-a3b", "./assets/hf/Qwen3-30B-A3B"},
+        {"qwen3", "235B-A22B", "qwen3-235b-a22b", "./assets/hf/Qwen3-235B-A22B"},
+        {"gpt_oss", "120b", "gpt-oss-120b", "./assets/hf/gpt-oss-120b"},
+        {"llama4", "17bx16e", "llama4-scout", "./assets/hf/Llama-4-Scout-17B-16E"},
+        {"llama4", "17bx128e", "llama4-maverick", "./assets/hf/Llama-4-Maverick-17B-128E"},
+    };
+    return flavors;
+}
+
+const MoeFlavor* matchingMoeFlavor(const ModelSpec& m)
+{
+    if (!m.isMoe())
+        return nullptr;
+    for (const MoeFlavor& f : moeFlavors()) {
+        ModelSpec p;
+        std::string error;
+        if (!modelFromPreset(f.preset, &p, &error))
+            continue;
+        if (m.layers == p.layers && m.hidden == p.hidden && m.heads == p.heads &&
+            m.kv_heads == p.kv_heads && m.headDim() == p.headDim() && m.vocab == p.vocab &&
+            m.experts == p.experts && m.experts_per_token == p.experts_per_token &&
+            m.expert_ffn_hidden == p.expert_ffn_hidden &&
+            m.shared_expert_ffn_hidden == p.shared_expert_ffn_hidden &&
+            m.dense_layers == p.dense_layers && m.moe_layer_pattern == p.moe_layer_pattern &&
+            m.isMla() == p.isMla())
+            return &f;
+    }
+    return nullptr;
+}
+
 std::vector<int> virtualStageLayers(const ModelSpec& model, const ParallelLayout& p)
 {
     const std::vector<int> perRank = stageLayerCounts(model, p);
@@ -88,6 +125,21 @@ std::string quotedList(const std::vector<std::string>& items)
 void writeModel(const Plan& plan, bool fp8, std::ostringstream& out,
                 std::vector<std::string>* warnings)
 {
+    if (const titan::MoeFlavor* moe = titan::matchingMoeFlavor(plan.model)) {
+        out << "[model]\n"
+            << "name = " << tomlQuote(moe->name) << "\n"
+            << "flavor = " << tomlQuote(moe->flavor) << "\n"
+            << "hf_assets_path = " << tomlQuote(moe->hf_assets) << "  # tokenizer (and weights)\n";
+        if (fp8)
+            out << "converters = [\"quantize.linear.float8\"]\n";
+        out << "\n";
+        if (plan.model.mtp_layers > 0)
+            warnings->push_back("mtp_layers = " + std::to_string(plan.model.mtp_layers) +
+                                ": torchtitan's " + moe->name +
+                                " has no multi-token-prediction module; the file trains without "
+                                "it");
+        return;
+    }
     const titan::Flavor* flavor = titan::matchingFlavor(plan.model);
     if (!flavor) {
         const double params = countParameters(plan.model).total;
@@ -116,8 +168,9 @@ void writeModel(const Plan& plan, bool fp8, std::ostringstream& out,
                  ? ", the nearest by parameter count, a dense model: llama3 has no expert "
                    "layers, so this file trains no mixture of experts and its "
                    "expert_parallel_degree has nothing to shard; torchtitan's MoE model "
-                   "families (e.g. torchtitan/models/deepseek_v3) take their shapes from their "
-                   "own flavors: write [model] for one of those by hand"
+                   "families take their shapes from their own flavors (deepseek_v3 671B, qwen3 "
+                   "30B-A3B and 235B-A22B, gpt_oss 120b, llama4 17bx16e and 17bx128e are "
+                   "written for models of their shapes): write [model] for one by hand"
                  : ", the nearest by parameter count: add a flavor of this shape to "
                    "torchtitan/models/llama3/__init__.py and name it in [model] flavor"));
     }
@@ -202,6 +255,26 @@ bool compiled(const Plan& plan)
     return resolvedKernelStyle(plan) == KernelStyle::Fused;
 }
 
+// What torchtitan's MoE (v0.2.2: job_config.py, torchtitan/models/moe) cannot run as planned.
+void moeWarnings(const Plan& plan, std::vector<std::string>* warnings)
+{
+    const ParallelLayout& p = plan.parallel;
+    if (p.ep > 1 && p.expertTp() != 1 && p.expertTp() != p.tp)
+        warnings->push_back("expert_tensor_parallel_degree = " + std::to_string(p.expertTp()) +
+                            ": torchtitan takes expert TP 1 or the TP degree only "
+                            "(job_config.py, expert_tensor_parallel_degree)");
+    if (plan.training.moe_dispatcher == MoeDispatcher::AllGather)
+        warnings->push_back("moe_dispatcher allgather: torchtitan has no all-gather dispatcher; "
+                            "the file runs its standard all-to-all");
+    if (p.ep_overlap == EpOverlap::A2a)
+        warnings->push_back("ep_overlap a2a: torchtitan overlaps expert-parallel communication "
+                            "only under its DualPipeV schedule "
+                            "(pipeline_parallel_expert_parallel_overlap); the file does not");
+    if (plan.model.capacity_factor > 0)
+        warnings->push_back("capacity_factor: torchtitan's MoE routes every token (no capacity "
+                            "factor in its job config); the file trains dropless");
+}
+
 void writeParallelism(const Plan& plan, const DpDegrees& d, std::ostringstream& out,
                       std::vector<std::string>* warnings)
 {
@@ -240,6 +313,7 @@ void writeParallelism(const Plan& plan, const DpDegrees& d, std::ostringstream& 
         out << "expert_tensor_parallel_degree = " << p.expertTp() << "\n";
         if (plan.training.moe_dispatcher == MoeDispatcher::DeepEP)
             out << "expert_parallel_comm_backend = \"deepep\"\n";
+        moeWarnings(plan, warnings);
     }
     out << "\n";
 }

@@ -203,22 +203,29 @@ void TitanReader::readModel()
     const std::string name = text("model.name", "llama3");
     const std::string flavor = text("model.flavor", "debugmodel");
     Plan& plan = out->plan;
-    const titan::Flavor* match = nullptr;
+    const char* preset = nullptr;
     for (const titan::Flavor& f : titan::llama3Flavors())
         if (name == "llama3" && flavor == f.flavor)
-            match = &f;
-    if (!match) {
+            preset = f.preset;
+    for (const titan::MoeFlavor& f : titan::moeFlavors())
+        if (name == f.name && flavor == f.flavor)
+            preset = f.preset;
+    if (!preset) {
         warn("model " + name + " flavor " + flavor +
-             " has no Paraplan preset (llama3 8B, 70B and 405B do); the base plan's model (" +
+             " has no Paraplan preset (llama3 8B, 70B and 405B, deepseek_v3 671B, qwen3 30B-A3B "
+             "and 235B-A22B, gpt_oss 120b, llama4 17bx16e and 17bx128e do); the base plan's "
+             "model (" +
              base.model.name + ") is kept");
         return;
     }
     ModelSpec model;
     std::string error;
-    if (!modelFromPreset(match->preset, &model, &error)) {
+    if (!modelFromPreset(preset, &model, &error)) {
         out->errors.push_back("model.flavor " + flavor + ": " + error);
         return;
     }
+    // torchtitan's models have no multi-token-prediction module (deepseek_v3 at v0.2.2).
+    model.mtp_layers = 0;
     if (model.name != base.model.name)
         warn("model " + name + " flavor " + flavor + ": the model becomes " + model.name +
              " (it was " + base.model.name + " in the base plan)");
