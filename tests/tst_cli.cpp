@@ -323,7 +323,7 @@ private slots:
         const CliRun run = runCli({"validate", "--json"});
         QCOMPARE(run.code, 0);
         const QJsonArray sets = json(run)["sets"].toArray();
-        QCOMPARE(sets.size(), 4);
+        QCOMPARE(sets.size(), 5);
         const QJsonObject korthikanti = sets[0].toObject();
         QCOMPARE(korthikanti["id"].toString(), QString("korthikanti2022"));
         QCOMPARE(korthikanti["rows"].toArray().size(), 8);
@@ -346,6 +346,14 @@ private slots:
         QVERIFY(families.contains("fp8-dense-h100"));
         QVERIFY(families.contains("moe-h100"));
         QVERIFY(families.contains("blackwell"));
+        // Megatron-Bridge 26.04.01's MoE runs: ten rows of MoE models, each with its plan.
+        const QJsonObject moe = sets[4].toObject();
+        QCOMPARE(moe["id"].toString(), QString("moe-megatron-bridge-2604"));
+        QCOMPARE(moe["rows"].toArray().size(), 10);
+        for (const QJsonValue& row : moe["rows"].toArray()) {
+            QCOMPARE(row.toObject()["family"].toString(), QString("moe-check"));
+            QVERIFY(row.toObject()["predicted_s"].toDouble() > 0);
+        }
         for (const QJsonValue& set : sets) {
             for (const QJsonValue& row : set.toObject()["rows"].toArray())
                 QVERIFY(row.toObject()["assumptions"].toString().contains("attention"));

@@ -37,6 +37,8 @@ constexpr double kMoe2026Tolerance = 0.15;
 // (once per remote node, within 12% of its published kernel timing) it no longer hides the
 // fine-grained experts' missing cost; this bound keeps the gap from growing unseen.
 constexpr double kFineGrainedMoeGap = 0.25;
+// Any MoE run (the Megatron-Bridge 26.04.01 set), each.
+constexpr double kMoeAnyRunBound = 0.35;
 constexpr double kFp8H100Tolerance = 0.10;
 
 Plan makePlan(const char* model, const char* cluster, int nodes, int seq = 4096,
@@ -483,6 +485,10 @@ private slots:
                                  row.name.c_str());
                     if (row.family == "fp8-dense-h100")
                         QVERIFY2(std::fabs(row.error) <= kFp8H100Tolerance, row.name.c_str());
+                } else if (report.id == "moe-megatron-bridge-2604") {
+                    // A check beyond the 2026 set's MoE rows: each within the MoE issue's
+                    // bound on any run (docs/engine.md, "Calibration": where each stands).
+                    QVERIFY2(std::fabs(row.error) <= kMoeAnyRunBound, row.name.c_str());
                 } else if (report.id == "korthikanti2022") {
                     QVERIFY2(std::fabs(row.error) <= 0.06, row.name.c_str());
                 } else if (report.id == "torchtitan2024") {

@@ -176,7 +176,8 @@ std::vector<std::string> bundledCalibrationSets()
     return {":/paraplan/calibration/calibration-korthikanti2022.json",
             ":/paraplan/calibration/calibration-modern-torchtitan2024.json",
             ":/paraplan/calibration/calibration-modern-nemo2024.json",
-            ":/paraplan/calibration/calibration-2026.json"};
+            ":/paraplan/calibration/calibration-2026.json",
+            ":/paraplan/calibration/calibration-moe-megatron-bridge-2604.json"};
 }
 
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,

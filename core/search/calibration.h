@@ -64,7 +64,8 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
 
 /// The calibration sets that ship with Paraplan (resource paths), in the order validate runs
 /// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100),
-/// and the 2026 set (FP8 recipes, MoE layouts, Blackwell and GB200 NVL72).
+/// the 2026 set (FP8 recipes, MoE layouts, Blackwell and GB200 NVL72) and Megatron-Bridge's
+/// 26.04.01 MoE runs (GPT-OSS, Qwen3, DeepSeek-V3 on H100, B200 and GB200 NVL72).
 std::vector<std::string> bundledCalibrationSets();
 
 } // namespace paraplan
