@@ -216,10 +216,10 @@ void Evaluation::moeDispatch()
                                    "holding one of its experts, forward and backward"
                                  : "alltoall dispatcher: k copies of each token to their "
                                    "experts' EP ranks and back, forward and backward";
-            epCost.call =
-                collective(CollectiveOp::AllToAll, shard * copies * token * load, p.ep, epStride);
-            if (dispatcher == MoeDispatcher::DeepEP)
-                deepEpAcrossDomains(shard * token * load, epStride);
+            if (dispatcher != MoeDispatcher::DeepEP ||
+                !deepEpAcrossDomains(shard * token * load, epStride))
+                epCost.call = collective(CollectiveOp::AllToAll, shard * copies * token * load,
+                                         p.ep, epStride);
             epCombine = epCost.call;
             perPass += 2 * epCost.call.time_s;
             epCallsPerLayer = 2 * passes;
@@ -241,16 +241,17 @@ void Evaluation::moeDispatch()
 // "normal kernels": RDMA to the same local rank of each target node, NVLink forwarding inside
 // it): a token crosses the network once per remote domain holding one of its experts, then
 // reaches that domain's GPUs over NVLink, the two legs pipelined; the longer one sets the pace.
-void Evaluation::deepEpAcrossDomains(double tokenBytes, int epStride)
+// False (nothing set) where the EP group sits in one domain or does not split evenly over them.
+bool Evaluation::deepEpAcrossDomains(double tokenBytes, int epStride)
 {
     const int domain = cluster.nvlinkDomainGpus();
     const long long span = static_cast<long long>(p.ep) * epStride;
     if (cluster.is_torus || span <= domain || domain % epStride != 0)
-        return;
+        return false;
     const int inDomain = std::max(1, domain / epStride); // EP ranks sharing a domain
     const int domains = p.ep / inDomain;
     if (domains < 2 || domains * inDomain != p.ep)
-        return;
+        return false;
     const double k = m.experts_per_token;
     const CollectiveResult rdma =
         collective(CollectiveOp::AllToAll, tokenBytes * distinctRanks(m.experts, domains, k),
@@ -264,6 +265,7 @@ void Evaluation::deepEpAcrossDomains(double tokenBytes, int epStride)
     epCost.purpose = "DeepEP / HybridEP dispatch and combine across NVLink domains: each token "
                      "once per remote domain holding one of its experts over the network, then "
                      "over NVLink to those GPUs, forward and backward";
+    return true;
 }
 
 void Evaluation::epOverlap()

@@ -118,7 +118,7 @@ struct Evaluation
     void tensorParallel();
     void otherParallel();
     void moeDispatch();
-    void deepEpAcrossDomains(double tokenBytes, int epStride);
+    bool deepEpAcrossDomains(double tokenBytes, int epStride);
     void epOverlap();
     void stageSetup();
     void stages();

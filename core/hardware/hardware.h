@@ -94,7 +94,7 @@ struct KernelFigures
     Origin grouped_origin = Origin::Preset;
     std::string grouped_source;
     /// FP8 grouped expert GEMMs' sustained TFLOP/s ("grouped_gemm.fp8_tflops"; 0: not
-    /// measured, the 16-bit grouped figure's share of the dense one is carried over).
+    /// measured, the dense FP8 reference plus the 16-bit grouping's extra time per FLOP).
     double grouped_fp8_tflops = 0;
     std::string grouped_fp8_source;
     std::array<AttentionFigures, kAttentionKernelCount> attention{}; ///< by AttentionKernel
