@@ -25,6 +25,13 @@ inline ParallelLayout layout(int tp, int pp, int dp, int micro, int global, int 
     return p;
 }
 
+/// Whether one of `issues` names `rule`.
+inline bool hasRule(const std::vector<PlanIssue>& issues, const std::string& rule)
+{
+    return std::any_of(issues.begin(), issues.end(),
+                       [&](const PlanIssue& issue) { return issue.rule == rule; });
+}
+
 inline StepCost evaluate(const Plan& plan)
 {
     return StepEngine(plan.cluster, HardwareCatalog::bundled()).evaluate(plan);

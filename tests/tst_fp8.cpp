@@ -51,11 +51,7 @@ Plan llama70b(Dtype dtype)
 
 bool hasRule(const StepCost& cost, const std::string& rule)
 {
-    for (const PlanIssue& issue : cost.issues) {
-        if (issue.rule == rule)
-            return true;
-    }
-    return false;
+    return test::hasRule(cost.issues, rule);
 }
 
 } // namespace

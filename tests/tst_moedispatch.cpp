@@ -18,6 +18,7 @@
 
 using namespace paraplan;
 using test::evaluate;
+using test::hasRule;
 
 namespace {
 
@@ -87,15 +88,6 @@ const CollectiveCost* find(const StepCost& cost, const char* group, CollectiveOp
             return &cc;
     }
     return nullptr;
-}
-
-bool hasRule(const std::vector<PlanIssue>& issues, const std::string& rule)
-{
-    for (const PlanIssue& issue : issues) {
-        if (issue.rule == rule)
-            return true;
-    }
-    return false;
 }
 
 } // namespace

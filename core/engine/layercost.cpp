@@ -132,6 +132,8 @@ struct ElementwiseBytes
 {
     double forward = 0;
     double backward = 0;
+    double moe_forward = 0; // of which the MoE block's: the experts' activation, the routing
+    double moe_backward = 0;
 };
 
 // Megatron-LM / Transformer Engine kernels: fused norms, bias-activation, bias-dropout-add
@@ -158,7 +160,8 @@ ElementwiseBytes fusedBytes(const Context& c, bool moe, double mlpShare, double 
     const double normFwd = 4 * h * r;
     const double normBwd = 8 * h * r;
     return {2 * normFwd + 2 * residualFwd + actFwd + scoresFwd + routing,
-            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routingBwd};
+            2 * normBwd + 2 * residualBwd + actBwd + scoresBwd + routingBwd,
+            moe ? actFwd + routing : 0, moe ? actBwd + routingBwd : 0};
 }
 
 // PyTorch eager operators, one HBM round trip each, as torchtitan's and Hugging Face's Llama
@@ -196,7 +199,27 @@ ElementwiseBytes eagerBytes(const Context& c, bool moe, double mlpShare, double 
     const double tpCopies = c.sp ? 4 * 2 * 2 * h : 0;
     // Each operator's backward reads the incoming gradient and its saved inputs and writes
     // the input gradients: about twice its forward traffic.
-    return {forward + tpCopies, 2 * forward + tpCopies};
+    return {forward + tpCopies, 2 * forward + tpCopies, moe ? act + routing : 0,
+            moe ? 2 * (act + routing) : 0};
+}
+
+// The MoE router block on Megatron-Core (docs/engine.md, "The MoE router block"): the
+// router's and the dispatcher's preprocessing kernels are far shorter than their launches, and
+// the dropless dispatcher's device-to-host copy of the tokens per expert stops the host from
+// running ahead of them, so each costs the host's launch time, in the forward and again in the
+// backward; a CUDA graph replays the captured ones at the graph's gap, after one launch of its
+// own when the capture is partial (a whole-layer graph is launched with the layer).
+void addRouterBlock(const Context& c, LayerCompute* l)
+{
+    const double graphed = c.routerGraphKernels;
+    const double launch = graphed > 0 && c.cudaGraphs == 0 ? c.launchHost : 0;
+    const double pass = c.routerHostKernels * c.launchHost + launch + graphed * c.launchGap;
+    l->router_kernels = c.routerHostKernels + graphed;
+    l->router_host_kernels = c.routerHostKernels;
+    l->router_forward_s = pass;
+    l->router_backward_s = pass;
+    l->forward_s += pass;
+    l->backward_s += pass;
 }
 
 // Kernel launches (docs/engine.md, "Kernel launches"). Kernels of one layer's forward: the
@@ -233,6 +256,8 @@ void addLaunches(const Context& c, bool moe, LayerCompute* l)
     l->launch_bound = l->host_forward_s > l->forward_s || l->host_backward_s > l->backward_s;
     l->forward_s = std::max(l->forward_s, l->host_forward_s);
     l->backward_s = std::max(l->backward_s, l->host_backward_s);
+    if (moe)
+        addRouterBlock(c, l);
 }
 
 } // namespace
@@ -318,8 +343,15 @@ LayerCompute layerCompute(const Context& c, bool moe)
          layerGemmShapes(m, p, T, c.headsLocal, c.kvLocal, d, moe, c.moeLoad)) {
         GemmTiming* timing = l.gemm_count < l.gemms.size() ? &l.gemms[l.gemm_count++] : nullptr;
         const bool fp8 = fp8Linear(c, g);
+        const bool expert = moe && expertGemm(g);
+        const double fwdBefore = fwd;
+        const double bwdBefore = bwd;
         addGemm(c, g.M, g.K, g.N, g.batch, &fwd, &bwd, &flops, g.tp_region ? chunks : 1, timing,
-                fp8, moe && expertGemm(g) ? (fp8 ? c.groupedFp8Share : c.groupedShare) : 0);
+                fp8, expert ? (fp8 ? c.groupedFp8Share : c.groupedShare) : 0);
+        if (expert || (moe && std::strcmp(g.name, "router") == 0)) {
+            l.moe_block_forward_s += fwd - fwdBefore;
+            l.moe_block_backward_s += bwd - bwdBefore;
+        }
         if (timing)
             timing->name = g.name;
     }
@@ -365,6 +397,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     l.elementwise_backward_bytes = ew.backward * T;
     l.elementwise_forward_s = l.elementwise_forward_bytes / c.hbm;
     l.elementwise_backward_s = l.elementwise_backward_bytes / c.hbm;
+    l.moe_block_forward_s += ew.moe_forward * T / c.hbm;
+    l.moe_block_backward_s += ew.moe_backward * T / c.hbm;
 
     if (c.fp8) {
         const Fp8CastBytes cast = fp8CastBytes(c, moe);
@@ -377,6 +411,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     l.forward_s = fwd + coreFwd + l.elementwise_forward_s + l.fp8_cast_forward_s;
     l.backward_s = bwd + coreBwd + l.elementwise_backward_s + l.fp8_cast_backward_s;
     addLaunches(c, moe, &l);
+    l.moe_block_forward_s += l.router_forward_s;
+    l.moe_block_backward_s += l.router_backward_s;
     switch (p.recompute) {
     case Recompute::None:
         break;

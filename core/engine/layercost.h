@@ -53,6 +53,11 @@ struct Context
     double groupedShare = 0;     // 16-bit grouped expert GEMMs' share of peak (0: dense figures)
     double groupedFp8Share = 0;  // FP8 grouped expert GEMMs' share of the FP8 peak (0: dense)
     double groupedPairBytes = 0; // bytes per token-expert pair per hidden element (0: copies)
+    // MoE on Megatron-Core: the router's and the dispatcher's preprocessing kernels of one pass
+    // issued one by one from the host (routerHostKernels), and those a CUDA graph replays
+    // (routerGraphKernels): see routerBlockKernels in stepmodel.cpp.
+    double routerHostKernels = 0;
+    double routerGraphKernels = 0;
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)
 };

@@ -339,6 +339,15 @@ void PlanRules::training()
               "MXFP8 needs block-scaled FP8 tensor cores (1x32 E8M0 scales), which Blackwell "
               "GPUs have and " +
                   gpu->name + " has not: use delayed, current or blockwise");
+    if (t.cuda_graph_scope != 0 && t.cuda_graphs != CudaGraphs::Layers)
+        issue("cuda-graph-scope", "training.cuda_graph_scope",
+              std::string("a capture scope is a partial per-layer capture: it needs cuda_graphs "
+                          "\"layers\" (cuda_graphs is ") +
+                  cudaGraphsName(t.cuda_graphs) + ")");
+    if ((t.cuda_graph_scope & kGraphMoePreprocess) && !(t.cuda_graph_scope & kGraphMoeRouter))
+        issue("cuda-graph-scope", "training.cuda_graph_scope",
+              "moe_preprocess is captured together with moe_router only (Megatron-Core's "
+              "--cuda-graph-scope): add moe_router");
     if (m.learned_positions && m.max_positions > 0 && t.seq_len > m.max_positions)
         issue("seq-positions", "training.seq_len",
               "seq_len = " + std::to_string(t.seq_len) + " exceeds the model's " +

@@ -99,6 +99,25 @@ inline constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
     {CudaGraphs::Full, "full", "the whole forward-backward"},
 };
 const char* cudaGraphsName(CudaGraphs graphs);
+/// The parts of each layer a partial capture covers (training.cuda_graph_scope, with
+/// cuda_graphs "layers"): Megatron-Core's --cuda-graph-scope with --cuda-graph-impl
+/// transformer_engine, which Megatron-Bridge's MoE recipes use because a dropless MoE layer's
+/// routed experts have dynamic shapes (bit flags; none set: the whole layer).
+enum CudaGraphScope : unsigned
+{
+    kGraphAttn = 1u << 0,          ///< "attn": the attention block
+    kGraphMlp = 1u << 1,           ///< "mlp": a dense layer's MLP
+    kGraphMoe = 1u << 2,           ///< "moe": the whole MoE block (needs static shapes)
+    kGraphMoeRouter = 1u << 3,     ///< "moe_router": the router (and the shared experts)
+    kGraphMoePreprocess = 1u << 4, ///< "moe_preprocess": the dispatcher's preprocessing
+};
+inline constexpr EnumName<unsigned> kCudaGraphScopeNames[] = {
+    {kGraphAttn, "attn", "attention"},
+    {kGraphMlp, "mlp", "dense MLP"},
+    {kGraphMoe, "moe", "MoE block"},
+    {kGraphMoeRouter, "moe_router", "MoE router"},
+    {kGraphMoePreprocess, "moe_preprocess", "MoE dispatch preprocessing"},
+};
 /// How FP8 training scales its tensors (training.fp8_recipe; only with dtype fp8).
 enum class Fp8Recipe
 {
@@ -215,6 +234,12 @@ struct TrainingSettings
     Fp8Recipe fp8_recipe = Fp8Recipe::Auto; ///< with dtype fp8: how tensors are scaled
     bool fp8_attention = false; ///< with dtype fp8: the attention core in FP8 too (TE + cuDNN)
     MoeDispatcher moe_dispatcher = MoeDispatcher::Auto;
+    /// Megatron-Core --moe-router-fusion (Transformer Engine's fused router kernels; off by
+    /// default in Megatron-Core's TransformerConfig, on in Megatron-Bridge's MoE recipes).
+    bool moe_router_fusion = false;
+    /// CudaGraphScope bits of a partial capture (0: the whole layer, when cuda_graphs is
+    /// "layers").
+    unsigned cuda_graph_scope = 0;
 };
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.

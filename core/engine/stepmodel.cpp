@@ -4,6 +4,7 @@
 #include "hardware.h"
 #include "kernels.h"
 #include "layercost.h"
+#include "moecontext.h"
 #include "stepevaluation.h"
 #include "units.h"
 
@@ -170,7 +171,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 42;
+constexpr size_t kLayerInputs = 44;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -217,7 +218,9 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.moeLoad,
                              c.groupedShare,
                              c.groupedFp8Share,
-                             c.groupedPairBytes};
+                             c.groupedPairBytes,
+                             c.routerHostKernels,
+                             c.routerGraphKernels};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -285,27 +288,6 @@ const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context&
     return e.value;
 }
 
-// The FP8 grouped expert GEMMs' share of the FP8 datasheet peak: the GPU's measured FP8
-// grouped rate, or, none measured, its dense FP8 reference slowed by the time the 16-bit
-// grouped figure spends per FLOP above the dense 16-bit reference (the grouping's cost, its
-// per-expert launches, streams and tails, taken as the same in FP8: an assumption, docs/engine.md
-// "Grouped expert GEMMs"). 0: the dense figures.
-double groupedFp8Share(const GpuSpec& gpu, double groupedShare, double gemmReference,
-                       double fp8Reference)
-{
-    const double fp8Peak = gpu.peakTflops(Dtype::FP8);
-    const double bf16Peak = gpu.peakTflops(Dtype::BF16);
-    if (!(groupedShare > 0) || !(fp8Peak > 0) || !(bf16Peak > 0))
-        return 0;
-    if (gpu.kernels.grouped_fp8_tflops > 0)
-        return std::min(1.0, gpu.kernels.grouped_fp8_tflops / fp8Peak);
-    if (!(gemmReference > groupedShare) || !(fp8Reference > 0))
-        return 0;
-    // Seconds per FLOP (times 1e12): dense FP8, plus the grouping's extra in 16 bits.
-    const double extra = 1 / (groupedShare * bf16Peak) - 1 / (gemmReference * bf16Peak);
-    return 1 / (1 / (fp8Reference * fp8Peak) + extra) / fp8Peak;
-}
-
 } // namespace
 
 void Evaluation::setup()
@@ -335,15 +317,7 @@ void Evaluation::setup()
         c.microbatches = 1;
     }
     as.fp8_recipe = c.fp8Recipe;
-    c.moeLoad = m.isMoe() ? moeLoad(m, fig.moe_imbalance.value) : 1;
-    // Grouped expert GEMMs at the GPU's measured rate (its share of the 16-bit datasheet peak).
-    const double bf16Peak = gpu->peakTflops(Dtype::BF16);
-    c.groupedShare = m.isMoe() && gpu->kernels.grouped_gemm_tflops > 0 && bf16Peak > 0
-                         ? std::min(1.0, gpu->kernels.grouped_gemm_tflops / bf16Peak)
-                         : 0;
-    c.groupedFp8Share =
-        fp8 ? groupedFp8Share(*gpu, c.groupedShare, gemmReference, c.fp8Reference) : 0;
-    c.groupedPairBytes = m.isMoe() ? gpu->kernels.grouped_pair_bytes : 0;
+    setMoeContext(plan, *gpu, gemmReference, c);
     c.hbm = units::bytesPerSecondFromGBps(gpu->hbm_GBps) * fig.hbm_fraction.value / slowest;
     c.gemmShare = fig.gemm_peak_fraction.value;
     c.gemmReference = gemmReference; // of the engine's GPU, which is this one
@@ -358,9 +332,13 @@ void Evaluation::setup()
     as.pytorch_framework = pytorchFramework(plan);
     c.eager = as.kernels == KernelStyle::Eager;
     c.pytorch = as.pytorch_framework;
-    c.cudaGraphs = static_cast<int>(tr.cuda_graphs);
+    // A partial capture (cuda_graph_scope) leaves most of the layer's kernels launched one by
+    // one: the layer costs as uncaptured but for the router block it covers.
+    const bool partial = tr.cuda_graphs == CudaGraphs::Layers && tr.cuda_graph_scope != 0;
+    c.cudaGraphs = partial ? 0 : static_cast<int>(tr.cuda_graphs);
     c.launchGap =
-        (tr.cuda_graphs == CudaGraphs::None ? fig.kernel_gap_s : fig.graph_kernel_gap_s).value;
+        (tr.cuda_graphs == CudaGraphs::None || partial ? fig.kernel_gap_s : fig.graph_kernel_gap_s)
+            .value;
     c.launchHost = fig.host_launch_s.value;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;

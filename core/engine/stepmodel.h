@@ -162,6 +162,18 @@ struct LayerCompute
     double host_forward_s = 0;        ///< the host's issue time; forward_s is at least this
     double host_backward_s = 0;
     bool launch_bound = false; ///< the host's issue time sets a pass's length
+    /// MoE on Megatron-Core: the router and the dispatcher's preprocessing, per pass: their
+    /// kernels, those issued from the host, and their time in each pass (in forward_s and
+    /// backward_s; docs/engine.md, "The MoE router block").
+    double router_kernels = 0;
+    double router_host_kernels = 0;
+    double router_forward_s = 0;
+    double router_backward_s = 0;
+    /// The MoE block of the layer alone (router GEMM and kernels, dispatch permutes, grouped
+    /// expert GEMMs, activation), forward and backward: the part MoE-layer kernel benchmarks
+    /// time (tests/data/sonicmoe-fig14-h100.json). Included in forward_s / backward_s.
+    double moe_block_forward_s = 0;
+    double moe_block_backward_s = 0;
     // dtype fp8: the quantization passes (layercost::fp8CastBytes), in forward_s / backward_s.
     double fp8_cast_forward_bytes = 0;  ///< the linear layers' inputs, per micro-batch
     double fp8_cast_backward_bytes = 0; ///< their output gradients

@@ -419,6 +419,27 @@ void Walk::layerSteps() const
             (l.launch_bound ? ": launch-bound, the host sets the pace" : ""),
         formatSeconds(l.launch_gap_forward_s), l.launch_gap_forward_s, "s",
         describeSource(gap) + "; host: " + describeSource(f.host_launch_s));
+    if (showsMoeLayer() && l.router_kernels > 0) {
+        const double graphed = l.router_kernels - l.router_host_kernels;
+        add("... MoE router block (router and dispatch preprocessing), each pass",
+            "host-issued kernels × host per launch + (a partial CUDA graph's launch) + captured "
+            "kernels × gap",
+            formatNumber(l.router_host_kernels, 3) + " × " +
+                formatNumber(f.host_launch_s.value * 1e6, 3) + " us" +
+                (graphed > 0 ? " + " + formatNumber(graphed, 3) + " captured × " +
+                                   formatNumber(gap.value * 1e6, 3) + " us"
+                             : std::string()) +
+                " (" + formatNumber(l.router_kernels, 3) + " kernels: router fusion " +
+                (t.moe_router_fusion ? "on" : "off") + ", " +
+                moeDispatcherName(resolvedMoeDispatcher(plan)) + " dispatcher)",
+            formatSeconds(l.router_forward_s), l.router_forward_s, "s",
+            "NVIDIA Megatron-LM, docs/discussions/deepseek-v3-gb200-optimization/"
+            "deepseek-v3-gb200-optimization.md at eb0783b6, sections 2.1.4 and 2.2 (router part "
+            "72 kernels, 31 with --moe-router-fusion, router and preprocessing 17 with DeepEP); "
+            "the dropless dispatcher's device-to-host sync exposes their launches "
+            "(megatron/core/transformer/moe/token_dispatcher.py, cuda_sync_point); host: " +
+                describeSource(f.host_launch_s));
+    }
     if (t.dtype == Dtype::FP8)
         fp8CastStep();
     DerivationStep& layer =

@@ -23,15 +23,20 @@ std::string patternList(const std::vector<unsigned char>& pattern)
 
 using launch::integerText;
 
-/// Flags in the order written; an empty value: a store_true switch.
+/// Flags in the order written; no value: a store_true switch; several: a list (nargs='+').
 struct Flags
 {
-    std::vector<std::pair<std::string, std::string>> list;
+    std::vector<std::pair<std::string, std::vector<std::string>>> list;
     void add(const std::string& flag, const std::string& value = {})
     {
-        list.emplace_back(flag, value);
+        list.emplace_back(flag, value.empty() ? std::vector<std::string>()
+                                              : std::vector<std::string>{value});
     }
     void add(const std::string& flag, long long value) { add(flag, std::to_string(value)); }
+    void addList(const std::string& flag, std::vector<std::string> values)
+    {
+        list.emplace_back(flag, std::move(values));
+    }
 };
 
 /// A shell word: bare when it is plain, else in single quotes.
@@ -116,6 +121,8 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
             f->add("--moe-enable-deepep");
             break;
         }
+        if (plan.training.moe_router_fusion)
+            f->add("--moe-router-fusion");
         if (m.capacity_factor > 0)
             f->add("--moe-expert-capacity-factor", units::formatNumber(m.capacity_factor));
         if (m.expert_ffn_hidden > 0)
@@ -352,6 +359,20 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     if (t.attention == AttentionKernel::Flash3)
         warnings->push_back("attention flash3: Megatron's 'flash' backend runs the "
                             "FlashAttention version installed; install FlashAttention-3");
+    // CUDA graphs as Megatron-Core captures them: a per-layer capture through Transformer
+    // Engine (with the plan's scopes), or the whole step.
+    if (t.cuda_graphs == CudaGraphs::Full) {
+        f->add("--cuda-graph-impl", "local");
+        f->addList("--cuda-graph-scope", {"full_iteration"});
+    } else if (t.cuda_graphs == CudaGraphs::Layers) {
+        f->add("--cuda-graph-impl", "transformer_engine");
+        std::vector<std::string> scopes;
+        for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
+            if (t.cuda_graph_scope & entry.value)
+                scopes.push_back(entry.name);
+        if (!scopes.empty())
+            f->addList("--cuda-graph-scope", scopes);
+    }
     if (t.train_tokens > 0)
         f->add("--train-samples", integerText(std::ceil(t.train_tokens / std::max(1, t.seq_len))));
     else
@@ -397,8 +418,11 @@ void exportMegatron(const Plan& plan, LaunchConfig* out)
     if (p.zero != 3 && (p.tp > 1 || p.cp > 1))
         text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
     text += launch::torchrunLine(plan, "pretrain_gpt.py");
-    for (const auto& [flag, value] : flags.list)
-        text += " \\\n    " + flag + (value.empty() ? "" : " " + shellWord(value));
+    for (const auto& [flag, values] : flags.list) {
+        text += " \\\n    " + flag;
+        for (const std::string& value : values)
+            text += " " + shellWord(value);
+    }
     text += "\n";
     config.text = text;
 }

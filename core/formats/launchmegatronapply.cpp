@@ -27,6 +27,12 @@ public:
         const auto it = m_flags.find(name);
         return it == m_flags.end() || it->second.empty() ? std::string() : it->second.front();
     }
+    /// Every value of a flag that takes a list (nargs='+').
+    std::vector<std::string> texts(const std::string& name) const
+    {
+        const auto it = m_flags.find(name);
+        return it == m_flags.end() ? std::vector<std::string>() : it->second;
+    }
     /// A whole number >= `min`, or nothing (and an error when it is given but bad).
     std::optional<long long> integer(const std::string& name, long long min) const
     {
@@ -495,6 +501,43 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
     plan->parallel = p;
 }
 
+// Megatron-Core's CUDA graphs: --cuda-graph-impl (none, local, transformer_engine, or
+// full_iteration on newer releases) with --cuda-graph-scope (--cuda-graph-modules since the
+// rename): full_iteration captures the whole step, a per-layer impl each layer or the scopes.
+void applyCudaGraphs(const FlagReader& f, TrainingSettings* t)
+{
+    const std::string impl = f.has("--cuda-graph-impl") ? f.text("--cuda-graph-impl") : "none";
+    std::vector<std::string> scopes = f.texts("--cuda-graph-modules");
+    if (scopes.empty())
+        scopes = f.texts("--cuda-graph-scope");
+    t->cuda_graphs = CudaGraphs::None;
+    t->cuda_graph_scope = 0;
+    if (impl == "none") {
+        if (!scopes.empty())
+            f.warn("--cuda-graph-scope without --cuda-graph-impl: Megatron captures nothing, and "
+                   "neither does the plan");
+        return;
+    }
+    if (impl != "local" && impl != "transformer_engine" && impl != "full_iteration") {
+        f.error("--cuda-graph-impl: '" + impl +
+                "' is not none, local, transformer_engine or full_iteration");
+        return;
+    }
+    const bool full = impl == "full_iteration" ||
+                      std::find(scopes.begin(), scopes.end(), "full_iteration") != scopes.end();
+    t->cuda_graphs = full ? CudaGraphs::Full : CudaGraphs::Layers;
+    if (full)
+        return;
+    for (const std::string& scope : scopes) {
+        unsigned bit = 0;
+        if (enumFromName(kCudaGraphScopeNames, scope, &bit))
+            t->cuda_graph_scope |= bit;
+        else
+            f.warn("--cuda-graph-scope " + scope + " is not a scope Paraplan models (" +
+                   enumChoices(kCudaGraphScopeNames) + "): not captured in the plan");
+    }
+}
+
 void applyTraining(const FlagReader& f, Plan* plan)
 {
     TrainingSettings& t = plan->training;
@@ -543,6 +586,8 @@ void applyTraining(const FlagReader& f, Plan* plan)
         t.train_tokens = static_cast<double>(*samples) * t.seq_len;
     else if (const std::optional<long long> iters = f.integer("--train-iters", 1))
         t.train_tokens = static_cast<double>(*iters) * plan->parallel.global_batch * t.seq_len;
+    t.moe_router_fusion = f.has("--moe-router-fusion");
+    applyCudaGraphs(f, &t);
     // The same rule as the torchtitan import: the file's framework is the plan's framework.
     if (pytorchFramework(*plan))
         f.warn("the plan would be costed on a PyTorch FSDP-style stack; a Megatron-LM file "

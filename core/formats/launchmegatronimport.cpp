@@ -61,6 +61,10 @@ const std::map<std::string, int>& handledFlags()
         {"--moe-enable-deepep", 0},
         {"--moe-expert-capacity-factor", 1},
         {"--overlap-moe-expert-parallel-comm", 0},
+        {"--moe-router-fusion", 0},
+        {"--cuda-graph-impl", 1},
+        {"--cuda-graph-scope", 2},
+        {"--cuda-graph-modules", 2},
         {"--expert-tensor-parallel-size", 1},
         {"--tensor-model-parallel-size", 1},
         {"--pipeline-model-parallel-size", 1},
@@ -165,6 +169,10 @@ bool readFlags(const std::vector<Field>& words, FlagValues* flags, LaunchImport*
             if (known->second == 1 && values.size() != 1) {
                 result->errors.push_back(name + " takes one value (got " +
                                          std::to_string(values.size()) + ")");
+                return false;
+            }
+            if (known->second == 2 && values.empty()) {
+                result->errors.push_back(name + " takes one value or more (got none)");
                 return false;
             }
         } else {

@@ -185,6 +185,8 @@ void nemoWarnings(const Plan& plan, std::vector<std::string>* warnings)
     missing(p.ep_overlap != EpOverlap::None, "ep_overlap a2a (the EP all-to-all overlap)");
     missing(plan.model.isMoe() && plan.training.moe_dispatcher != MoeDispatcher::Auto,
             "the MoE token dispatcher");
+    missing(plan.model.isMoe() && plan.training.moe_router_fusion, "moe_router_fusion");
+    missing(plan.training.cuda_graphs != CudaGraphs::None, "the CUDA graphs (cuda_graphs)");
     using D = ParallelDim;
     missing(p.rank_order != std::array<D, 4>{D::TP, D::CP, D::DP, D::PP}, "the rank order");
     missing(plan.training.attention != AttentionKernel::Auto, "the attention kernel");

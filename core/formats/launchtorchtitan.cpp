@@ -266,6 +266,9 @@ void moeWarnings(const Plan& plan, std::vector<std::string>* warnings)
     if (plan.training.moe_dispatcher == MoeDispatcher::AllGather)
         warnings->push_back("moe_dispatcher allgather: torchtitan has no all-gather dispatcher; "
                             "the file runs its standard all-to-all");
+    if (plan.training.moe_router_fusion)
+        warnings->push_back("moe_router_fusion is Megatron-Core's (Transformer Engine's fused "
+                            "router kernels): torchtitan runs its own router, not written");
     if (p.ep_overlap == EpOverlap::A2a)
         warnings->push_back("ep_overlap a2a: torchtitan overlaps expert-parallel communication "
                             "only under its DualPipeV schedule "

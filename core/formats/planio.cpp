@@ -198,7 +198,8 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.checkKeys(o, path,
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
-                      "framework", "cuda_graphs", "fp8_recipe", "fp8_attention", "moe_dispatcher"});
+                      "framework", "cuda_graphs", "cuda_graph_scope", "fp8_recipe", "fp8_attention",
+                      "moe_dispatcher", "moe_router_fusion"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -245,6 +246,32 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.boolean(o, "fp8_attention", path, &t->fp8_attention);
     reader.choice(o, "moe_dispatcher", path, "moe_dispatcher", kMoeDispatcherNames,
                   &t->moe_dispatcher);
+    reader.boolean(o, "moe_router_fusion", path, &t->moe_router_fusion);
+    // Megatron-Core's --cuda-graph-scope: a list of its scope names.
+    const QJsonValue scope = o.value("cuda_graph_scope");
+    if (!scope.isUndefined()) {
+        const QJsonArray array = scope.toArray();
+        const std::string choices = enumChoices(kCudaGraphScopeNames);
+        if (!scope.isArray() || array.size() > 16) {
+            reader.error("training.cuda_graph_scope",
+                         "must be a list of Megatron-Core capture scopes (" + choices + ")");
+        } else {
+            t->cuda_graph_scope = 0;
+            for (const QJsonValue& v : array) {
+                unsigned bit = 0;
+                if (!v.isString() ||
+                    !enumFromName(kCudaGraphScopeNames, v.toString().toStdString(), &bit)) {
+                    reader.error("training.cuda_graph_scope",
+                                 "unknown scope " +
+                                     (v.isString() ? "'" + v.toString().toStdString() + "'"
+                                                   : std::string("(not a string)")) +
+                                     " (" + choices + ")");
+                    break;
+                }
+                t->cuda_graph_scope |= bit;
+            }
+        }
+    }
 }
 
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
@@ -467,6 +494,15 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["fp8_attention"] = true;
     if (t.moe_dispatcher != MoeDispatcher::Auto)
         training["moe_dispatcher"] = moeDispatcherName(t.moe_dispatcher);
+    if (t.moe_router_fusion)
+        training["moe_router_fusion"] = true;
+    if (t.cuda_graph_scope != 0) {
+        QJsonArray scope;
+        for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
+            if (t.cuda_graph_scope & entry.value)
+                scope.append(QString::fromLatin1(entry.name));
+        training["cuda_graph_scope"] = scope;
+    }
     root["training"] = training;
     QJsonObject overrides;
     const EngineFigures& f = plan.figures;
