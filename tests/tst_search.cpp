@@ -24,6 +24,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -405,6 +406,60 @@ class TestSearch : public QObject
     Q_OBJECT
 
 private slots:
+    void mixturesOfExpertsAreSearchedUnderEachDispatcher()
+    {
+        // Mixtral on two DGX H100 nodes: each layout whose EP x expert TP exceeds 1 is tried
+        // with alltoall, deepep and (within one NVLink domain of 8) allgather; the best row is
+        // the best of the searches that keep one dispatcher, and says which it runs.
+        Plan base = smallPlan("mixtral-8x7b");
+        SearchOptions options;
+        options.max_micro_batch = 2;
+        options.bound = false;
+        std::vector<MoeDispatcher> dispatchers;
+        const std::vector<ParallelLayout> points = enumerateLayouts(base, options, &dispatchers);
+        std::map<MoeDispatcher, long long> tried;
+        for (size_t i = 0; i < points.size(); ++i) {
+            const ParallelLayout& p = points[i];
+            const long long group = static_cast<long long>(p.ep) * p.expertTp();
+            if (group <= 1) {
+                QVERIFY(dispatchers[i] == base.training.moe_dispatcher);
+                continue;
+            }
+            ++tried[dispatchers[i]];
+            if (dispatchers[i] == MoeDispatcher::AllGather)
+                QVERIFY2(group <= 8, qPrintable(QString::fromStdString(layoutLabel(p))));
+        }
+        QVERIFY(tried[MoeDispatcher::AllToAll] > 0);
+        QVERIFY(tried[MoeDispatcher::DeepEP] == tried[MoeDispatcher::AllToAll]);
+        QVERIFY(tried[MoeDispatcher::AllGather] > 0);
+        QVERIFY(tried[MoeDispatcher::AllGather] < tried[MoeDispatcher::AllToAll]);
+
+        const SearchResult all = searchPlans(base, HardwareCatalog::bundled(), options);
+        QVERIFY2(all.ok, all.error.c_str());
+        QVERIFY(!all.top.empty());
+        const SearchCandidate& best = all.top.front();
+        // The row's cost is its layout's under its dispatcher.
+        Plan chosen = base;
+        chosen.parallel = best.layout;
+        chosen.training.moe_dispatcher = best.moe_dispatcher;
+        QCOMPARE(
+            StepEngine(chosen.cluster, HardwareCatalog::bundled()).evaluate(chosen).step_time_s,
+            best.step_time_s);
+        QVERIFY(QString::fromStdString(candidateLabel(best))
+                    .endsWith(moeDispatcherName(best.moe_dispatcher)));
+        options.dispatchers = false;
+        double fastest = 1e300;
+        for (MoeDispatcher d : {MoeDispatcher::AllToAll, MoeDispatcher::DeepEP}) {
+            base.training.moe_dispatcher = d;
+            const SearchResult kept = searchPlans(base, HardwareCatalog::bundled(), options);
+            QVERIFY2(kept.ok, kept.error.c_str());
+            fastest = std::min(fastest, kept.top.front().step_time_s);
+        }
+        QVERIFY(best.step_time_s <= fastest);
+        // PyTorch FSDP1 has the all-to-all alone.
+        QCOMPARE(searchDispatchers(TrainingFramework::PytorchFsdp).size(), size_t(1));
+    }
+
     void everyCandidateRunsOnThePlansFramework_data()
     {
         QTest::addColumn<int>("framework");
@@ -598,10 +653,14 @@ private slots:
         exhaustive.objective = SearchObjective(objective);
         exhaustive.top = top;
         exhaustive.bound = false;
+        // The step-time rows search the MoE dispatchers too; the other objectives score the
+        // same blocks differently, so they keep the plan's (the suite's time under sanitizers).
+        exhaustive.dispatchers = exhaustive.objective == SearchObjective::StepTime;
         const SearchResult a = searchPlans(base, HardwareCatalog::bundled(), exhaustive);
         QVERIFY(a.ok);
         QCOMPARE(a.bounded, 0LL);
         SearchOptions fast = spaceOptions(plan);
+        fast.dispatchers = exhaustive.dispatchers;
         fast.objective = exhaustive.objective;
         fast.top = top;
         QVERIFY(fast.bound); // the default
@@ -1057,8 +1116,11 @@ private slots:
         options.constraints.fixed_micro_batch = microBatch;
         options.constraints.pp_across_nodes = ppAcrossNodes;
         const LayoutSpace space(base, options);
-        const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options);
+        // Every point: an MoE layout once per dispatcher it is searched with.
+        std::vector<MoeDispatcher> dispatchers;
+        const std::vector<ParallelLayout> layouts = enumerateLayouts(base, options, &dispatchers);
         QCOMPARE(space.size(), static_cast<long long>(layouts.size()));
+        QCOMPARE(dispatchers.size(), layouts.size());
         long long kept = 0;
         long long stages = 0;
         for (const ParallelLayout& p : layouts) {
@@ -1247,8 +1309,8 @@ private slots:
         QVERIFY(overBudget);
         options.max_interleave = 64;
         options.max_micro_batch = 1 << 20;
-        // (476,849,772 before EP could fold under TP.)
-        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 1104916428LL);
+        // (476,849,772 before EP could fold under TP, 1,104,916,428 before the dispatchers.)
+        QCOMPARE(LayoutSpace(base, options).toEvaluate(), 2336557104LL);
         QVERIFY(!searchPlans(base, HardwareCatalog::bundled(), options).ok);
     }
 

@@ -302,12 +302,15 @@ void MainWindow::connectDocument()
 void MainWindow::connectPanels()
 {
     connect(m_search, &SearchPanel::layoutChosen, this,
-            [this](const ParallelLayout& layout, const QString& label) {
+            [this](const ParallelLayout& layout, MoeDispatcher dispatcher, const QString& label) {
                 m_document->edit(tr("use searched layout %1").arg(label), Field::Whole,
-                                 [layout](Plan& plan) {
+                                 [layout, dispatcher](Plan& plan) {
                                      // The search costed every layout on the plan's framework,
-                                     // which the layout leaves as it is.
+                                     // which the layout leaves as it is; an MoE row also
+                                     // says which token dispatcher it ran.
                                      plan.parallel = layout;
+                                     if (dispatcher != MoeDispatcher::Auto)
+                                         plan.training.moe_dispatcher = dispatcher;
                                  });
                 m_document->setNote(tr("Loaded %1 from the search (Edit > Undo restores the "
                                        "previous layout)")

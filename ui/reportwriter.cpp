@@ -412,7 +412,7 @@ void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
                         .arg(comparison.size()));
         QStringList header = {"Figure"};
         for (const ComparedPlan& p : comparison)
-            header << p.label + "\n" + layoutText(p.layout);
+            header << p.label + "\n" + comparedText(p);
         auto row = [&](const QString& name, auto value) {
             QStringList cells = {name};
             for (const ComparedPlan& p : comparison)
@@ -594,7 +594,7 @@ bool ReportWriter::writePdf(const PlanResults& results, QIODevice* device,
         QStringList labels;
         std::vector<StepBreakdown> breakdowns;
         for (const ComparedPlan& p : options.comparison) {
-            labels << p.label + "\n" + layoutText(p.layout);
+            labels << p.label + "\n" + comparedText(p);
             breakdowns.push_back(p.cost.breakdown);
         }
         compare.setPlans(labels, breakdowns);

@@ -255,7 +255,7 @@ void SearchPanel::connectControls()
     auto chosen = [this](const QModelIndex& index) {
         const SearchCandidate* c = m_model->candidate(m_sorted->mapToSource(index).row());
         if (c)
-            emit layoutChosen(c->layout, layoutText(c->layout));
+            emit layoutChosen(c->layout, c->moe_dispatcher, candidateText(*c));
     };
     connect(m_table, &QTableView::doubleClicked, this, chosen);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -264,7 +264,7 @@ void SearchPanel::connectControls()
                 const SearchCandidate* c = row >= 0 ? m_model->candidate(row) : nullptr;
                 m_why->setText(c ? tr("#%1 %2: %3")
                                        .arg(row + 1)
-                                       .arg(layoutText(c->layout),
+                                       .arg(candidateText(*c),
                                             QString::fromStdString(searchRowBehind(*c, row + 1)))
                                  : tr("Select a candidate to see what puts it behind the best."));
             });
@@ -470,6 +470,7 @@ bool SearchPanel::pin(int sortedRow, QString* error)
             return false;
         }
         plan.layout = c->layout;
+        plan.moe_dispatcher = c->moe_dispatcher;
         plan.cost = c->cost;
         plan.label = tr("search #%1").arg(row + 1);
     }
@@ -507,7 +508,7 @@ void SearchPanel::refreshComparison()
         const StepBreakdown& b = p.cost.breakdown;
         const double exposed = b.exposedCommunication();
         const QStringList values = {
-            layoutText(p.layout),
+            comparedText(p),
             QString::fromStdString(units::formatSeconds(p.cost.step_time_s)),
             QString::number(p.cost.metrics.tokens_per_s, 'f', 0),
             QString("%1%").arg(100 * p.cost.metrics.mfu, 0, 'f', 1),

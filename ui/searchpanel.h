@@ -32,6 +32,8 @@ struct ComparedPlan
 {
     QString label;
     ParallelLayout layout;
+    /// The dispatcher a searched row runs (Auto: the plan's own).
+    MoeDispatcher moe_dispatcher = MoeDispatcher::Auto;
     StepCost cost;
 };
 
@@ -77,7 +79,9 @@ QString behindCell(const SearchCandidate& candidate, int rank);
 /// Its tooltip: every component's difference, and what a tie and a fold mean.
 QString behindToolTip(const SearchCandidate& candidate, int rank);
 /// Short text for a layout: "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1".
-QString layoutText(const ParallelLayout& layout); ///< layoutLabel() as a QString
+QString layoutText(const ParallelLayout& layout);        ///< layoutLabel() as a QString
+QString candidateText(const SearchCandidate& candidate); ///< candidateLabel() as a QString
+QString comparedText(const ComparedPlan& plan);          ///< its layout and a searched dispatcher
 
 /// "Find the best plan": objective and constraints, run and cancel (the search runs on a
 /// worker thread), ranked results, the Pareto front, and 2-4 pinned plans side by side.
@@ -113,7 +117,9 @@ public:
 
 signals:
     /// A candidate was chosen (double-click or "Use this layout").
-    void layoutChosen(const paraplan::ParallelLayout& layout, const QString& label);
+    /// A ranked row chosen: its layout and the dispatcher it runs (Auto: the plan's own).
+    void layoutChosen(const paraplan::ParallelLayout& layout, paraplan::MoeDispatcher dispatcher,
+                      const QString& label);
     void finished();
 
 private:

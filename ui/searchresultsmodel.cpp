@@ -14,6 +14,19 @@ QString layoutText(const ParallelLayout& p)
     return QString::fromStdString(paraplan::layoutLabel(p));
 }
 
+QString candidateText(const SearchCandidate& candidate)
+{
+    return QString::fromStdString(paraplan::candidateLabel(candidate));
+}
+
+QString comparedText(const ComparedPlan& plan)
+{
+    SearchCandidate c;
+    c.layout = plan.layout;
+    c.moe_dispatcher = plan.moe_dispatcher;
+    return candidateText(c);
+}
+
 QString stageMemory(const StepCost& cost)
 {
     QStringList totals;
@@ -96,7 +109,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
         case Rank:
             return index.row();
         case Layout:
-            return layoutText(c->layout);
+            return candidateText(*c);
         case StepTime:
             return c->step_time_s;
         case Memory:
@@ -121,7 +134,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
     case Rank:
         return index.row() + 1;
     case Layout:
-        return layoutText(c->layout);
+        return candidateText(*c);
     case StepTime:
         return QString::fromStdString(units::formatSeconds(c->step_time_s));
     case Memory:

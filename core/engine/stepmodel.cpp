@@ -276,7 +276,9 @@ const LayerAnswers& sharedLayerCompute(unsigned long long engine, const Context&
         h = (h ^ bits) * 0xBF58476D1CE4E5B9ULL;
         h ^= h >> 31;
     }
-    Entry& e = table[static_cast<size_t>(h % table.size())];
+    // A plan's dense and MoE layers share every hashed field but the MoE flag: they take the
+    // two slots of one pair, so that one never evicts the other.
+    Entry& e = table[static_cast<size_t>(h % (table.size() / 2) * 2 + (moe ? 1 : 0))];
     // Compared bit for bit (a -0.0 is not a 0.0 here).
     if (!e.used || std::memcmp(e.key.data(), key.data(), sizeof key) != 0) {
         e.value.layer = layerCompute(c, moe);

@@ -3,6 +3,7 @@
 #include "searchrun.h"
 #include "searchspace.h"
 #include "searchwording.h"
+#include "summary.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,16 +56,46 @@ double searchScore(const StepCost& cost, int gpus, SearchObjective objective)
     return cost.step_time_s;
 }
 
-std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options)
+std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options,
+                                             std::vector<MoeDispatcher>* dispatchers)
 {
     std::vector<ParallelLayout> layouts;
+    if (dispatchers)
+        dispatchers->clear();
     const LayoutSpace space(base, options);
     space.forEachBlock([&](const LayoutSpace::Block& block) {
-        for (long long i = 0; i < block.size(); ++i)
+        if (block.repeat && !dispatchers)
+            return true;
+        for (long long i = 0; i < block.size(); ++i) {
             layouts.push_back(space.layout(block, i));
+            if (dispatchers)
+                dispatchers->push_back(block.dispatcher);
+        }
         return true;
     });
     return layouts;
+}
+
+std::vector<MoeDispatcher> searchDispatchers(TrainingFramework framework)
+{
+    switch (framework) {
+    case TrainingFramework::Megatron:
+        return {MoeDispatcher::DeepEP, MoeDispatcher::AllToAll, MoeDispatcher::AllGather};
+    case TrainingFramework::Torchtitan:
+        return {MoeDispatcher::DeepEP, MoeDispatcher::AllToAll};
+    case TrainingFramework::PytorchFsdp:
+    case TrainingFramework::DeepSpeed:
+        break;
+    }
+    return {MoeDispatcher::AllToAll};
+}
+
+std::string candidateLabel(const SearchCandidate& candidate)
+{
+    std::string text = layoutLabel(candidate.layout);
+    if (candidate.moe_dispatcher != MoeDispatcher::Auto)
+        text += std::string(" ") + moeDispatcherName(candidate.moe_dispatcher);
+    return text;
 }
 
 std::string searchProblem(const Plan& base, const SearchOptions& options, bool* overBudget)

@@ -71,11 +71,17 @@ struct SearchOptions
     /// run to run. Off: every valid layout is costed (the reference the tests hold the bound
     /// to; paraplan-cli search --exhaustive).
     bool bound = true;
+    /// MoE: try each of searchDispatchers() where EP x expert TP > 1 (the default); off, every
+    /// layout runs the plan's training.moe_dispatcher (paraplan-cli search --keep-dispatcher).
+    bool dispatchers = true;
 };
 
 struct SearchCandidate
 {
     ParallelLayout layout;
+    /// The MoE token dispatcher the row runs (training.moe_dispatcher): the search tries each
+    /// of searchDispatchers() where EP x expert TP > 1; else the plan's own.
+    MoeDispatcher moe_dispatcher = MoeDispatcher::Auto;
     double score = 0;
     double step_time_s = 0;
     double memory_bytes = 0; ///< fullest stage, per GPU
@@ -153,9 +159,22 @@ std::string searchRowBehind(const SearchCandidate& candidate, int rank);
 std::string searchRowNet(const SearchCandidate& candidate, int rank);
 
 /// Every layout in the space of `base` (its model, cluster and training settings), in a fixed
-/// order; the search and its tests share this enumeration, not the scoring. It lists the
-/// whole space: for tests over small spaces (the search itself walks a LayoutSpace).
-std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options);
+/// order, each once (a mixture of experts' layouts are searched under each of their
+/// dispatchers as well); the search and its tests share this enumeration, not the scoring. It
+/// lists the whole space: for tests over small spaces (the search itself walks a LayoutSpace).
+/// With `dispatchers`, every point of the space instead, a layout once per dispatcher it is
+/// searched with, and each point's dispatcher in `dispatchers` (as many as layouts).
+std::vector<ParallelLayout> enumerateLayouts(const Plan& base, const SearchOptions& options,
+                                             std::vector<MoeDispatcher>* dispatchers = nullptr);
+
+/// The MoE token dispatchers a search tries for `framework` where EP x expert TP > 1:
+/// Megatron-Core's alltoall, allgather (at EP x expert TP within one NVLink domain: "small
+/// EP", Megatron-Core's MoE README) and flex with DeepEP; torchtitan's all-to-all and DeepEP
+/// (expert_parallel_comm_backend); the all-to-all alone for FSDP1 and DeepSpeed.
+std::vector<MoeDispatcher> searchDispatchers(TrainingFramework framework);
+/// A row's layout as the CLI and the window label it: layoutLabel() and, where the search
+/// chose it, the dispatcher ("tp2 pp8 dp32 cp1 ep64 etp1 z1 sp selective v1 mb1 deepep").
+std::string candidateLabel(const SearchCandidate& candidate);
 
 /// The most layouts one search evaluates with the engine (those left after the constraints
 /// on the layout alone: largest TP, fixed micro-batch, stages across nodes), and the most

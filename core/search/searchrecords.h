@@ -18,13 +18,6 @@
 
 namespace paraplan::searchdetail {
 
-// The layout's fields as a tuple: the tie-break that makes rankings deterministic.
-inline auto key(const ParallelLayout& p)
-{
-    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
-                           static_cast<int>(p.recompute), p.interleave, p.micro_batch);
-}
-
 // What the ranking keeps of a scored layout.
 struct Record
 {
@@ -33,14 +26,25 @@ struct Record
     double memory_bytes;
     double tokens_per_s;
     ParallelLayout layout;
+    MoeDispatcher dispatcher; ///< the block's (LayoutSpace::Block::dispatcher)
 };
+
+// The layout's fields and the dispatcher as a tuple: the tie-break that makes rankings
+// deterministic.
+inline auto key(const Record& r)
+{
+    const ParallelLayout& p = r.layout;
+    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
+                           static_cast<int>(p.recompute), p.interleave, p.micro_batch,
+                           static_cast<int>(r.dispatcher));
+}
 
 // Rank: score, then the layout's fields, so equal scores order the same on every run.
 inline bool better(const Record& a, const Record& b)
 {
     if (a.score != b.score)
         return a.score < b.score;
-    return key(a.layout) < key(b.layout);
+    return key(a) < key(b);
 }
 
 // Inside a tie group: more free memory first, in whole kSearchMemoryStep steps (the GPU's
@@ -55,17 +59,18 @@ inline bool tieOrder(const Record& a, const Record& b)
     const std::vector<int> simpleB = simplicityKey(b.layout);
     if (simpleA != simpleB)
         return simpleA < simpleB;
-    return key(a.layout) < key(b.layout);
+    return key(a) < key(b);
 }
 
-// Layouts with the same degrees, interleave and micro-batch whose step time and memory are
-// equal to the last bit: one plan as far as the engine can tell (ranking.h, rule 3).
-using Outcome = std::tuple<int, int, int, int, int, int, int, double, double>;
+// Layouts with the same degrees, interleave, micro-batch and dispatcher whose step time and
+// memory are equal to the last bit: one plan as far as the engine can tell (ranking.h, rule 3).
+using Outcome = std::tuple<int, int, int, int, int, int, int, int, double, double>;
 inline Outcome outcomeOf(const Record& r)
 {
     const ParallelLayout& p = r.layout;
-    return {p.tp,         p.pp,          p.cp,          p.dp,          p.ep,
-            p.interleave, p.micro_batch, r.step_time_s, r.memory_bytes};
+    return {p.tp,          p.pp,          p.cp,          p.dp,
+            p.ep,          p.interleave,  p.micro_batch, static_cast<int>(r.dispatcher),
+            r.step_time_s, r.memory_bytes};
 }
 
 // A record kept for the ranking and how many same-plan twins it stands for.
@@ -177,7 +182,7 @@ private:
             return a.memory_bytes < b.memory_bytes;
         if (a.step_time_s != b.step_time_s)
             return a.step_time_s < b.step_time_s;
-        return key(a.layout) < key(b.layout);
+        return key(a) < key(b);
     }
     std::vector<Record> m_members;
 };
@@ -212,6 +217,7 @@ struct alignas(64) Tally
         ParallelLayout layout;
         double memory_bytes;
         double at_least_s;
+        MoeDispatcher dispatcher;
     };
     std::vector<Deferred> deferred;
     static_assert(sizeof(Deferred) <= 128, "kMaxDeferred's memory figure");

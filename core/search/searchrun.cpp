@@ -54,8 +54,12 @@ std::string SearchRun::scoreLayout(Plan& plan, Tally& tally, double* bound)
         ++tally.headroom;
         return {};
     }
-    const Record r{searchScore(cost, static_cast<int>(gpus), options.objective), cost.step_time_s,
-                   cost.max_stage_total_bytes, cost.metrics.tokens_per_s, plan.parallel};
+    const Record r{searchScore(cost, static_cast<int>(gpus), options.objective),
+                   cost.step_time_s,
+                   cost.max_stage_total_bytes,
+                   cost.metrics.tokens_per_s,
+                   plan.parallel,
+                   plan.training.moe_dispatcher};
     ++tally.scored;
     if (result.given_ok && r.score < result.given.score)
         ++tally.better_than_given;
@@ -103,7 +107,7 @@ bool SearchRun::judgedByMemory(const Plan& plan, Tally& tally, double atLeast)
     else if (tally.pareto.dominated(bytes, atLeast))
         ++tally.scored;
     else if (tally.deferred.size() < kMaxDeferred) {
-        tally.deferred.push_back({plan.parallel, bytes, atLeast});
+        tally.deferred.push_back({plan.parallel, bytes, atLeast, plan.training.moe_dispatcher});
         ++tally.scored;
     } else
         return false;
@@ -128,13 +132,14 @@ void SearchRun::settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto)
             if (++costed % 256 == 0 && cancel && cancel->load(std::memory_order_relaxed))
                 result.cancelled = true;
             plan.parallel = d.layout;
+            plan.training.moe_dispatcher = d.dispatcher;
             engine.evaluate(plan, tally.cost);
             const StepCost& cost = tally.cost;
             --result.bounded;
             ++result.evaluated;
             pareto.insert({searchScore(cost, static_cast<int>(gpus), options.objective),
                            cost.step_time_s, cost.max_stage_total_bytes, cost.metrics.tokens_per_s,
-                           plan.parallel});
+                           plan.parallel, plan.training.moe_dispatcher});
         }
         tally.deferred = {};
     }
@@ -146,6 +151,7 @@ void SearchRun::settleDeferred(std::vector<Tally>& tallies, ParetoFront& pareto)
 void SearchRun::scoreBlock(const LayoutSpace::Block& block, long long from, long long to,
                            Plan& plan, Tally& tally)
 {
+    plan.training.moe_dispatcher = block.dispatcher;
     const std::string exclusion = space.blockExclusion(block);
     if (exclusion == "max-tp" || space.fixedColumn() == -2) {
         tally.constrained[exclusion == "max-tp" ? "max-tp" : "micro-batch"] += to - from;

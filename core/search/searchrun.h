@@ -64,12 +64,14 @@ struct SearchRun
     {
         SearchCandidate c;
         c.layout = r.layout;
+        c.moe_dispatcher = r.dispatcher;
         c.score = r.score;
         c.step_time_s = r.step_time_s;
         c.memory_bytes = r.memory_bytes;
         c.tokens_per_s = r.tokens_per_s;
         Plan plan = base;
         plan.parallel = c.layout;
+        plan.training.moe_dispatcher = r.dispatcher;
         c.cost = engine.evaluate(plan);
         return c;
     }

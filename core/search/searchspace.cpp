@@ -14,6 +14,10 @@ LayoutSpace::LayoutSpace(const Plan& base, const SearchOptions& options)
         return;
     m_moe = base.model.isMoe();
     m_experts = std::max(1, base.model.experts);
+    m_planDispatcher = base.training.moe_dispatcher;
+    if (m_moe && options.dispatchers)
+        m_dispatchers = searchDispatchers(base.training.framework);
+    m_nvlinkDomain = std::max(1, base.cluster.nvlinkDomainGpus());
     m_layers = base.model.layers;
     m_gpusPerNode = base.cluster.gpusPerNode();
     for (long long mb = 1; mb <= std::max(1, options.max_micro_batch); mb *= 2)

@@ -9,9 +9,10 @@ namespace paraplan {
 struct SearchOptions;
 
 /// The layout search's space, generated on demand rather than listed: one block per
-/// tp x pp x cp x ep x expert TP (dp follows from the GPU count; MoE models draw EP from
-/// cp x dp with expert TP = TP, or with expert TP 1 from tp x cp x dp, Megatron-Core's MoE
-/// parallel folding), each block holding the same grid of
+/// tp x pp x cp x ep x expert TP x dispatcher (dp follows from the GPU count; MoE models draw
+/// EP from cp x dp with expert TP = TP, or with expert TP 1 from tp x cp x dp, Megatron-Core's
+/// MoE parallel folding, and where EP x expert TP > 1 try each token dispatcher the plan's
+/// framework has, searchDispatchers()), each block holding the same grid of
 /// rows (ZeRO stage, sequence parallelism, recompute, interleave) by columns (micro-batch
 /// 1, 2, 4, ... up to the largest searched). A layout is named by its block and its index
 /// in the block, row-major; the blocks and layouts come in the order enumerateLayouts()
@@ -27,7 +28,11 @@ public:
         int cp = 1;
         int dp = 1;
         int ep = 1;
-        int expert_tp = 0;   ///< MoE: 0 (expert TP = TP, EP from cp x dp) or 1 (folded)
+        int expert_tp = 0; ///< MoE: 0 (expert TP = TP, EP from cp x dp) or 1 (folded)
+        /// The token dispatcher its layouts run (the plan's where the space does not vary it).
+        MoeDispatcher dispatcher = MoeDispatcher::Auto;
+        /// Not the first dispatcher of its layouts: enumerateLayouts() lists each layout once.
+        bool repeat = false;
         int rows = 0;        ///< ZeRO x sequence parallelism x recompute x interleave
         int columns = 0;     ///< micro-batch sizes
         long long first = 0; ///< index of the block's first layout in the whole space
@@ -77,6 +82,9 @@ private:
     void divisorsOf(long long n, std::vector<int>* out) const;
     bool m_moe = false;
     int m_experts = 1;
+    MoeDispatcher m_planDispatcher = MoeDispatcher::Auto;
+    std::vector<MoeDispatcher> m_dispatchers; ///< searchDispatchers() of the plan
+    int m_nvlinkDomain = 1;
     int m_layers = 0;
     long long m_gpus = 0;
     std::vector<int> m_divisors; ///< of the GPU count, ascending
@@ -114,9 +122,25 @@ template <class Visit> void LayoutSpace::forEachBlock(Visit visit) const
                         b.expert_tp = fold;
                         b.rows = rowsOf(tp, pp);
                         b.columns = columns();
-                        if (!visit(static_cast<const Block&>(b)))
-                            return;
-                        b.first += b.size();
+                        // The dispatchers move tokens only between EP x expert TP ranks.
+                        const long long group = static_cast<long long>(ep) * (fold ? 1 : tp);
+                        const size_t tries = group > 1 ? m_dispatchers.size() : 0;
+                        b.repeat = false;
+                        b.dispatcher = m_planDispatcher;
+                        for (size_t d = 0; d < std::max<size_t>(tries, 1); ++d) {
+                            if (tries > 0) {
+                                b.dispatcher = m_dispatchers[d];
+                                // allgather: for small EP (Megatron-Core's MoE README), one
+                                // NVLink domain at most.
+                                if (b.dispatcher == MoeDispatcher::AllGather &&
+                                    group > m_nvlinkDomain)
+                                    continue;
+                            }
+                            if (!visit(static_cast<const Block&>(b)))
+                                return;
+                            b.first += b.size();
+                            b.repeat = true;
+                        }
                     }
                 }
             }

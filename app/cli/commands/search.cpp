@@ -54,6 +54,7 @@ SearchOptions searchFromArgs(const Args& args)
     search.bound = !args.flag("--exhaustive");
     if (args.has("--max-tp"))
         search.constraints.max_tp = args.integer("--max-tp", 1, 1 << 20);
+    search.dispatchers = !args.flag("--keep-dispatcher");
     if (args.has("--micro-batch"))
         search.constraints.fixed_micro_batch = args.integer("--micro-batch", 1, 1 << 20);
     if (args.has("--max-interleave"))
@@ -108,6 +109,8 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
                               {"memory_bytes", c.memory_bytes},
                               {"tokens_per_s", c.tokens_per_s},
                               {"mfu", c.cost.metrics.mfu}};
+            if (c.moe_dispatcher != MoeDispatcher::Auto)
+                entry["moe_dispatcher"] = moeDispatcherName(c.moe_dispatcher);
             entry["behind_s"] = c.behind_s;
             entry["behind"] = partsJson(c.behind);
             entry["tied"] = c.tied;
@@ -256,14 +259,14 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
     }
     size_t width = 40; // the layout column: its longest label (folded expert TP is longer)
     for (const SearchCandidate& c : result.top)
-        width = std::max(width, layoutLabel(c.layout).size() + 1);
+        width = std::max(width, candidateLabel(c).size() + 1);
     const int column = static_cast<int>(width);
     out << "\n  " << std::left << std::setw(4) << "#" << std::setw(column) << "layout" << std::right
         << std::setw(11) << "step" << std::setw(10) << "GiB/GPU" << std::setw(8) << "MFU"
         << "  behind the best by\n";
     for (size_t i = 0; i < result.top.size(); ++i) {
         const SearchCandidate& c = result.top[i];
-        const std::string layout = layoutLabel(c.layout);
+        const std::string layout = candidateLabel(c);
         out << "  " << std::left << std::setw(4) << (i + 1) << std::setw(column) << layout
             << std::right << std::setw(11) << formatSeconds(c.step_time_s) << std::setw(10)
             << formatNumber(units::toGiB(c.memory_bytes), 3) << std::setw(7)
@@ -307,6 +310,11 @@ Options searchOptions()
         flagOption("--bound", "The step-time bound (the default; kept for scripts): an error "
                               "with --exhaustive."),
         valueOption("--max-tp", "N", "Constraint: tensor parallelism at most N."),
+        flagOption("--keep-dispatcher",
+                   "MoE: every layout runs the plan's training.moe_dispatcher. By default each "
+                   "layout whose EP x expert TP exceeds 1 is tried with each token dispatcher the "
+                   "plan's framework has (Megatron-Core: alltoall, allgather within one NVLink "
+                   "domain, deepep; torchtitan: alltoall, deepep)."),
         flagOption("--pp-across-nodes",
                    "Constraint: every pipeline stage of a group on a different node."),
         valueOption("--headroom", "SHARE",
@@ -337,10 +345,13 @@ int runSearch(const Args& args, std::ostream& out)
     const SearchOptions search = searchFromArgs(args);
     const SearchResult result = searchPlans(plan, HardwareCatalog::bundled(), search);
     if (!result.ok)
-        throw UsageError(result.error + (result.over_budget
-                                             ? "; narrow it with --max-tp, --micro-batch, "
-                                               "--max-interleave or --max-micro-batch"
-                                             : ""));
+        throw UsageError(result.error +
+                         (!result.over_budget ? ""
+                          : plan.model.isMoe() && search.dispatchers
+                              ? "; narrow it with --max-tp, --micro-batch, --max-interleave, "
+                                "--max-micro-batch or --keep-dispatcher"
+                              : "; narrow it with --max-tp, --micro-batch, --max-interleave or "
+                                "--max-micro-batch"));
     if (args.flag("--json"))
         printSearchJson(plan, search, result, out);
     else
