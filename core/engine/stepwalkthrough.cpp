@@ -313,8 +313,30 @@ void Walk::gemmSteps() const
                 " / (P × e); t_a = w (M K + K N)" + nb + " / H; t_o = w M N" + nb + " / H",
             substitution, formatSeconds(g.time_s), g.time_s, "s",
             "formula: roofline per GEMM; NVIDIA Matrix Multiplication Background User's "
-            "Guide (2023), sections 3.1-3.2; output write: docs/engine.md");
+            "Guide (2023), sections 3.1-3.2; output write: docs/engine.md" +
+                (experts && gpu ? groupedSource(*gpu, fp8Gemm) : std::string()));
     }
+}
+
+// Where a grouped expert GEMM's share e comes from: the GPU's measured grouped rate, FP8 or
+// 16-bit, or the rule that carries the 16-bit one to FP8 (docs/engine.md, "Grouped expert
+// GEMMs"); nothing when the GPU has no grouped figure (the dense share applies).
+std::string Walk::groupedSource(const GpuSpec& gpu, bool fp8) const
+{
+    const KernelFigures& k = gpu.kernels;
+    if (!(k.grouped_gemm_tflops > 0))
+        return {};
+    const std::string bf16 = "grouped rate " + formatNumber(k.grouped_gemm_tflops, 4) +
+                             " TFLOP/s (" + k.grouped_source + ")";
+    if (!fp8)
+        return "; e: " + bf16;
+    if (k.grouped_fp8_tflops > 0)
+        return "; e: FP8 grouped rate " + formatNumber(k.grouped_fp8_tflops, 4) + " TFLOP/s (" +
+               k.grouped_fp8_source + ")";
+    return "; e: the dense FP8 share slowed by the time per FLOP the 16-bit grouped rate spends "
+           "above the dense 16-bit share (docs/engine.md, 'Grouped expert GEMMs': an "
+           "assumption); " +
+           bf16;
 }
 
 void Walk::fp8CastStep() const

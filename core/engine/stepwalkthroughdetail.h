@@ -44,6 +44,7 @@ struct Walk
     void modelFlops() const;
     void layerSteps() const;
     void gemmSteps() const;
+    std::string groupedSource(const GpuSpec& gpu, bool fp8) const;
     void fp8CastStep() const;
     void stageSteps() const;
     void moeDispatchStep() const;
