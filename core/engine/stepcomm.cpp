@@ -11,7 +11,6 @@
 #include <string>
 
 namespace paraplan::detail {
-namespace {
 
 void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<double, 8>* groupBusy,
              const CollectiveResult& r, double calls, const char* group)
@@ -41,6 +40,8 @@ void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<doub
     if (!network && r.nodes_spanned > 1)
         add(Tier::Network, calls * r.bandwidth_time_s);
 }
+
+namespace {
 
 // Whether a collective keeps a tier busy (the tiers addBusy charges it to).
 bool touches(const CollectiveResult& r, Tier tier)
@@ -285,210 +286,6 @@ void Evaluation::epOverlap()
     epExposedPerLayer =
         unpaired * epPerLayer + (1 - unpaired) * std::max(0.0, epPerLayer - partner);
     epHiddenShare = 1 - epExposedPerLayer / epPerLayer;
-}
-
-void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, double* exposed,
-                            double* overlapped, CollectiveCost* gather, CollectiveCost* reduce)
-{
-    const double reduceBytes = as.grad_reduce_bytes;
-    // ZeRO-3 / FSDP: every layer's parameters are all-gathered before its forward
-    // and again before its backward (and recompute), and its gradients
-    // reduce-scattered after its backward, each of the per-layer size; the next
-    // `zero3_prefetch` layers' gathers run during this layer's compute (Zhao et al.
-    // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
-    const int layers = std::max(1, st.layers);
-    const double layerParams = st.params / layers;
-    // Both in the evaluation's memo (a ring of 8: the second does not push the first out).
-    const CollectiveResult& g = collective(CollectiveOp::AllGather, layerParams * mem.weightBytes,
-                                           mem.shardRanks, dpStride);
-    const CollectiveResult& r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
-                                           mem.shardRanks, dpStride);
-    // Under PP the gathered stage stays resident across micro-batches: one gather
-    // and one reduce-scatter per layer per step; else per micro-batch.
-    const double rounds = p.pp > 1 ? 1.0 : mem.microbatches;
-    const double layerFwd = st.forward_s / layers;
-    const double layerBwd = (st.backward_s + st.recompute_s) / layers;
-    // Forward: the first gather is exposed; afterwards each layer's gather runs
-    // during the layers ahead of it, and whatever the link cannot keep up with
-    // shows (prefetching deeper smooths uneven layers but adds no bandwidth).
-    const double fwdExposed = g.time_s + (layers - 1) * std::max(0.0, g.time_s - layerFwd);
-    // Backward: a gather and a reduce-scatter share the link per layer; the last
-    // reduce-scatter is exposed.
-    const double bwdExposed =
-        r.time_s + (layers - 1) * std::max(0.0, g.time_s + r.time_s - layerBwd);
-    const double gathers = rounds * 2 * layers;
-    const double scatters = rounds * layers;
-    // Gathered shards are copied out into the parameters (read and write 16 bits)
-    // and gradients copied into the reduce-scatter buffer in the reduce dtype, on
-    // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
-    const double copyBytes =
-        layerParams * (gathers * 2 * mem.weightBytes + scatters * (mem.weightBytes + reduceBytes));
-    *exposed =
-        (p.pp > 1 ? 1.0 : double(mem.microbatches)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
-    if (p.zero3_prefetch == 0)
-        *exposed = gathers * g.time_s + scatters * r.time_s;
-    *overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - *exposed);
-    if (report) {
-        *gather = CollectiveCost{"dp",
-                                 "ZeRO-3 / FSDP per-layer parameter all-gather, "
-                                 "forward and backward",
-                                 g,
-                                 dpStride,
-                                 gathers,
-                                 gathers * g.time_s,
-                                 0};
-        *reduce = CollectiveCost{"dp",     "per-layer gradient reduce-scatter (ZeRO-3 / FSDP)",
-                                 r,        dpStride,
-                                 scatters, scatters * r.time_s,
-                                 0};
-        addBusy(&busy, &busiest, &busiestSeconds, g, gathers, "dp");
-        addBusy(&busy, &busiest, &busiestSeconds, r, scatters, "dp");
-    }
-}
-
-// The routed experts' bucketed sync over the expert data-parallel group, added to the
-// stage's gradient sync and gather times; `report` keeps the collectives.
-void expertBucketSync(Evaluation& e, const StageCost& st, bool report, CollectiveOp op,
-                      double* reduce, double* gather)
-{
-    const int ranks = e.mem.expertShardRanks;
-    const int stride = e.expertDpStride;
-    const bool zero = e.p.zero >= 1;
-    const CollectiveResult r =
-        report ? e.collective(op, st.expert_params * e.as.grad_reduce_bytes, ranks, stride)
-               : sharedCollective(e.engineSerial, e.model, op,
-                                  st.expert_params * e.as.grad_reduce_bytes, ranks, stride);
-    *reduce += r.time_s;
-    CollectiveResult g;
-    if (zero) {
-        const double bytes = st.expert_params * e.mem.weightBytes;
-        g = report ? e.collective(CollectiveOp::AllGather, bytes, ranks, stride)
-                   : sharedCollective(e.engineSerial, e.model, CollectiveOp::AllGather, bytes,
-                                      ranks, stride);
-        *gather += g.time_s;
-    }
-    if (!report)
-        return;
-    e.expertReduce = CollectiveCost{"dp",
-                                    e.p.zero == 0 ? "expert gradient all-reduce (expert DP)"
-                                                  : "expert gradient reduce-scatter (expert DP)",
-                                    r,
-                                    stride,
-                                    1,
-                                    r.time_s,
-                                    0};
-    addBusy(&e.busy, &e.busiest, &e.busiestSeconds, r, 1, "dp");
-    if (zero) {
-        e.expertGather = CollectiveCost{
-            "dp", "updated expert shards all-gathered (expert DP)", g, stride, 1, g.time_s, 0};
-        addBusy(&e.busy, &e.busiest, &e.busiestSeconds, g, 1, "dp");
-    }
-}
-
-void splitExposed(CollectiveCost* group, CollectiveCost* experts, double total)
-{
-    if (experts->calls_per_step <= 0 || !(total > 0))
-        return;
-    experts->exposed_s = group->exposed_s * experts->total_s / total;
-    group->exposed_s -= experts->exposed_s;
-}
-
-void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpStride,
-                               double* exposed, double* overlapped, CollectiveCost* gather,
-                               CollectiveCost* reduce)
-{
-    const double reduceBytes = as.grad_reduce_bytes;
-    // The routed experts sync over the expert data-parallel group (Megatron-Core's expert
-    // gradient buffers, the distributed optimizer's expert shards), the rest over DP x CP.
-    const double expertParams = st.expert_params;
-    const double bytes = (st.params - expertParams) * reduceBytes;
-    const int expertRanks = mem.expertShardRanks;
-    const bool expertSync = expertParams > 0 && expertRanks > 1;
-    const CollectiveOp op = p.zero == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-    // The collectives' times: looked up for the stage reported (its results are kept), else
-    // from this evaluation's times by parameter count (most stages hold the same layers).
-    const CollectiveResult* r = nullptr;
-    const CollectiveResult* g = nullptr; // in the evaluation's memo, valid for this stage
-    BucketTimes* known = nullptr;
-    if (!report) {
-        for (BucketTimes& t : bucketTimes) {
-            if (t.params == st.params && t.expertParams == expertParams) {
-                known = &t;
-                break;
-            }
-        }
-    }
-    BucketTimes times;
-    if (known) {
-        times = *known;
-    } else if (!report) {
-        // Only their times: read from this thread's answers, not copied into the memo.
-        auto time = [&](CollectiveOp o, double b) {
-            return sharedCollective(engineSerial, model, o, b, mem.shardRanks, dpStride).time_s;
-        };
-        times.reduce = time(op, bytes);
-        if (p.dp_overlap)
-            times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
-        if (p.zero >= 1)
-            times.gather =
-                time(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes);
-        if (expertSync)
-            expertBucketSync(*this, st, false, op, &times.reduce, &times.gather);
-    } else {
-        r = &collective(op, bytes, mem.shardRanks, dpStride);
-        times.reduce = r->time_s;
-        if (p.dp_overlap)
-            times.bucket =
-                collective(op, std::min(bytes, fig.dp_bucket_bytes.value), mem.shardRanks, dpStride)
-                    .time_s;
-        if (p.zero >= 1) {
-            g = &collective(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes,
-                            mem.shardRanks, dpStride);
-            times.gather = g->time_s;
-        }
-        expertReduce = expertGather = CollectiveCost{};
-        if (expertSync)
-            expertBucketSync(*this, st, true, op, &times.reduce, &times.gather);
-    }
-    if (!known) {
-        times.params = st.params;
-        times.expertParams = expertParams;
-        bucketTimes[bucketTimesNext] = times;
-        bucketTimesNext = (bucketTimesNext + 1) % bucketTimes.size();
-    }
-    double rsExposed = times.reduce;
-    if (p.dp_overlap) {
-        // Overlap with this stage's last micro-batch backward; stages after the
-        // first finish earlier by the backward passes still running upstream.
-        const double window = st.backward_s + st.recompute_s;
-        const double slack = i * (st.backward_s + st.recompute_s) / p.interleave;
-        rsExposed = std::max(times.bucket, times.reduce - window - slack);
-    }
-    double gatherExposed = 0;
-    if (p.zero >= 1) {
-        // The updated parameters, gathered during the next step's first forward.
-        gatherExposed = p.dp_overlap ? std::max(0.0, times.gather - st.forward_s) : times.gather;
-    }
-    *exposed = rsExposed + gatherExposed;
-    *overlapped = std::max(0.0, times.reduce - rsExposed) +
-                  (p.zero >= 1 ? std::max(0.0, times.gather - gatherExposed) : 0.0);
-    if (report) {
-        *reduce = CollectiveCost{
-            "dp",     p.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter (ZeRO)",
-            *r,       dpStride,
-            1,        r->time_s,
-            rsExposed};
-        addBusy(&busy, &busiest, &busiestSeconds, *r, 1, "dp");
-        if (g) {
-            *gather = CollectiveCost{
-                "dp",         "updated parameter shards all-gathered", *g, dpStride, 1, g->time_s,
-                gatherExposed};
-            addBusy(&busy, &busiest, &busiestSeconds, *g, 1, "dp");
-        }
-        // The exposed time shared with the experts' sync in proportion to link time.
-        splitExposed(reduce, &expertReduce, times.reduce);
-        splitExposed(gather, &expertGather, times.gather);
-    }
 }
 
 void Evaluation::dataParallel()

@@ -98,9 +98,14 @@ private:
     size_t m_next = 0;
 };
 
+/// Charges `calls` of the collective `r` to the tiers it keeps busy, and names `group` the
+/// tier's busiest where its share is the largest yet (stepcomm.cpp).
+void addBusy(TierBusy* busy, std::array<const char*, 8>* groups, std::array<double, 8>* groupBusy,
+             const CollectiveResult& r, double calls, const char* group);
+
 // One evaluation of a plan: the context, the per-layer collectives and the stages it builds
 // up, phase by phase (stepmodel.cpp: compute, stages, pipeline, metrics; stepcomm.cpp:
-// collectives, data-parallel sync, shared links).
+// collectives, shared links; stepcommdp.cpp: the data-parallel sync of a stage).
 struct Evaluation
 {
     Evaluation(const Plan& plan_, const ClusterSpec& cluster_, const CollectiveModel& model_,
