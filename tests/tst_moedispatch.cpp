@@ -454,6 +454,63 @@ private slots:
         QCOMPARE(expertSyncs, 2); // the gradients' reduce-scatter and the shards' all-gather
     }
 
+    void zero3GathersExpertsOverExpertDataParallelRanks()
+    {
+        // ZeRO-3: each layer's dense parameters gathered over DP x CP, its routed experts over
+        // their expert data-parallel group; at EP 64 folded under TP 2 x DP 32 that group is
+        // one GPU, so the experts are whole and never gathered. (The stage reported is the one
+        // whose sync is slowest: its per-layer sizes are one stage's.)
+        Plan plan = deepseekPlan();
+        plan.parallel.zero = 3;
+        const double weightBytes = 2; // bf16
+        auto someStage = [](const StepCost& cost, double bytes, auto perLayer) {
+            for (const StageCost& st : cost.stages)
+                if (std::fabs(bytes - perLayer(st)) < 1e-6 * bytes)
+                    return true;
+            return false;
+        };
+        const StepCost folded = evaluate(plan);
+        QVERIFY(folded.ok);
+        int expertCalls = 0;
+        int denseGathers = 0;
+        for (const CollectiveCost& cc : folded.collectives) {
+            if (std::string(cc.group) != "dp")
+                continue;
+            if (cc.call.op == CollectiveOp::AllGather && cc.call.ranks == 32) {
+                ++denseGathers;
+                QVERIFY(someStage(folded, cc.call.bytes, [&](const StageCost& st) {
+                    return (st.params - st.expert_params) / st.layers * weightBytes;
+                }));
+            }
+            expertCalls += std::string(cc.purpose).find("expert") != std::string::npos ? 1 : 0;
+        }
+        QCOMPARE(denseGathers, 1);
+        QCOMPARE(expertCalls, 0);
+        // EP 16: expert DP 4, the experts' own per-layer gather and reduce-scatter.
+        plan.parallel.ep = 16;
+        const StepCost quarter = evaluate(plan);
+        QVERIFY(quarter.ok);
+        int expertSyncs = 0;
+        for (const CollectiveCost& cc : quarter.collectives) {
+            if (std::string(cc.group) != "dp" || cc.call.ranks != 4)
+                continue;
+            ++expertSyncs;
+            const double element = cc.call.op == CollectiveOp::AllGather
+                                       ? weightBytes
+                                       : quarter.assumptions.grad_reduce_bytes;
+            QVERIFY(someStage(quarter, cc.call.bytes, [&](const StageCost& st) {
+                return st.expert_params / st.layers * element;
+            }));
+        }
+        QCOMPARE(expertSyncs, 2);
+        // The exposed parts add up to the step's data-parallel term.
+        double exposed = 0;
+        for (const CollectiveCost& cc : quarter.collectives)
+            exposed += std::string(cc.group) == "dp" ? cc.exposed_s : 0;
+        QVERIFY(std::fabs(exposed - quarter.breakdown.dp_comm_exposed_s) <
+                1e-9 * quarter.breakdown.dp_comm_exposed_s);
+    }
+
     void mtpModulesRunOnTheLastStage()
     {
         Plan plan = deepseekPlan();

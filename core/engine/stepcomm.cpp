@@ -341,12 +341,16 @@ void Evaluation::dataParallel()
             if (report) {
                 const double sm = unhidden + commShare * hiddenShare * overlapped;
                 if (perLayer) {
-                    // Split the exposed time between the gathers and the scatters by their
-                    // link time.
-                    const double total = gather.total_s + reduce.total_s;
+                    // Split the exposed time between the gathers and the scatters (the
+                    // experts' too) by their link time.
+                    const double experts = expertGather.total_s + expertReduce.total_s;
+                    const double total = gather.total_s + reduce.total_s + experts;
                     const double base = exposed - replicaExposed;
                     gather.exposed_s = total > 0 ? base * gather.total_s / total : 0;
-                    reduce.exposed_s = base - gather.exposed_s;
+                    expertGather.exposed_s = total > 0 ? base * expertGather.total_s / total : 0;
+                    expertReduce.exposed_s = total > 0 ? base * expertReduce.total_s / total : 0;
+                    reduce.exposed_s =
+                        base - gather.exposed_s - expertGather.exposed_s - expertReduce.exposed_s;
                 } else {
                     reduce.exposed_s += sm;
                 }
@@ -373,9 +377,9 @@ void Evaluation::dataParallel()
         if (p.zero >= 1)
             cost.collectives.push_back(gather);
         // The experts' sync is in the DP group's exposed time (one window hides both).
-        if (expertReduce.calls_per_step > 0 && !perLayer)
+        if (expertReduce.calls_per_step > 0)
             cost.collectives.push_back(expertReduce);
-        if (expertGather.calls_per_step > 0 && !perLayer)
+        if (expertGather.calls_per_step > 0)
             cost.collectives.push_back(expertGather);
         if (replicas > 1)
             cost.collectives.push_back(replicate);

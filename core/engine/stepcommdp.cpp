@@ -18,12 +18,30 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // `zero3_prefetch` layers' gathers run during this layer's compute (Zhao et al.
     // 2023, PyTorch FSDP; Rajbhandari et al. 2020, ZeRO-3 prefetch).
     const int layers = std::max(1, st.layers);
-    const double layerParams = st.params / layers;
-    // Both in the evaluation's memo (a ring of 8: the second does not push the first out).
-    const CollectiveResult& g = collective(CollectiveOp::AllGather, layerParams * mem.weightBytes,
-                                           mem.shardRanks, dpStride);
-    const CollectiveResult& r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
-                                           mem.shardRanks, dpStride);
+    // The routed experts are sharded over their own expert data-parallel group (Megatron-FSDP's
+    // and torchtitan's expert meshes, as ZeRO 1-2's expert sync): they are gathered and
+    // reduce-scattered there, the rest over DP x CP, one after the other on each layer.
+    const bool experts = st.expert_params > 0 &&
+                         (mem.expertShardRanks != mem.shardRanks || expertDpStride != dpStride);
+    const double layerParams = (experts ? st.params - st.expert_params : st.params) / layers;
+    // Copies: the experts' two collectives below go through the evaluation's memo too.
+    const CollectiveResult g = collective(CollectiveOp::AllGather, layerParams * mem.weightBytes,
+                                          mem.shardRanks, dpStride);
+    const CollectiveResult r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
+                                          mem.shardRanks, dpStride);
+    double gatherTime = g.time_s;
+    double scatterTime = r.time_s;
+    CollectiveResult ge;
+    CollectiveResult re;
+    if (experts && mem.expertShardRanks > 1) {
+        const double expertLayer = st.expert_params / layers;
+        ge = collective(CollectiveOp::AllGather, expertLayer * mem.weightBytes,
+                        mem.expertShardRanks, expertDpStride);
+        re = collective(CollectiveOp::ReduceScatter, expertLayer * reduceBytes,
+                        mem.expertShardRanks, expertDpStride);
+        gatherTime += ge.time_s;
+        scatterTime += re.time_s;
+    }
     // Under PP the gathered stage stays resident across micro-batches: one gather
     // and one reduce-scatter per layer per step; else per micro-batch.
     const double rounds = p.pp > 1 ? 1.0 : mem.microbatches;
@@ -32,23 +50,24 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // Forward: the first gather is exposed; afterwards each layer's gather runs
     // during the layers ahead of it, and whatever the link cannot keep up with
     // shows (prefetching deeper smooths uneven layers but adds no bandwidth).
-    const double fwdExposed = g.time_s + (layers - 1) * std::max(0.0, g.time_s - layerFwd);
+    const double fwdExposed = gatherTime + (layers - 1) * std::max(0.0, gatherTime - layerFwd);
     // Backward: a gather and a reduce-scatter share the link per layer; the last
     // reduce-scatter is exposed.
     const double bwdExposed =
-        r.time_s + (layers - 1) * std::max(0.0, g.time_s + r.time_s - layerBwd);
+        scatterTime + (layers - 1) * std::max(0.0, gatherTime + scatterTime - layerBwd);
     const double gathers = rounds * 2 * layers;
     const double scatters = rounds * layers;
     // Gathered shards are copied out into the parameters (read and write 16 bits)
     // and gradients copied into the reduce-scatter buffer in the reduce dtype, on
     // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
     const double copyBytes =
-        layerParams * (gathers * 2 * mem.weightBytes + scatters * (mem.weightBytes + reduceBytes));
+        st.params / layers *
+        (gathers * 2 * mem.weightBytes + scatters * (mem.weightBytes + reduceBytes));
     *exposed =
         (p.pp > 1 ? 1.0 : double(mem.microbatches)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
     if (p.zero3_prefetch == 0)
-        *exposed = gathers * g.time_s + scatters * r.time_s;
-    *overlapped = std::max(0.0, gathers * g.time_s + scatters * r.time_s - *exposed);
+        *exposed = gathers * gatherTime + scatters * scatterTime;
+    *overlapped = std::max(0.0, gathers * gatherTime + scatters * scatterTime - *exposed);
     if (report) {
         *gather = CollectiveCost{"dp",
                                  "ZeRO-3 / FSDP per-layer parameter all-gather, "
@@ -64,6 +83,27 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
                                  0};
         addBusy(&busy, &busiest, &busiestSeconds, g, gathers, "dp");
         addBusy(&busy, &busiest, &busiestSeconds, r, scatters, "dp");
+        expertReduce = expertGather = CollectiveCost{};
+        if (ge.ok && re.ok) {
+            expertGather = CollectiveCost{"dp",
+                                          "ZeRO-3 / FSDP per-layer expert all-gather (expert "
+                                          "DP), forward and backward",
+                                          ge,
+                                          expertDpStride,
+                                          gathers,
+                                          gathers * ge.time_s,
+                                          0};
+            expertReduce = CollectiveCost{"dp",
+                                          "per-layer expert gradient reduce-scatter (expert DP, "
+                                          "ZeRO-3 / FSDP)",
+                                          re,
+                                          expertDpStride,
+                                          scatters,
+                                          scatters * re.time_s,
+                                          0};
+            addBusy(&busy, &busiest, &busiestSeconds, ge, gathers, "dp");
+            addBusy(&busy, &busiest, &busiestSeconds, re, scatters, "dp");
+        }
     }
 }
 
