@@ -27,7 +27,7 @@ template <class T, class... Fields> constexpr bool bracedFrom(long)
 
 template <class T, class... Fields> constexpr size_t fieldCount()
 {
-    if constexpr (sizeof...(Fields) > 40)
+    if constexpr (sizeof...(Fields) > 64)
         return 0; // not an aggregate this counts
     else if constexpr (bracedFrom<T, Fields..., AnyField>(0))
         return fieldCount<T, Fields..., AnyField>();

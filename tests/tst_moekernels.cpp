@@ -168,15 +168,19 @@ private slots:
         QVERIFY(graphed.ok);
         QCOMPARE(graphed.moe_layer.router_host_kernels, 0.0);
         QCOMPARE(graphed.moe_layer.router_kernels, 31.0);
-        const double gap = plan.figures.kernel_gap_s.value;
+        const double gap = plan.figures.graph_kernel_gap_s.value;
         QCOMPARE(graphed.moe_layer.router_forward_s, host + 31 * gap);
         plan.training.cuda_graph_scope = kGraphMoeRouter;
         const StepCost router = evaluate(plan);
         QCOMPARE(router.moe_layer.router_host_kernels, 14.0);
         QCOMPARE(router.moe_layer.router_forward_s, 14 * host + host + 17 * gap);
-        // A whole-layer capture holds the block: no launch of its own.
+        // A whole-layer capture (drop-and-pad routing, as Megatron-Core needs for it) holds the
+        // block: no launch of its own.
         plan.training.cuda_graph_scope = 0;
+        QVERIFY(hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        plan.model.capacity_factor = 1;
         const StepCost whole = evaluate(plan);
+        QVERIFY(whole.ok);
         QCOMPARE(whole.moe_layer.router_host_kernels, 0.0);
         QCOMPARE(whole.moe_layer.router_forward_s, 31 * plan.figures.graph_kernel_gap_s.value);
 
@@ -204,6 +208,20 @@ private slots:
         QVERIFY(!hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
         plan.training.cuda_graph_scope = kGraphMoePreprocess;
         QVERIFY(hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        plan.training.cuda_graph_scope = kGraphMoe | kGraphMoeRouter;
+        plan.model.capacity_factor = 1;
+        QVERIFY(hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        plan.training.cuda_graph_scope = kGraphAttn | kGraphMoe; // drop-and-pad: capturable
+        QVERIFY(!hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        plan.model.capacity_factor = 0;
+        QVERIFY(hasRule(validatePlan(plan, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        Plan dense = moeBlockPlan(4096, 2048, 768, 0, 0);
+        dense.model.experts_per_token = 0;
+        dense.model.expert_ffn_hidden = 0;
+        dense.training.cuda_graphs = CudaGraphs::Layers;
+        QVERIFY(!hasRule(validatePlan(dense, HardwareCatalog::bundled()), "cuda-graph-scope"));
+        dense.training.cuda_graph_scope = kGraphMoeRouter | kGraphMoePreprocess;
+        QVERIFY(hasRule(validatePlan(dense, HardwareCatalog::bundled()), "cuda-graph-scope"));
     }
 
     void planFilesAndMegatronLaunchesKeepTheFields()
@@ -235,8 +253,9 @@ private slots:
 
         const LaunchConfig exported =
             exportLaunchConfig(plan, LaunchTarget::Megatron, HardwareCatalog::bundled());
-        for (const char* flag : {"--moe-router-fusion", "--cuda-graph-impl transformer_engine",
-                                 "--cuda-graph-scope attn moe_router moe_preprocess"})
+        for (const char* flag : {"--moe-grouped-gemm", "--moe-router-fusion", "--te-rng-tracker",
+                                 "--cuda-graph-impl transformer_engine",
+                                 "--cuda-graph-modules attn moe_router moe_preprocess"})
             QVERIFY2(exported.text.find(flag) != std::string::npos, flag);
         const LaunchImport imported = importLaunchConfig(exported.text, LaunchTarget::Megatron,
                                                          routerPlan(), HardwareCatalog::bundled());
@@ -248,7 +267,8 @@ private slots:
         QVERIFY(imported.plan.training.cuda_graphs == CudaGraphs::Layers);
         QCOMPARE(imported.plan.training.cuda_graph_scope, plan.training.cuda_graph_scope);
 
-        // Megatron's newer spelling and the whole-step capture read too.
+        // The older spelling (Megatron-Bridge 26.04's --cuda-graph-scope list), the deprecated
+        // switch and the whole-step capture read too.
         Plan full = routerPlan();
         full.training.cuda_graphs = CudaGraphs::Full;
         const LaunchConfig fullText =
@@ -259,12 +279,23 @@ private slots:
         QVERIFY(fullBack.errors.empty());
         QVERIFY(fullBack.plan.training.cuda_graphs == CudaGraphs::Full);
         std::string renamed = exported.text;
-        const size_t flag = renamed.find("--cuda-graph-scope");
-        renamed.replace(flag, std::string("--cuda-graph-scope").size(), "--cuda-graph-modules");
+        const size_t flag = renamed.find("--cuda-graph-modules");
+        QVERIFY(flag != std::string::npos);
+        renamed.replace(flag, std::string("--cuda-graph-modules").size(), "--cuda-graph-scope");
         const LaunchImport renamedBack = importLaunchConfig(
             renamed, LaunchTarget::Megatron, routerPlan(), HardwareCatalog::bundled());
         QVERIFY(renamedBack.errors.empty());
         QCOMPARE(renamedBack.plan.training.cuda_graph_scope, plan.training.cuda_graph_scope);
+        std::string deprecated = renamed;
+        const size_t impl = deprecated.find("--cuda-graph-impl transformer_engine");
+        deprecated.replace(impl, std::string("--cuda-graph-impl transformer_engine").size(),
+                           "--external-cuda-graph");
+        const LaunchImport deprecatedBack = importLaunchConfig(
+            deprecated, LaunchTarget::Megatron, routerPlan(), HardwareCatalog::bundled());
+        QVERIFY2(deprecatedBack.errors.empty(),
+                 deprecatedBack.errors.empty() ? "" : deprecatedBack.errors.front().c_str());
+        QVERIFY(deprecatedBack.plan.training.cuda_graphs == CudaGraphs::Layers);
+        QCOMPARE(deprecatedBack.plan.training.cuda_graph_scope, plan.training.cuda_graph_scope);
     }
 };
 

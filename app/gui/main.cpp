@@ -71,11 +71,13 @@ void startSearch(paraplan::ui::MainWindow& window)
     });
 }
 
-// Grabs the window once its first results are drawn and writes the image; the exit status
-// says whether it was written (3 with the reason when not).
-void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, QSize size)
+// Grabs the window once its first results are drawn (with --search, once the search has
+// finished and its rows are drawn) and writes the image; the exit status says whether it was
+// written (3 with the reason when not).
+void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, QSize size,
+                        bool afterSearch)
 {
-    QTimer::singleShot(800, &window, [&window, path, size] {
+    auto grab = [&window, path, size] {
         const QImage image = window.grab().toImage();
         // --size is in the window's own (logical) pixels; at QT_SCALE_FACTOR=2 the image has
         // twice as many on each side.
@@ -94,7 +96,13 @@ void scheduleScreenshot(paraplan::ui::MainWindow& window, const QString& path, Q
             return;
         }
         QApplication::exit(0);
-    });
+    };
+    if (!afterSearch) {
+        QTimer::singleShot(800, &window, grab);
+        return;
+    }
+    QObject::connect(window.searchPanel(), &paraplan::ui::SearchPanel::finished, &window,
+                     [&window, grab] { QTimer::singleShot(300, &window, grab); });
 }
 
 QStringList tabNames(const paraplan::ui::MainWindow& window)
@@ -245,6 +253,6 @@ int main(int argc, char** argv)
     if (parser.isSet(options.search))
         startSearch(window);
     if (headless)
-        scheduleScreenshot(window, shot, size);
+        scheduleScreenshot(window, shot, size, parser.isSet(options.search));
     return app.exec();
 }

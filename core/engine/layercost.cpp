@@ -213,7 +213,7 @@ void addRouterBlock(const Context& c, LayerCompute* l)
 {
     const double graphed = c.routerGraphKernels;
     const double launch = graphed > 0 && c.cudaGraphs == 0 ? c.launchHost : 0;
-    const double pass = c.routerHostKernels * c.launchHost + launch + graphed * c.launchGap;
+    const double pass = c.routerHostKernels * c.launchHost + launch + graphed * c.graphGap;
     l->router_kernels = c.routerHostKernels + graphed;
     l->router_host_kernels = c.routerHostKernels;
     l->router_forward_s = pass;

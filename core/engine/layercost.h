@@ -58,6 +58,7 @@ struct Context
     // (routerGraphKernels): see routerBlockKernels in stepmodel.cpp.
     double routerHostKernels = 0;
     double routerGraphKernels = 0;
+    double graphGap = 0; // GPU idle between the kernels a CUDA graph replays (s)
     // (A field added here that layerCompute reads belongs in the engine's key of its per-layer
     // answers: layerKey in stepmodel.cpp.)
 };

@@ -344,6 +344,25 @@ void PlanRules::training()
               std::string("a capture scope is a partial per-layer capture: it needs cuda_graphs "
                           "\"layers\" (cuda_graphs is ") +
                   cudaGraphsName(t.cuda_graphs) + ")");
+    // Megatron-Core's own checks (megatron/core/transformer/transformer_config.py at d98e8a64):
+    // an MoE layer's experts are captured with drop-and-pad routing only, moe and moe_router
+    // are exclusive, and the MoE scopes need experts.
+    const unsigned moeScopes = kGraphMoe | kGraphMoeRouter | kGraphMoePreprocess;
+    const bool wholeMoe = t.cuda_graphs == CudaGraphs::Layers &&
+                          (t.cuda_graph_scope == 0 || (t.cuda_graph_scope & kGraphMoe) != 0);
+    if (t.framework == TrainingFramework::Megatron && m.isMoe() && wholeMoe &&
+        !(m.capacity_factor > 0))
+        issue("cuda-graph-scope", "training.cuda_graph_scope",
+              "Megatron-Core captures an MoE layer's experts only with drop-and-pad routing "
+              "(transformer_config.py: 'moe cuda graph is only supported with drop-padding "
+              "MoE'): give model.capacity_factor, or capture [\"attn\", \"moe_router\", "
+              "\"moe_preprocess\"]");
+    if ((t.cuda_graph_scope & kGraphMoe) && (t.cuda_graph_scope & kGraphMoeRouter))
+        issue("cuda-graph-scope", "training.cuda_graph_scope",
+              "moe and moe_router are exclusive (moe captures the router with the experts)");
+    if ((t.cuda_graph_scope & moeScopes) && !m.isMoe())
+        issue("cuda-graph-scope", "training.cuda_graph_scope",
+              "moe, moe_router and moe_preprocess capture MoE layers, and this model has none");
     if ((t.cuda_graph_scope & kGraphMoePreprocess) && !(t.cuda_graph_scope & kGraphMoeRouter))
         issue("cuda-graph-scope", "training.cuda_graph_scope",
               "moe_preprocess is captured together with moe_router only (Megatron-Core's "

@@ -171,7 +171,7 @@ namespace {
 // figures, the layout's degrees it reads and every number of the model (a field added to
 // Context that the layer cost reads belongs here). Degrees that vary most across a search's
 // layouts come first: a compare fails early.
-constexpr size_t kLayerInputs = 44;
+constexpr size_t kLayerInputs = 45;
 using LayerKey = std::array<double, kLayerInputs + std::tuple_size_v<ModelNumbers>>;
 
 LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
@@ -220,7 +220,8 @@ LayerKey layerKey(unsigned long long engine, const Context& c, bool moe)
                              c.groupedFp8Share,
                              c.groupedPairBytes,
                              c.routerHostKernels,
-                             c.routerGraphKernels};
+                             c.routerGraphKernels,
+                             c.graphGap};
     static_assert(sizeof values / sizeof *values == kLayerInputs, "layer key size");
     const ModelNumbers model = modelNumbers(c.m);
     LayerKey key;
@@ -341,6 +342,7 @@ void Evaluation::setup()
     c.launchGap =
         (tr.cuda_graphs == CudaGraphs::None || partial ? fig.kernel_gap_s : fig.graph_kernel_gap_s)
             .value;
+    c.graphGap = fig.graph_kernel_gap_s.value;
     c.launchHost = fig.host_launch_s.value;
     if (as.tp_overlap) {
         const double share = fig.comm_sm_share.value;

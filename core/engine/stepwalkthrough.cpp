@@ -429,7 +429,11 @@ void Walk::layerSteps() const
         as.kernels == KernelStyle::Eager
             ? "formula: PyTorch eager operators, one HBM round trip each (docs/engine.md)"
             : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
-    const bool graphed = plan.training.cuda_graphs != CudaGraphs::None;
+    // A partial capture (cuda_graph_scope) leaves the layer's kernels launched one by one but
+    // for the router block's captured ones (below).
+    const bool partial =
+        plan.training.cuda_graphs == CudaGraphs::Layers && plan.training.cuda_graph_scope != 0;
+    const bool graphed = plan.training.cuda_graphs != CudaGraphs::None && !partial;
     const Sourced& gap = graphed ? f.graph_kernel_gap_s : f.kernel_gap_s;
     add("... kernel launches (gaps between kernels; the host's issue time as a floor)",
         "forward = max(work + kernels × gap, host time); host time = kernels × host per launch "
@@ -437,7 +441,8 @@ void Walk::layerSteps() const
         formatNumber(l.kernels_forward, 3) + " kernels × " + formatNumber(gap.value * 1e6, 3) +
             " us = " + formatSeconds(l.launch_gap_forward_s) + " of gaps; host " +
             formatSeconds(l.host_forward_s) + " (" + formatNumber(f.host_launch_s.value * 1e6, 3) +
-            " us per launch, CUDA graphs " + cudaGraphsName(plan.training.cuda_graphs) + ")" +
+            " us per launch, CUDA graphs " + cudaGraphsName(plan.training.cuda_graphs) +
+            (partial ? ", a partial capture: these kernels are launched one by one" : "") + ")" +
             (l.launch_bound ? ": launch-bound, the host sets the pace" : ""),
         formatSeconds(l.launch_gap_forward_s), l.launch_gap_forward_s, "s",
         describeSource(gap) + "; host: " + describeSource(f.host_launch_s));
@@ -448,8 +453,11 @@ void Walk::layerSteps() const
             "kernels × gap",
             formatNumber(l.router_host_kernels, 3) + " × " +
                 formatNumber(f.host_launch_s.value * 1e6, 3) + " us" +
+                (graphed > 0 && partial
+                     ? " + 1 graph launch × " + formatNumber(f.host_launch_s.value * 1e6, 3) + " us"
+                     : std::string()) +
                 (graphed > 0 ? " + " + formatNumber(graphed, 3) + " captured × " +
-                                   formatNumber(gap.value * 1e6, 3) + " us"
+                                   formatNumber(f.graph_kernel_gap_s.value * 1e6, 3) + " us"
                              : std::string()) +
                 " (" + formatNumber(l.router_kernels, 3) + " kernels: router fusion " +
                 (t.moe_router_fusion ? "on" : "off") + ", " +

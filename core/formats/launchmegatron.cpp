@@ -121,6 +121,9 @@ void modelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warnings)
             f->add("--moe-enable-deepep");
             break;
         }
+        // The engine costs the routed experts as grouped GEMMs (Megatron-Core's default,
+        // moe_grouped_gemm False, runs them one by one in a SequentialMLP).
+        f->add("--moe-grouped-gemm");
         if (plan.training.moe_router_fusion)
             f->add("--moe-router-fusion");
         if (m.capacity_factor > 0)
@@ -361,6 +364,10 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
                             "FlashAttention version installed; install FlashAttention-3");
     // CUDA graphs as Megatron-Core captures them: a per-layer capture through Transformer
     // Engine (with the plan's scopes), or the whole step.
+    // Transformer Engine's RNG tracker is required for CUDA graphs (Megatron-Core
+    // model_parallel_config.py: use_te_rng_tracker, --te-rng-tracker).
+    if (t.cuda_graphs != CudaGraphs::None)
+        f->add("--te-rng-tracker");
     if (t.cuda_graphs == CudaGraphs::Full) {
         f->add("--cuda-graph-impl", "local");
         f->addList("--cuda-graph-scope", {"full_iteration"});
@@ -370,8 +377,17 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
             if (t.cuda_graph_scope & entry.value)
                 scopes.push_back(entry.name);
-        if (!scopes.empty())
+        // The pinned release's --cuda-graph-scope takes one of full, attn, full_iteration;
+        // the MoE scopes came with Megatron-LM's list of them, --cuda-graph-modules (main at
+        // d98e8a64, 2026; --cuda-graph-scope there is its hidden older spelling).
+        if (t.cuda_graph_scope == kGraphAttn) {
             f->addList("--cuda-graph-scope", scopes);
+        } else if (!scopes.empty()) {
+            f->addList("--cuda-graph-modules", scopes);
+            warnings->push_back("cuda_graph_scope is written as --cuda-graph-modules, which "
+                                "Megatron-LM has since 2026 (main at d98e8a64); the pinned "
+                                "release takes --cuda-graph-scope full, attn or full_iteration");
+        }
     }
     if (t.train_tokens > 0)
         f->add("--train-samples", integerText(std::ceil(t.train_tokens / std::max(1, t.seq_len))));

@@ -506,16 +506,22 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
 // rename): full_iteration captures the whole step, a per-layer impl each layer or the scopes.
 void applyCudaGraphs(const FlagReader& f, TrainingSettings* t)
 {
-    const std::string impl = f.has("--cuda-graph-impl") ? f.text("--cuda-graph-impl") : "none";
-    std::vector<std::string> scopes = f.texts("--cuda-graph-modules");
-    if (scopes.empty())
-        scopes = f.texts("--cuda-graph-scope");
+    // The deprecated switches stand for the per-layer implementations (arguments.py:
+    // --enable-cuda-graph is local, --external-cuda-graph transformer_engine).
+    std::string impl = f.has("--cuda-graph-impl")       ? f.text("--cuda-graph-impl")
+                       : f.has("--enable-cuda-graph")   ? "local"
+                       : f.has("--external-cuda-graph") ? "transformer_engine"
+                                                        : "none";
+    const char* scopeFlag =
+        f.has("--cuda-graph-modules") ? "--cuda-graph-modules" : "--cuda-graph-scope";
+    const std::vector<std::string> scopes = f.texts(scopeFlag);
     t->cuda_graphs = CudaGraphs::None;
     t->cuda_graph_scope = 0;
     if (impl == "none") {
         if (!scopes.empty())
-            f.warn("--cuda-graph-scope without --cuda-graph-impl: Megatron captures nothing, and "
-                   "neither does the plan");
+            f.warn(std::string(scopeFlag) +
+                   " without --cuda-graph-impl: Megatron captures nothing, and neither does "
+                   "the plan");
         return;
     }
     if (impl != "local" && impl != "transformer_engine" && impl != "full_iteration") {
@@ -533,7 +539,7 @@ void applyCudaGraphs(const FlagReader& f, TrainingSettings* t)
         if (enumFromName(kCudaGraphScopeNames, scope, &bit))
             t->cuda_graph_scope |= bit;
         else
-            f.warn("--cuda-graph-scope " + scope + " is not a scope Paraplan models (" +
+            f.warn(std::string(scopeFlag) + " " + scope + " is not a scope Paraplan models (" +
                    enumChoices(kCudaGraphScopeNames) + "): not captured in the plan");
     }
 }

@@ -59,6 +59,12 @@ inline bool tieOrder(const Record& a, const Record& b)
     const std::vector<int> simpleB = simplicityKey(b.layout);
     if (simpleA != simpleB)
         return simpleA < simpleB;
+    // One layout under two dispatchers: the faster first.
+    if (a.dispatcher != b.dispatcher &&
+        key(Record{0, 0, 0, 0, a.layout, MoeDispatcher::Auto}) ==
+            key(Record{0, 0, 0, 0, b.layout, MoeDispatcher::Auto}) &&
+        a.score != b.score)
+        return a.score < b.score;
     return key(a) < key(b);
 }
 

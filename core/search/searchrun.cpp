@@ -19,6 +19,10 @@ void SearchRun::evaluateGiven()
         result.given_ok = true;
         SearchCandidate& g = result.given;
         g.layout = base.parallel;
+        // The dispatcher it runs, named where the search varies it.
+        if (base.model.isMoe() &&
+            static_cast<long long>(base.parallel.ep) * base.parallel.expertTp() > 1)
+            g.moe_dispatcher = resolvedMoeDispatcher(base);
         g.score = searchScore(givenCost, static_cast<int>(gpus), options.objective);
         g.step_time_s = givenCost.step_time_s;
         g.memory_bytes = givenCost.max_stage_total_bytes;

@@ -128,6 +128,8 @@ void printSearchJson(const Plan& plan, const SearchOptions& search, const Search
     QJsonObject given{{"parallel", parallelLayoutToJson(plan.parallel)},
                       {"scored", result.given_ok},
                       {"outside", outside}};
+    if (result.given.moe_dispatcher != MoeDispatcher::Auto)
+        given["moe_dispatcher"] = moeDispatcherName(result.given.moe_dispatcher);
     if (result.given_ok) {
         given["step_time_s"] = result.given.step_time_s;
         given["memory_bytes"] = result.given.memory_bytes;
@@ -187,10 +189,12 @@ void printGivenText(const SearchOptions& search, const SearchResult& result, std
         return;
     }
     const SearchCandidate& g = result.given;
-    out << (result.given_outside.empty() ? "\n" : "")
-        << "  This plan's layout: " << formatSeconds(g.step_time_s) << ", "
-        << formatNumber(100 * g.cost.metrics.mfu, 3) << "% MFU, "
-        << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU";
+    out << (result.given_outside.empty() ? "\n" : "") << "  This plan's layout"
+        << (g.moe_dispatcher != MoeDispatcher::Auto
+                ? std::string(" (") + moeDispatcherName(g.moe_dispatcher) + ")"
+                : std::string())
+        << ": " << formatSeconds(g.step_time_s) << ", " << formatNumber(100 * g.cost.metrics.mfu, 3)
+        << "% MFU, " << formatNumber(units::toGiB(g.memory_bytes), 3) << " GiB/GPU";
     // Its rank, when there are scored layouts to rank it among.
     if (result.scored > 0 && result.given_outside.empty() && result.given_within_headroom)
         out << ": rank " << result.given_rank << " of " << result.scored << " scored";
@@ -220,7 +224,21 @@ void printSearchText(const std::string& title, const Plan& plan, const SearchOpt
     out << (plan.name.empty() ? title : plan.name) << ": " << plan.model.name << " on "
         << plan.cluster.totalGpus() << " GPUs, global batch " << plan.parallel.global_batch
         << ", objective " << searchObjectiveName(search.objective) << ", every layout on the "
-        << trainingFrameworkName(plan.training.framework) << " framework (training.framework)\n";
+        << trainingFrameworkName(plan.training.framework) << " framework (training.framework)";
+    // An MoE plan's layouts with EP x expert TP > 1 run under each dispatcher searched.
+    if (plan.model.isMoe()) {
+        std::string names;
+        for (MoeDispatcher d : search.dispatchers ? searchDispatchers(plan.training.framework)
+                                                  : std::vector<MoeDispatcher>{})
+            names += (names.empty() ? "" : ", ") + std::string(moeDispatcherName(d));
+        out << (search.dispatchers
+                    ? "; MoE token dispatchers " + names +
+                          " (allgather within one NVLink domain; --keep-dispatcher keeps the "
+                          "plan's)"
+                    : std::string("; the plan's MoE token dispatcher, ") +
+                          moeDispatcherName(resolvedMoeDispatcher(plan)));
+    }
+    out << "\n";
     out << "  " << result.space << " layouts: " << result.scored
         << " scored (fit with the headroom free, kept for ranking), " << result.did_not_fit
         << " over memory";
