@@ -30,8 +30,8 @@ Options importLaunchOptions()
     return {
         valueOption("--from", "TARGET", "The file's framework: megatron or torchtitan."),
         valueOption("--base", "PLAN",
-                    "The plan the file's settings replace: it gives the cluster, the engine "
-                    "figures and what the file does not say."),
+                    "Required: the plan the file's settings replace; it gives the cluster, the "
+                    "engine figures and what the file does not say."),
         valueOption("-o", "FILE", "Write the plan file here (atomically) instead of stdout."),
     };
 }
