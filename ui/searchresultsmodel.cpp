@@ -21,10 +21,7 @@ QString candidateText(const SearchCandidate& candidate)
 
 QString comparedText(const ComparedPlan& plan)
 {
-    SearchCandidate c;
-    c.layout = plan.layout;
-    c.moe_dispatcher = plan.moe_dispatcher;
-    return candidateText(c);
+    return QString::fromStdString(paraplan::candidateLabel(plan.layout, plan.moe_dispatcher));
 }
 
 QString stageMemory(const StepCost& cost)

@@ -633,6 +633,15 @@ int gradReduceBytes(const Plan& plan)
     return 4;
 }
 
+std::vector<std::string> cudaGraphScopeNames(unsigned scope)
+{
+    std::vector<std::string> names;
+    for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
+        if (scope & entry.value)
+            names.push_back(entry.name);
+    return names;
+}
+
 MoeDispatcher resolvedMoeDispatcher(const Plan& plan)
 {
     const MoeDispatcher d = plan.training.moe_dispatcher;

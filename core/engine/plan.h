@@ -240,7 +240,14 @@ struct TrainingSettings
     /// CudaGraphScope bits of a partial capture (0: the whole layer, when cuda_graphs is
     /// "layers").
     unsigned cuda_graph_scope = 0;
+    /// A per-layer capture of some parts only: the rest of each layer launched one by one.
+    bool partialCapture() const
+    {
+        return cuda_graphs == CudaGraphs::Layers && cuda_graph_scope != 0;
+    }
 };
+/// The scope names of CudaGraphScope bits, in kCudaGraphScopeNames' order.
+std::vector<std::string> cudaGraphScopeNames(unsigned scope);
 
 /// Efficiency figures the engine uses, each with its source; a plan may override them.
 struct EngineFigures

@@ -337,7 +337,7 @@ void Evaluation::setup()
     c.pytorch = as.pytorch_framework;
     // A partial capture (cuda_graph_scope) leaves most of the layer's kernels launched one by
     // one: the layer costs as uncaptured but for the router block it covers.
-    const bool partial = tr.cuda_graphs == CudaGraphs::Layers && tr.cuda_graph_scope != 0;
+    const bool partial = tr.partialCapture();
     c.cudaGraphs = partial ? 0 : static_cast<int>(tr.cuda_graphs);
     c.launchGap =
         (tr.cuda_graphs == CudaGraphs::None || partial ? fig.kernel_gap_s : fig.graph_kernel_gap_s)

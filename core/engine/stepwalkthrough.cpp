@@ -431,8 +431,7 @@ void Walk::layerSteps() const
             : "formula: Megatron-LM / Transformer Engine fused kernels (docs/engine.md)");
     // A partial capture (cuda_graph_scope) leaves the layer's kernels launched one by one but
     // for the router block's captured ones (below).
-    const bool partial =
-        plan.training.cuda_graphs == CudaGraphs::Layers && plan.training.cuda_graph_scope != 0;
+    const bool partial = plan.training.partialCapture();
     const bool graphed = plan.training.cuda_graphs != CudaGraphs::None && !partial;
     const Sourced& gap = graphed ? f.graph_kernel_gap_s : f.kernel_gap_s;
     add("... kernel launches (gaps between kernels; the host's issue time as a floor)",

@@ -373,10 +373,7 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         f->addList("--cuda-graph-scope", {"full_iteration"});
     } else if (t.cuda_graphs == CudaGraphs::Layers) {
         f->add("--cuda-graph-impl", "transformer_engine");
-        std::vector<std::string> scopes;
-        for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
-            if (t.cuda_graph_scope & entry.value)
-                scopes.push_back(entry.name);
+        const std::vector<std::string> scopes = cudaGraphScopeNames(t.cuda_graph_scope);
         // The pinned release's --cuda-graph-scope takes one of full, attn, full_iteration;
         // the MoE scopes came with Megatron-LM's list of them, --cuda-graph-modules (main at
         // d98e8a64, 2026; --cuda-graph-scope there is its hidden older spelling).

@@ -498,9 +498,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["moe_router_fusion"] = true;
     if (t.cuda_graph_scope != 0) {
         QJsonArray scope;
-        for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
-            if (t.cuda_graph_scope & entry.value)
-                scope.append(QString::fromLatin1(entry.name));
+        for (const std::string& name : cudaGraphScopeNames(t.cuda_graph_scope))
+            scope.append(QString::fromStdString(name));
         training["cuda_graph_scope"] = scope;
     }
     root["training"] = training;

@@ -90,12 +90,17 @@ std::vector<MoeDispatcher> searchDispatchers(TrainingFramework framework)
     return {MoeDispatcher::AllToAll};
 }
 
+std::string candidateLabel(const ParallelLayout& layout, MoeDispatcher dispatcher)
+{
+    std::string text = layoutLabel(layout);
+    if (dispatcher != MoeDispatcher::Auto)
+        text += std::string(" ") + moeDispatcherName(dispatcher);
+    return text;
+}
+
 std::string candidateLabel(const SearchCandidate& candidate)
 {
-    std::string text = layoutLabel(candidate.layout);
-    if (candidate.moe_dispatcher != MoeDispatcher::Auto)
-        text += std::string(" ") + moeDispatcherName(candidate.moe_dispatcher);
-    return text;
+    return candidateLabel(candidate.layout, candidate.moe_dispatcher);
 }
 
 std::string searchProblem(const Plan& base, const SearchOptions& options, bool* overBudget)

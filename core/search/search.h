@@ -175,6 +175,7 @@ std::vector<MoeDispatcher> searchDispatchers(TrainingFramework framework);
 /// A row's layout as the CLI and the window label it: layoutLabel() and, where the search
 /// chose it, the dispatcher ("tp2 pp8 dp32 cp1 ep64 etp1 z1 sp selective v1 mb1 deepep").
 std::string candidateLabel(const SearchCandidate& candidate);
+std::string candidateLabel(const ParallelLayout& layout, MoeDispatcher dispatcher);
 
 /// The most layouts one search evaluates with the engine (those left after the constraints
 /// on the layout alone: largest TP, fixed micro-batch, stages across nodes), and the most

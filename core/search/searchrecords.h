@@ -29,14 +29,16 @@ struct Record
     MoeDispatcher dispatcher; ///< the block's (LayoutSpace::Block::dispatcher)
 };
 
-// The layout's fields and the dispatcher as a tuple: the tie-break that makes rankings
+// The layout's fields as a tuple, and with the dispatcher: the tie-break that makes rankings
 // deterministic.
+inline auto layoutKey(const ParallelLayout& p)
+{
+    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
+                           static_cast<int>(p.recompute), p.interleave, p.micro_batch);
+}
 inline auto key(const Record& r)
 {
-    const ParallelLayout& p = r.layout;
-    return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sequence_parallel,
-                           static_cast<int>(p.recompute), p.interleave, p.micro_batch,
-                           static_cast<int>(r.dispatcher));
+    return std::tuple_cat(layoutKey(r.layout), std::make_tuple(static_cast<int>(r.dispatcher)));
 }
 
 // Rank: score, then the layout's fields, so equal scores order the same on every run.
@@ -60,10 +62,8 @@ inline bool tieOrder(const Record& a, const Record& b)
     if (simpleA != simpleB)
         return simpleA < simpleB;
     // One layout under two dispatchers: the faster first.
-    if (a.dispatcher != b.dispatcher &&
-        key(Record{0, 0, 0, 0, a.layout, MoeDispatcher::Auto}) ==
-            key(Record{0, 0, 0, 0, b.layout, MoeDispatcher::Auto}) &&
-        a.score != b.score)
+    if (a.dispatcher != b.dispatcher && a.score != b.score &&
+        layoutKey(a.layout) == layoutKey(b.layout))
         return a.score < b.score;
     return key(a) < key(b);
 }
