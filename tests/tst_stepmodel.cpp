@@ -7,6 +7,7 @@
 #include "enginecache.h"
 #include "modelio.h"
 #include "planio.h"
+#include "stagememory.h"
 #include "stepmodel.h"
 #include "testplans.h"
 
@@ -55,6 +56,45 @@ class TestStepModel : public QObject
     Q_OBJECT
 
 private slots:
+    void interleavedInFlightFollowsMegatronsWarmup()
+    {
+        // Megatron-Core's get_pp_rank_microbatches: (p - r - 1) 2 + (v - 1) p warm-up chunks
+        // plus the first steady forward, capped at m v; each chunk is 1/v of the stage.
+        // p 4, v 8, m 4: the last rank holds (0 + 28 + 1) / 8 = 3.625, the first 35 / 8.
+        QCOMPARE(paraplan::inFlightMicrobatches(4, 4, 8, 3), 29.0 / 8);
+        QCOMPARE(paraplan::inFlightMicrobatches(4, 4, 8, 0), 32.0 / 8); // capped at m v = 32
+        QCOMPARE(paraplan::inFlightMicrobatches(16, 4, 8, 0), 35.0 / 8);
+        QCOMPARE(paraplan::inFlightMicrobatches(16, 4, 1, 1), 3.0); // 1F1B: min(m, p - r)
+        QCOMPARE(paraplan::inFlightMicrobatches(2, 4, 1, 0), 2.0);
+    }
+
+    void modelStateBytesFollowTheFramework()
+    {
+        paraplan::Plan plan;
+        plan.training.dtype = paraplan::Dtype::BF16;
+        // Megatron: bf16 weights, main_grad in the reduction dtype, fp32 master + moments.
+        paraplan::ModelStateBytes b = paraplan::modelStateBytes(plan);
+        QCOMPARE(b.weights + b.grads + b.master + b.moments, 2.0 + 4 + 4 + 8);
+        plan.training.grad_reduce_bytes = 2;
+        plan.training.optimizer_state_bytes = 2;
+        b = paraplan::modelStateBytes(plan);
+        QCOMPARE(b.weights + b.grads + b.master + b.moments, 2.0 + 2 + 4 + 4);
+        // torchtitan FSDP2: an fp32 parameter that is the optimizer's, fp32 grads, fp32 moments.
+        plan.training = {};
+        plan.training.framework = paraplan::TrainingFramework::Torchtitan;
+        plan.parallel.dp = 8;
+        plan.parallel.zero = 3;
+        b = paraplan::modelStateBytes(plan);
+        QCOMPARE(b.weights + b.grads + b.master + b.moments, 4.0 + 4 + 0 + 8);
+        QCOMPARE(b.heldCopy, 0.0);
+        QCOMPARE(b.gatheredCopy, 2.0);
+        // DDP (zero 0): autocast's 16-bit copies and a second gradient copy in the buckets.
+        plan.parallel.zero = 0;
+        b = paraplan::modelStateBytes(plan);
+        QCOMPARE(b.heldCopy, 2.0);
+        QCOMPARE(b.buckets, 4.0);
+    }
+
     void kernelLaunchesBoundSmallLayersAndCudaGraphsLiftThem()
     {
         // Llama 3 8B on one DGX H100 at 128 tokens per micro-batch, eager kernels: a layer's

@@ -465,6 +465,34 @@ double mtpProjectionSeconds(const Context& c)
 
 // Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, Table 2,
 // generalised to GQA, SwiGLU, MoE, dropout-free models and FlashAttention).
+// torchtitan's op-level selective checkpoint (activation_checkpoint.py, _save_list and the
+// "op" policy, at 9dec370 and since): a layer keeps its input, the outputs of every other
+// matmul (the 1st, 3rd, ...: wq, wv, w1, w2 of a Llama block), the attention kernel's output
+// and log-sum-exp, and TP's reduce-scatter outputs; norms, RoPE, activations and the other
+// matmuls are recomputed. An MoE layer keeps its grouped GEMMs' outputs (an assumption: they
+// are the layer's compute-intensive ops) and its shared experts as a dense MLP.
+static double torchtitanSelectiveBytesPerLayer(const Context& c, bool moe)
+{
+    const ModelSpec& m = c.m;
+    const double t = c.p.tp;
+    const double seqShard = c.sp ? t : 1;
+    const double q = double(m.heads) * m.headDim();
+    const double kv = double(m.kv_heads) * m.headDim();
+    double perToken = m.hidden / seqShard + (q + kv + q) / t; // input, wq, wv, attention out
+    perToken += 2.0 * m.heads / t;                            // the fp32 log-sum-exp
+    if (t > 1)
+        perToken += 2.0 * m.hidden / t; // the two reduce-scatter outputs (wo and w2)
+    if (moe) {
+        const double k = m.experts_per_token;
+        perToken += k * (2.0 * m.expert_ffn_hidden + m.hidden) / c.p.expertTp();
+        perToken += m.shared_expert_ffn_hidden / t +
+                    (m.shared_expert_ffn_hidden > 0 ? 1 : 0) * double(m.hidden) / seqShard;
+    } else {
+        perToken += double(m.ffn_hidden) / t + m.hidden / seqShard; // w1 and w2 outputs
+    }
+    return perToken * c.tokens * c.actBytes;
+}
+
 double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
 {
     const ModelSpec& m = c.m;
@@ -473,6 +501,9 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     const double scale = c.actBytes / 2; // the formulas count 16-bit activations
     if (recompute == Recompute::Full)
         return 2 * sbh / (c.sp ? t : 1) * scale;
+    if (recompute == Recompute::Selective &&
+        c.plan.training.framework == TrainingFramework::Torchtitan)
+        return torchtitanSelectiveBytesPerLayer(c, moe);
     const double drop = m.dropout ? 1 : 0;
     const double g = double(m.kv_heads) / m.heads;
     const double replicated = 8 + 2 * drop;

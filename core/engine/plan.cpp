@@ -420,6 +420,10 @@ void PlanRules::figures()
     if (t.grad_reduce_bytes != 0 && t.grad_reduce_bytes != 2 && t.grad_reduce_bytes != 4)
         issue("grad-reduce", "training.grad_reduce_dtype",
               "gradients are reduced in fp32 or a 16-bit type");
+    if (t.optimizer_state_bytes != 0 && t.optimizer_state_bytes != 2 &&
+        t.optimizer_state_bytes != 4)
+        issue("optimizer-dtype", "training.optimizer_dtype",
+              "the optimizer's moments are kept in fp32 or a 16-bit type");
 }
 
 } // namespace

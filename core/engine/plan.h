@@ -230,6 +230,9 @@ struct TrainingSettings
     /// Bytes per gradient element in the data-parallel reduction (0: auto: fp32 for bf16,
     /// as Megatron-LM's bf16 runs and FSDP2's reduce_dtype; the training dtype otherwise).
     int grad_reduce_bytes = 0;
+    /// Bytes per element of the optimizer's moments (training.optimizer_dtype; 0: auto, fp32):
+    /// Megatron-Core's --exp-avg-dtype / --exp-avg-sq-dtype with its precision-aware optimizer.
+    int optimizer_state_bytes = 0;
     CudaGraphs cuda_graphs = CudaGraphs::None;
     Fp8Recipe fp8_recipe = Fp8Recipe::Auto; ///< with dtype fp8: how tensors are scaled
     bool fp8_attention = false; ///< with dtype fp8: the attention core in FP8 too (TE + cuDNN)

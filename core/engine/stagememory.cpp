@@ -13,6 +13,63 @@ double activationBytes(Dtype dtype)
     return dtype == Dtype::FP32 || dtype == Dtype::TF32 ? 4 : 2;
 }
 
+ModelStateBytes modelStateBytes(const Plan& plan)
+{
+    const TrainingSettings& t = plan.training;
+    const ParallelLayout& p = plan.parallel;
+    const bool mixed = activationBytes(t.dtype) == 2;
+    const double compute = mixed ? 2 : 4;
+    // Adam keeps exp_avg and exp_avg_sq, SGD one momentum, in optimizer_dtype (auto: fp32, the
+    // default of Megatron-Core's OptimizerConfig exp_avg_dtype and of torch.optim's states in
+    // the fp32 parameter's dtype).
+    const double moment = t.optimizer_state_bytes > 0 ? t.optimizer_state_bytes : 4;
+    const double moments = (t.optimizer == Optimizer::Adam ? 2 : 1) * moment;
+    ModelStateBytes b;
+    b.moments = moments;
+    b.gatheredCopy = compute;
+    const double userGrads =
+        plan.figures.grad_bytes.origin == Origin::UserEntry ? plan.figures.grad_bytes.value : 0;
+    switch (t.framework) {
+    case TrainingFramework::Megatron:
+    case TrainingFramework::DeepSpeed: {
+        // 16-bit model weights with an fp32 master copy in the optimizer (fp32 training: the
+        // weights are the master). Megatron-Core's gradient buffer holds main_grad in the
+        // reduction dtype (param_and_grad_buffer.py: torch.float if grad_reduce_in_fp32, else
+        // the param dtype; Megatron-LM forces fp32 for bf16 unless --grad-reduce-in-bf16);
+        // DeepSpeed keeps 16-bit gradients (Rajbhandari et al. 2020, section 3: 2 + 2 + 12
+        // bytes per parameter).
+        b.weights = compute;
+        b.master = mixed ? 4 : 0;
+        const bool deepspeed = t.framework == TrainingFramework::DeepSpeed;
+        const double autoGrads = !mixed ? 4 : deepspeed ? 2 : 4;
+        b.grads = t.grad_reduce_bytes > 0 ? t.grad_reduce_bytes : autoGrads;
+        break;
+    }
+    case TrainingFramework::Torchtitan:
+    case TrainingFramework::PytorchFsdp: {
+        // The parameter is kept in fp32 and is the optimizer's own (FSDP2's
+        // MixedPrecisionPolicy and FSDP1's MixedPrecision cast a 16-bit copy to compute;
+        // torch.autocast under DDP); gradients land in the parameter's dtype.
+        b.weights = 4;
+        b.master = 0;
+        b.grads = 4;
+        const int zero = p.shardingZero();
+        // The unsharded copy held for the backward: FSDP's gathered parameters when it does
+        // not reshard after the forward (ZeRO-2; ZeRO-3 under a pipeline, as torchtitan
+        // does), or, without FSDP, autocast's 16-bit casts the GEMMs save for the backward.
+        const bool held = zero == 2 || (zero >= 3 && p.pp > 1) || (zero < 2 && mixed);
+        b.heldCopy = held ? compute : 0;
+        // DDP's buckets: a second copy of the gradients unless gradient_as_bucket_view
+        // (default False; torch.nn.parallel.DistributedDataParallel documentation).
+        b.buckets = zero == 0 && p.dp * p.cp > 1 ? 4 : 0;
+        break;
+    }
+    }
+    if (userGrads > 0)
+        b.grads = userGrads;
+    return b;
+}
+
 void setMemoryContext(layercost::Context& c, AttentionKernel attention)
 {
     c.actBytes = activationBytes(c.plan.training.dtype);
@@ -29,16 +86,21 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     const ParallelLayout& p = c.p;
     t.pp = p.pp;
     t.microbatches = p.microBatches();
-    t.inFlightScale =
-        p.interleave > 1 ? 1.0 + double(p.pp - 1) / (double(p.pp) * p.interleave) : 1.0;
-    t.weightBytes = c.actBytes;
-    t.gradBytes = c.plan.figures.grad_bytes.value;
-    const bool mixed = c.actBytes == 2;
-    t.optimizerBytes =
-        c.plan.training.optimizer == Optimizer::Adam ? (mixed ? 12 : 8) : (mixed ? 8 : 4);
+    t.interleave = p.interleave;
+    const ModelStateBytes bytes = modelStateBytes(c.plan);
+    t.weightBytes = bytes.weights;
+    t.gradBytes = bytes.grads;
+    t.optimizerBytes = bytes.master + bytes.moments;
+    t.heldCopyBytes = bytes.heldCopy;
+    t.bucketBytes = bytes.buckets;
+    t.gatherBytes = bytes.gatheredCopy;
     t.shardRanks = p.shardRanks();
     const double shard = t.shardRanks;
-    t.paramShard = p.zero >= 3 && p.pp == 1 ? shard : 1;
+    // Megatron's and DeepSpeed's ZeRO-3 shard the 16-bit weights (without a pipeline); FSDP
+    // shards the kept fp32 parameter from ZeRO-2 (SHARD_GRAD_OP, reshard_after_forward off) on.
+    const bool pytorch =
+        pytorchFramework(c.plan) && c.plan.training.framework != TrainingFramework::DeepSpeed;
+    t.paramShard = pytorch ? (p.zero >= 2 ? shard : 1) : (p.zero >= 3 && p.pp == 1 ? shard : 1);
     t.gradShard = p.zero >= 2 ? shard : 1;
     t.optimizerShard = p.zero >= 1 ? shard : 1;
     t.denseAct = activationBytesPerLayer(c, false, p.recompute);
@@ -88,7 +150,7 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     // ZeRO-3 at a shard group of one rank shards nothing: no gathered copies to hold.
     t.zero3GatherBytes =
         p.shardingZero() >= 3 && p.pp == 1
-            ? (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * t.weightBytes
+            ? (1 + p.zero3_prefetch) * std::max(t.denseParams, t.moeParams) * bytes.gatheredCopy
             : 0.0;
 }
 

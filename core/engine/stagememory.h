@@ -19,12 +19,21 @@ namespace paraplan {
 struct LayoutMemoryTerms
 {
     int pp = 1;
-    int microbatches = 1;     // per step, per pipeline (ParallelLayout::microBatches())
-    double inFlightScale = 1; // interleaved 1F1B holds 1 + (pp - 1) / (pp v) more in flight
-    double weightBytes = 2;   // bytes per parameter, gradient and optimizer state
+    int microbatches = 1; // per step, per pipeline (ParallelLayout::microBatches())
+    int interleave = 1;   // model chunks per rank (the interleaved schedule's v)
+    // Bytes per parameter of the kept weights, the gradient buffer and the optimizer state
+    // (master copy and moments), as the plan's framework keeps them (modelStateBytes()).
+    double weightBytes = 2;
     double gradBytes = 4;
     double optimizerBytes = 12;
-    int shardRanks = 1; // the ZeRO shard group (ParallelLayout::shardRanks())
+    // The 16-bit copy the GEMMs read where the kept weights are fp32 (the PyTorch frameworks'
+    // mixed precision), held unsharded for all the stage's layers: FSDP's gathered parameters
+    // kept from the forward to the backward (ZeRO-2, or ZeRO-3 under a pipeline), or
+    // autocast's casts saved for the backward (DDP). Bytes per parameter.
+    double heldCopyBytes = 0;
+    double gatherBytes = 2; // a parameter as the ZeRO all-gathers move it (the compute dtype)
+    double bucketBytes = 0; // PyTorch DDP's gradient buckets, per parameter (not bucket views)
+    int shardRanks = 1;     // the ZeRO shard group (ParallelLayout::shardRanks())
     // The divisors of the weights, gradients and optimizer states (the shard group where the
     // ZeRO stage shards them, else 1).
     double paramShard = 1;
@@ -85,6 +94,20 @@ inline LayerMix layerMix(const ModelSpec& m, int first, int count)
 /// The memory fields of `c` (actBytes, seqLocal, tokens, sp, flash) from its plan, with the
 /// plan's resolved attention kernel (resolvedAttention()).
 void setMemoryContext(layercost::Context& c, AttentionKernel attention);
+/// Bytes per parameter of what a framework keeps for training (LayoutMemoryTerms' fields of the
+/// same names), from its source (docs/engine.md, "Memory per framework").
+struct ModelStateBytes
+{
+    double weights = 2;      // the kept parameter
+    double grads = 4;        // the gradient buffer (Megatron's main_grad, FSDP's sharded grad)
+    double master = 4;       // an fp32 master copy (0 where the kept parameter is the fp32 one)
+    double moments = 8;      // Adam's exp_avg and exp_avg_sq (SGD: the momentum)
+    double heldCopy = 0;     // heldCopyBytes
+    double buckets = 0;      // bucketBytes
+    double gatheredCopy = 2; // bytes of a gathered parameter (ZeRO-3's working copies)
+};
+ModelStateBytes modelStateBytes(const Plan& plan);
+
 /// Bytes per stored activation element: 4 for fp32 and tf32 training, 2 otherwise (fp8
 /// recipes keep activations in 16 bits).
 double activationBytes(Dtype dtype);
@@ -124,23 +147,39 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
     st.weights_bytes += (denseHere * t.denseParams + st.moe_layers * t.moeParams - expert) *
                         t.fp8CopyBytes / t.paramShard;
     st.weights_bytes += expert * t.fp8CopyBytes / t.expertParamShard;
+    st.weights_bytes += st.params * t.heldCopyBytes;
     st.grads_bytes = other * t.gradBytes / t.gradShard + expert * t.gradBytes / t.expertGradShard;
     st.optimizer_bytes = other * t.optimizerBytes / t.optimizerShard +
                          expert * t.optimizerBytes / t.expertOptimizerShard;
     st.activation_bytes_per_layer =
         st.layers ? (denseHere * t.denseAct + st.moe_layers * t.moeAct) / st.layers : 0;
-    st.buffers_bytes = t.recomputeWorkingSet;
+    st.buffers_bytes = t.recomputeWorkingSet + st.params * t.bucketBytes;
     if (i == t.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
         st.buffers_bytes += t.logitsBytes;
     st.buffers_bytes += t.sequenceParallelBytes;
     st.buffers_bytes += t.zero3GatherBytes;
 }
 
+/// The micro-batches whose activations pipeline rank `i` holds at its peak, in whole-stage
+/// units: under 1F1B min(m, p - i); under the interleaved schedule the model chunks of its
+/// warm-up and the first steady forward, min((p - i - 1) 2 + (v - 1) p + 1, m v), each 1/v of
+/// the stage (Megatron-Core's get_pp_rank_microbatches, schedules.py; PyTorch's
+/// ScheduleInterleaved1F1B counts its warm-up alike).
+inline double inFlightMicrobatches(int microbatches, int pp, int interleave, int i)
+{
+    if (interleave <= 1)
+        return std::min(microbatches, pp - i);
+    const long long chunks =
+        std::min<long long>(2LL * (pp - i - 1) + static_cast<long long>(interleave - 1) * pp + 1,
+                            static_cast<long long>(microbatches) * interleave);
+    return double(chunks) / interleave;
+}
+
 /// What depends on stage `i`'s place: the micro-batches whose activations it holds
 /// (in_flight_microbatches), activations_bytes and total_bytes; after setStageMemory().
 inline void setStageInFlight(const LayoutMemoryTerms& t, StageCost& st, int i, int denseHere)
 {
-    st.in_flight_microbatches = std::min<double>(t.microbatches, t.pp - i) * t.inFlightScale;
+    st.in_flight_microbatches = inFlightMicrobatches(t.microbatches, t.pp, t.interleave, i);
     st.activations_bytes =
         (denseHere * t.denseAct + st.moe_layers * t.moeAct + (i == t.pp - 1 ? t.mtpAct : 0.0)) *
         st.in_flight_microbatches;

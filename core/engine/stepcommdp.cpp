@@ -25,7 +25,7 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
                          (mem.expertShardRanks != mem.shardRanks || expertDpStride != dpStride);
     const double layerParams = (experts ? st.params - st.expert_params : st.params) / layers;
     // Copies: the experts' two collectives below go through the evaluation's memo too.
-    const CollectiveResult g = collective(CollectiveOp::AllGather, layerParams * mem.weightBytes,
+    const CollectiveResult g = collective(CollectiveOp::AllGather, layerParams * mem.gatherBytes,
                                           mem.shardRanks, dpStride);
     const CollectiveResult r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
                                           mem.shardRanks, dpStride);
@@ -35,7 +35,7 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     CollectiveResult re;
     if (experts && mem.expertShardRanks > 1) {
         const double expertLayer = st.expert_params / layers;
-        ge = collective(CollectiveOp::AllGather, expertLayer * mem.weightBytes,
+        ge = collective(CollectiveOp::AllGather, expertLayer * mem.gatherBytes,
                         mem.expertShardRanks, expertDpStride);
         re = collective(CollectiveOp::ReduceScatter, expertLayer * reduceBytes,
                         mem.expertShardRanks, expertDpStride);
@@ -62,7 +62,7 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     // the compute stream (FSDP2's copy-out/copy-in; DeepSpeed's flat buffers).
     const double copyBytes =
         st.params / layers *
-        (gathers * 2 * mem.weightBytes + scatters * (mem.weightBytes + reduceBytes));
+        (gathers * 2 * mem.gatherBytes + scatters * (mem.gatherBytes + reduceBytes));
     *exposed =
         (p.pp > 1 ? 1.0 : double(mem.microbatches)) * (fwdExposed + bwdExposed) + copyBytes / c.hbm;
     if (p.zero3_prefetch == 0)
@@ -124,7 +124,7 @@ void expertBucketSync(Evaluation& e, const StageCost& st, bool report, Collectiv
     *reduce += r.time_s;
     CollectiveResult g;
     if (zero) {
-        const double bytes = st.expert_params * e.mem.weightBytes;
+        const double bytes = st.expert_params * e.mem.gatherBytes;
         g = report ? e.collective(CollectiveOp::AllGather, bytes, ranks, stride)
                    : sharedCollective(e.engineSerial, e.model, CollectiveOp::AllGather, bytes,
                                       ranks, stride);
@@ -196,7 +196,7 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
             times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
         if (p.zero >= 1)
             times.gather =
-                time(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes);
+                time(CollectiveOp::AllGather, (st.params - expertParams) * mem.gatherBytes);
         if (expertSync)
             expertBucketSync(*this, st, false, op, &times.reduce, &times.gather);
     } else {
@@ -207,7 +207,7 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
                 collective(op, std::min(bytes, fig.dp_bucket_bytes.value), mem.shardRanks, dpStride)
                     .time_s;
         if (p.zero >= 1) {
-            g = &collective(CollectiveOp::AllGather, (st.params - expertParams) * mem.weightBytes,
+            g = &collective(CollectiveOp::AllGather, (st.params - expertParams) * mem.gatherBytes,
                             mem.shardRanks, dpStride);
             times.gather = g->time_s;
         }

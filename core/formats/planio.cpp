@@ -199,7 +199,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
                       "framework", "cuda_graphs", "cuda_graph_scope", "fp8_recipe", "fp8_attention",
-                      "moe_dispatcher", "moe_router_fusion"});
+                      "moe_dispatcher", "moe_router_fusion", "optimizer_dtype"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -242,6 +242,10 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     reader.choice(o, "grad_reduce_dtype", path, "grad_reduce_dtype",
                   {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &reduce);
     t->grad_reduce_bytes = reduce;
+    int moments = 0;
+    reader.choice(o, "optimizer_dtype", path, "optimizer_dtype",
+                  {{"auto", 0}, {"fp32", 4}, {"bf16", 2}, {"fp16", 2}}, &moments);
+    t->optimizer_state_bytes = moments;
     reader.choice(o, "fp8_recipe", path, "fp8_recipe", kFp8RecipeNames, &t->fp8_recipe);
     reader.boolean(o, "fp8_attention", path, &t->fp8_attention);
     reader.choice(o, "moe_dispatcher", path, "moe_dispatcher", kMoeDispatcherNames,
@@ -484,6 +488,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["cuda_graphs"] = cudaGraphsName(t.cuda_graphs);
     if (t.grad_reduce_bytes > 0)
         training["grad_reduce_dtype"] = t.grad_reduce_bytes == 4 ? "fp32" : "bf16";
+    if (t.optimizer_state_bytes > 0)
+        training["optimizer_dtype"] = t.optimizer_state_bytes == 4 ? "fp32" : "bf16";
     if (t.train_tokens > 0)
         training["train_tokens"] = t.train_tokens;
     if (t.gpu_hour_usd > 0)

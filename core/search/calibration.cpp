@@ -126,11 +126,52 @@ QJsonObject planOfRow(const QJsonObject& row)
     return plan;
 }
 
+// A measured-memory row (memory-2026.json): its plan as a 2026-style row writes it, the bytes
+// measured ("measured_gib", null for a verdict-only row), the stage ("measured_stage": a
+// number, "last" or "max") and the published verdict ("fits" or "oom").
+bool memoryRow(const QJsonObject& row, const HardwareCatalog& catalog,
+               std::vector<MemoryCalibrationRow>* rows, std::string* error)
+{
+    MemoryCalibrationRow out;
+    out.name = row.value("name").toString().toStdString();
+    out.model = row.value("family").toString().toStdString();
+    out.measures = row.value("measures").toString().toStdString();
+    out.source = row.value("source").toString().toStdString();
+    out.what = "peak per GPU";
+    out.measured_GiB = row.value("measured_gib").toDouble();
+    out.expected_verdict = row.value("verdict").toString().toStdString();
+    out.hbm_GiB = row.value("hbm_gib").toDouble();
+    const QJsonValue stage = row.value("measured_stage");
+    out.stage = stage.isDouble() ? stage.toInt() : stage.toString() == "last" ? -2 : -1;
+    QJsonObject plan = row.contains("plan") ? row.value("plan").toObject() : planOfRow(row);
+    if (!plan.contains("name"))
+        plan["name"] = QString::fromStdString(out.name);
+    std::vector<std::string> errors;
+    const std::string text = QJsonDocument(plan).toJson().toStdString();
+    if (!planFromJsonText(text, {}, &out.plan, &errors, catalog)) {
+        *error = out.name + ": " + errors.front();
+        return false;
+    }
+    if (!(out.measured_GiB > 0) && out.expected_verdict.empty()) {
+        *error = out.name + ": a memory row needs measured_gib or a verdict";
+        return false;
+    }
+    rows->push_back(std::move(out));
+    return true;
+}
+
 bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
-                 std::vector<CalibrationRow>* rows, std::string* error)
+                 std::vector<CalibrationRow>* rows, std::vector<MemoryCalibrationRow>* memory,
+                 std::string* error)
 {
     for (const QJsonValue& value : root.value("rows").toArray()) {
         const QJsonObject row = value.toObject();
+        if (!row.contains("measured_step_time_s") &&
+            (row.contains("measured_gib") || row.contains("verdict"))) {
+            if (!memoryRow(row, catalog, memory, error))
+                return false;
+            continue;
+        }
         CalibrationRow out;
         out.name = row.value("name").toString().toStdString();
         out.source = row.value("source").toString().toStdString();
@@ -166,6 +207,46 @@ bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
         }
         rows->push_back(std::move(out));
     }
+    return true;
+}
+
+// Measured memory rows: the measured stage's bytes (the fullest where the source gives the
+// maximum over GPUs) and the verdict.
+bool scoreMeasuredMemory(CalibrationReport* report, EngineCache& engines, std::string* error)
+{
+    CalibrationReport& result = *report;
+    auto engineFor = [&](const Plan& plan) { return engines.engineFor(plan.cluster); };
+    double memorySum = 0;
+    int memoryScored = 0;
+    for (MemoryCalibrationRow& row : result.memory) {
+        const StepCost cost = engineFor(row.plan)->evaluate(row.plan);
+        if (!cost.ok) {
+            *error = row.name + ": " + cost.issues.front().message;
+            return false;
+        }
+        const int last = static_cast<int>(cost.stages.size()) - 1;
+        const double bytes =
+            row.stage == -1 ? cost.max_stage_total_bytes
+                            : cost.stages[static_cast<size_t>(
+                                              row.stage == -2 ? last : std::min(row.stage, last))]
+                                  .total_bytes;
+        row.predicted_GiB = units::toGiB(bytes);
+        row.predicted_fits = cost.fits;
+        if (!row.expected_verdict.empty()) {
+            ++result.verdicts;
+            if (row.predicted_fits == (row.expected_verdict == "fits"))
+                ++result.verdicts_matched;
+        }
+        if (row.measured_GiB > 0) {
+            row.error = (row.predicted_GiB - row.measured_GiB) / row.measured_GiB;
+            memorySum += std::fabs(row.error);
+            ++memoryScored;
+            result.memory_max_abs_error =
+                std::max(result.memory_max_abs_error, std::fabs(row.error));
+        }
+    }
+    if (memoryScored > 0)
+        result.memory_mean_abs_error = memorySum / memoryScored;
     return true;
 }
 
@@ -206,9 +287,9 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
 
     const bool korthikanti = root.contains("iteration_time_s");
     if (korthikanti ? !korthikantiPlans(root, catalog, &result.rows, error)
-                    : !modernPlans(root, catalog, &result.rows, error))
+                    : !modernPlans(root, catalog, &result.rows, &result.memory, error))
         return false;
-    if (result.rows.empty()) {
+    if (result.rows.empty() && result.memory.empty()) {
         *error = "the calibration file has no rows (iteration_time_s or rows)";
         return false;
     }
@@ -233,10 +314,15 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
         errors.push_back(std::fabs(row.error));
         result.max_abs_error = std::max(result.max_abs_error, std::fabs(row.error));
     }
-    result.mean_abs_error = sum / result.rows.size();
-    std::sort(errors.begin(), errors.end());
-    const size_t n = errors.size();
-    result.median_abs_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    if (!errors.empty()) {
+        result.mean_abs_error = sum / result.rows.size();
+        std::sort(errors.begin(), errors.end());
+        const size_t n = errors.size();
+        result.median_abs_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    }
+
+    if (!scoreMeasuredMemory(&result, engines, error))
+        return false;
 
     // Memory of the first stage, against the file's figures for each model's 2022 layout.
     for (const QJsonValue& value : root.value("memory_first_stage_GiB").toArray()) {

@@ -33,9 +33,18 @@ struct MemoryCalibrationRow
 {
     std::string model;
     std::string what; ///< "params_and_optimizer", "activations_none", "activations_sp_selective"
-    double measured_GiB = 0;
+    double measured_GiB = 0; ///< 0: a verdict-only row (the run's fit published, not its bytes)
     double predicted_GiB = 0;
     double error = 0;
+    // Rows of a measured-memory set (memory-2026.json): the run, its plan and what it measured.
+    std::string name;
+    std::string measures; ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
+    std::string source;
+    int stage = -1;               ///< the pipeline stage measured (-1: the fullest)
+    std::string expected_verdict; ///< "fits" or "oom" as published (empty: not stated)
+    bool predicted_fits = true;
+    double hbm_GiB = 0;
+    Plan plan;
 };
 
 struct CalibrationReport
@@ -50,6 +59,9 @@ struct CalibrationReport
     double median_abs_error = 0;
     double max_abs_error = 0;
     double memory_max_abs_error = 0;
+    double memory_mean_abs_error = 0;
+    int verdicts = 0;              ///< memory rows with a published fit verdict
+    int verdicts_matched = 0;      ///< ... of which the engine's agrees
     double reference_mean_pct = 0; ///< the best public tool's figures, from the file (0: none)
     double reference_max_pct = 0;
 };

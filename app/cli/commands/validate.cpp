@@ -38,12 +38,24 @@ QJsonObject calibrationReportJson(const CalibrationReport& report)
                                 {"measured_mfu", row.measured_mfu}});
     }
     QJsonArray memory;
-    for (const MemoryCalibrationRow& row : report.memory)
-        memory.append(QJsonObject{{"model", QString::fromStdString(row.model)},
-                                  {"what", QString::fromStdString(row.what)},
-                                  {"measured_GiB", row.measured_GiB},
-                                  {"predicted_GiB", row.predicted_GiB},
-                                  {"error", row.error}});
+    for (const MemoryCalibrationRow& row : report.memory) {
+        QJsonObject o{{"model", QString::fromStdString(row.model)},
+                      {"what", QString::fromStdString(row.what)},
+                      {"measured_GiB", row.measured_GiB},
+                      {"predicted_GiB", row.predicted_GiB},
+                      {"error", row.error}};
+        if (!row.name.empty()) {
+            o["name"] = QString::fromStdString(row.name);
+            o["measures"] = QString::fromStdString(row.measures);
+            o["stage"] = row.stage;
+            o["predicted_fits"] = row.predicted_fits;
+            if (!row.expected_verdict.empty())
+                o["verdict"] = QString::fromStdString(row.expected_verdict);
+            if (!(row.measured_GiB > 0))
+                o["measured_GiB"] = QJsonValue::Null;
+        }
+        memory.append(o);
+    }
     return QJsonObject{{"id", QString::fromStdString(report.id)},
                        {"source", QString::fromStdString(report.source)},
                        {"rows", rows},
@@ -51,18 +63,14 @@ QJsonObject calibrationReportJson(const CalibrationReport& report)
                        {"median_abs_error", report.median_abs_error},
                        {"max_abs_error", report.max_abs_error},
                        {"memory", memory},
-                       {"memory_max_abs_error", report.memory_max_abs_error}};
+                       {"memory_max_abs_error", report.memory_max_abs_error},
+                       {"memory_mean_abs_error", report.memory_mean_abs_error},
+                       {"verdicts", report.verdicts},
+                       {"verdicts_matched", report.verdicts_matched}};
 }
 
-void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
+void printTimingRows(const CalibrationReport& report, int nameWidth, std::ostream& out)
 {
-    out << "Calibration set " << report.id << ": " << report.source << "\n";
-    if (!report.hardware.empty())
-        out << "Hardware: " << report.hardware << "\n";
-    // The row column fits the longest name (the 2026 set's run names are up to 50 wide).
-    int nameWidth = 36;
-    for (const CalibrationRow& row : report.rows)
-        nameWidth = std::max(nameWidth, static_cast<int>(row.name.size()) + 2);
     out << "\n  " << std::left << std::setw(nameWidth) << "row" << std::right << std::setw(6)
         << "GPUs" << std::setw(11) << "measured" << std::setw(11) << "predicted" << std::setw(9)
         << "error" << std::setw(15) << "MFU (publ.)"
@@ -89,6 +97,52 @@ void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
             << formatNumber(report.reference_mean_pct, 3) << "% / "
             << formatNumber(report.reference_max_pct, 3) << "%)";
     out << "\n";
+}
+
+void printMeasuredMemoryRows(const CalibrationReport& report, int nameWidth, std::ostream& out)
+{
+    out << "\n  " << std::left << std::setw(nameWidth) << "row (measured memory per GPU)"
+        << std::right << std::setw(6) << "GPUs" << std::setw(12) << "measured" << std::setw(12)
+        << "predicted" << std::setw(9) << "error" << std::setw(14) << "fit (publ.)"
+        << "\n";
+    for (const MemoryCalibrationRow& row : report.memory) {
+        const bool scored = row.measured_GiB > 0;
+        std::string fit = row.predicted_fits ? "fits" : "oom";
+        if (!row.expected_verdict.empty())
+            fit += " (" + row.expected_verdict + ")";
+        const std::string stage = row.stage == -1   ? "the fullest stage"
+                                  : row.stage == -2 ? "the last stage"
+                                                    : "stage " + std::to_string(row.stage);
+        out << "  " << std::left << std::setw(nameWidth) << row.name << std::right << std::setw(6)
+            << row.plan.parallel.gpus() << std::setw(12)
+            << (scored ? formatNumber(row.measured_GiB, 4) + " GiB" : std::string("-"))
+            << std::setw(12) << formatNumber(row.predicted_GiB, 4) + " GiB" << std::setw(9)
+            << (scored ? formatNumber(100 * row.error, 2) + "%" : std::string("-")) << std::setw(14)
+            << fit << "\n"
+            << "      measures: " << row.measures << " (scored on " << stage << ")\n";
+    }
+    out << "\n  memory: mean |error| " << formatNumber(100 * report.memory_mean_abs_error, 3)
+        << "%, max " << formatNumber(100 * report.memory_max_abs_error, 3) << "%; fit verdicts "
+        << report.verdicts_matched << " of " << report.verdicts << " as published\n";
+}
+
+void printCalibrationReport(const CalibrationReport& report, std::ostream& out)
+{
+    out << "Calibration set " << report.id << ": " << report.source << "\n";
+    if (!report.hardware.empty())
+        out << "Hardware: " << report.hardware << "\n";
+    // The row column fits the longest name (the 2026 set's run names are up to 50 wide).
+    int nameWidth = 36;
+    for (const CalibrationRow& row : report.rows)
+        nameWidth = std::max(nameWidth, static_cast<int>(row.name.size()) + 2);
+    for (const MemoryCalibrationRow& row : report.memory)
+        nameWidth = std::max(nameWidth, static_cast<int>(row.name.size()) + 2);
+    if (!report.rows.empty())
+        printTimingRows(report, nameWidth, out);
+    if (!report.memory.empty() && !report.memory.front().name.empty()) {
+        printMeasuredMemoryRows(report, nameWidth, out);
+        return;
+    }
     if (!report.memory.empty()) {
         out << "\n  First-stage memory per GPU (GiB)\n";
         for (const MemoryCalibrationRow& row : report.memory)
