@@ -211,20 +211,24 @@ void Walk::memoryAndNotes() const
     const StageCost& first = cost.stages.front();
     const char* memorySource = "formula: Korthikanti et al. 2022 Table 2 (activations), "
                                "Rajbhandari et al. 2020 (ZeRO sharding)";
-    // How many micro-batches' activations stage 0 holds: min(m, p) under 1F1B, times
-    // 1 + (p - 1) / (p v) when interleaved.
+    // How many micro-batches' activations stage 0 holds: min(m, p) under 1F1B; under the
+    // interleaved schedule its warm-up chunks and the first steady forward, capped at m v, each
+    // 1/v of the stage (inFlightMicrobatches(), the figure the stages carry).
     const int m = cost.microbatches;
-    const std::string inFlight =
-        "min(m, p)" + std::string(p.interleave > 1 ? " × (1 + (p - 1) / (p v))" : "");
+    const int v = p.interleave;
+    std::string inFlight = "min(m, p)";
     std::string inFlightValues = "min(" + std::to_string(m) + ", " + std::to_string(p.pp) + ")";
-    if (p.interleave > 1)
-        inFlightValues += " × (1 + " + std::to_string(p.pp - 1) + " / (" + std::to_string(p.pp) +
-                          " × " + std::to_string(p.interleave) + "))";
-    add("In-flight micro-batches of stage 0", "f = " + inFlight + " (1F1B schedule)",
-        inFlightValues, formatNumber(first.in_flight_microbatches), first.in_flight_microbatches,
-        "",
-        "formula: Narayanan et al. 2021 (1F1B and interleaved schedules); Korthikanti et al. "
-        "2022, section 4.2.3 (pipeline parallelism: the interleaved schedule's extra activations)");
+    if (v > 1) {
+        inFlight = "min(2 (p - 1) + (v - 1) p + 1, m v) / v";
+        inFlightValues = "min(2 × " + std::to_string(p.pp - 1) + " + " + std::to_string(v - 1) +
+                         " × " + std::to_string(p.pp) + " + 1, " + std::to_string(m) + " × " +
+                         std::to_string(v) + ") / " + std::to_string(v);
+    }
+    add("In-flight micro-batches of stage 0",
+        "f = " + inFlight + (v > 1 ? " (interleaved 1F1B)" : " (1F1B schedule)"), inFlightValues,
+        formatNumber(first.in_flight_microbatches), first.in_flight_microbatches, "",
+        "formula: Narayanan et al. 2021 (1F1B and interleaved schedules); Megatron-Core "
+        "schedules.py, get_pp_rank_microbatches (the interleaved warm-up per rank)");
     add("Memory of stage 0 per GPU",
         "weights + gradients + optimizer state + activations × layers × f + buffers",
         formatGiB(first.weights_bytes) + " + " + formatGiB(first.grads_bytes) + " + " +

@@ -126,6 +126,23 @@ QJsonObject planOfRow(const QJsonObject& row)
     return plan;
 }
 
+// A modern row's plan ("plan", or its parts as the row's own fields) through the plan-file
+// reader, named after the row where the plan has no name.
+bool readRowPlan(const QJsonObject& row, const std::string& name, const HardwareCatalog& catalog,
+                 Plan* out, std::string* error)
+{
+    QJsonObject plan = row.contains("plan") ? row.value("plan").toObject() : planOfRow(row);
+    if (!plan.contains("name"))
+        plan["name"] = QString::fromStdString(name);
+    std::vector<std::string> errors;
+    const std::string text = QJsonDocument(plan).toJson().toStdString();
+    if (!planFromJsonText(text, {}, out, &errors, catalog)) {
+        *error = name + ": " + errors.front();
+        return false;
+    }
+    return true;
+}
+
 // A measured-memory row (memory-2026.json): its plan as a 2026-style row writes it, the bytes
 // measured ("measured_gib", null for a verdict-only row), the stage ("measured_stage": a
 // number, "last" or "max") and the published verdict ("fits" or "oom").
@@ -136,22 +153,13 @@ bool memoryRow(const QJsonObject& row, const HardwareCatalog& catalog,
     out.name = row.value("name").toString().toStdString();
     out.model = row.value("family").toString().toStdString();
     out.measures = row.value("measures").toString().toStdString();
-    out.source = row.value("source").toString().toStdString();
     out.what = "peak per GPU";
     out.measured_GiB = row.value("measured_gib").toDouble();
     out.expected_verdict = row.value("verdict").toString().toStdString();
-    out.hbm_GiB = row.value("hbm_gib").toDouble();
     const QJsonValue stage = row.value("measured_stage");
     out.stage = stage.isDouble() ? stage.toInt() : stage.toString() == "last" ? -2 : -1;
-    QJsonObject plan = row.contains("plan") ? row.value("plan").toObject() : planOfRow(row);
-    if (!plan.contains("name"))
-        plan["name"] = QString::fromStdString(out.name);
-    std::vector<std::string> errors;
-    const std::string text = QJsonDocument(plan).toJson().toStdString();
-    if (!planFromJsonText(text, {}, &out.plan, &errors, catalog)) {
-        *error = out.name + ": " + errors.front();
+    if (!readRowPlan(row, out.name, catalog, &out.plan, error))
         return false;
-    }
     if (!(out.measured_GiB > 0) && out.expected_verdict.empty()) {
         *error = out.name + ": a memory row needs measured_gib or a verdict";
         return false;
@@ -180,15 +188,8 @@ bool modernPlans(const QJsonObject& root, const HardwareCatalog& catalog,
         out.family = row.value("family").toString().toStdString();
         for (const QJsonValue& what : row.value("not_expressible").toArray())
             out.not_expressible.push_back(what.toString().toStdString());
-        QJsonObject plan = row.contains("plan") ? row.value("plan").toObject() : planOfRow(row);
-        if (!plan.contains("name"))
-            plan["name"] = QString::fromStdString(out.name);
-        std::vector<std::string> errors;
-        const std::string text = QJsonDocument(plan).toJson().toStdString();
-        if (!planFromJsonText(text, {}, &out.plan, &errors, catalog)) {
-            *error = out.name + ": " + errors.front();
+        if (!readRowPlan(row, out.name, catalog, &out.plan, error))
             return false;
-        }
         out.model = out.name.substr(0, out.name.find('-'));
         if (!row.contains("plan")) {
             // 2026-style names lead with the source ("mb2604-", "tt-", "dgxc2505-"), then the

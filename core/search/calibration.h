@@ -38,12 +38,10 @@ struct MemoryCalibrationRow
     double error = 0;
     // Rows of a measured-memory set (memory-2026.json): the run, its plan and what it measured.
     std::string name;
-    std::string measures; ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
-    std::string source;
+    std::string measures;         ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
     int stage = -1;               ///< the pipeline stage measured (-1: the fullest)
     std::string expected_verdict; ///< "fits" or "oom" as published (empty: not stated)
     bool predicted_fits = true;
-    double hbm_GiB = 0;
     Plan plan;
 };
 
