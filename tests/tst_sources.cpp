@@ -35,6 +35,7 @@ const QStringList kPublicUpstreamMarkdown = {
     "nccl-tests doc/PERFORMANCE.md",
     "NVIDIA Megatron-LM, docs/discussions/deepseek-v3-gb200-optimization/"
     "deepseek-v3-gb200-optimization.md",
+    "NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md",
     "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md",
     "pytorch/torchtitan docs/performance.md",
     "stas00/ml-engineering, compute/accelerator/README.md",

@@ -145,6 +145,10 @@ std::string fingerprint(const StepCost& c)
     f.add(c.max_stage_total_bytes);
     f.add(c.hbm_bytes);
     f.add(c.fits);
+    f.add(c.fullest_stage);
+    f.add(c.max_stage_reserved_bytes);
+    f.add(c.runtime_reserve_bytes);
+    f.add(c.tight);
     const StepMetrics& m = c.metrics;
     for (double v :
          {m.tokens_per_step, m.tokens_per_s, m.model_flops_per_step, m.hardware_flops_per_step,

@@ -238,7 +238,17 @@ QWidget* MainWindow::buildMemoryTab()
     auto* memoryTab = new QSplitter(Qt::Vertical, m_tabs);
     m_plots.memory = new MemoryPlot(memoryTab);
     m_memoryModel = new MemoryModel(this);
-    m_memoryTable = makeTable(m_memoryModel, memoryTab);
+    // The verdict in words above the table: what is spare or over, and what would fit.
+    auto* below = new QWidget(memoryTab);
+    auto* belowLayout = new QVBoxLayout(below);
+    belowLayout->setContentsMargins(0, 0, 0, 0);
+    m_memoryVerdict = new QLabel(below);
+    m_memoryVerdict->setObjectName("memoryVerdict");
+    m_memoryVerdict->setWordWrap(true);
+    m_memoryVerdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_memoryTable = makeTable(m_memoryModel, below);
+    belowLayout->addWidget(m_memoryVerdict);
+    belowLayout->addWidget(m_memoryTable);
     m_memoryTable->setObjectName("memoryTable");
     // The total and whether it fits next to the stage, where they are seen at 1280x800; the
     // parts follow.
@@ -246,7 +256,7 @@ QWidget* MainWindow::buildMemoryTab()
     memoryHeader->moveSection(MemoryModel::Total, MemoryModel::Weights);
     memoryHeader->moveSection(MemoryModel::Fits, MemoryModel::Weights + 1);
     memoryTab->addWidget(m_plots.memory);
-    memoryTab->addWidget(m_memoryTable);
+    memoryTab->addWidget(below);
     memoryTab->setStretchFactor(0, 3);
     memoryTab->setStretchFactor(1, 2);
     return memoryTab;
@@ -462,6 +472,8 @@ void MainWindow::showResults(std::shared_ptr<const PlanResults> r)
     m_memoryModel->setResults(r);
     m_collectivesTable->resizeColumnsToContents();
     m_memoryTable->resizeColumnsToContents();
+    m_memoryVerdict->setText(
+        QString::fromStdString(memoryVerdictText(r->cost, r->analysis.memory_fixes)));
     m_plots.breakdown->setResults(*r);
     m_plots.memory->setResults(*r);
     m_plots.tp->setResults(*r);

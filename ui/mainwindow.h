@@ -181,8 +181,8 @@ private:
     QComboBox* m_colourBy;
     CollectivesModel* m_collectivesModel;
     MemoryModel* m_memoryModel;
-    QTableView* m_collectivesTable;
-    QTableView* m_memoryTable;
+    QTableView *m_collectivesTable, *m_memoryTable;
+    QLabel* m_memoryVerdict; ///< the memory verdict and, when it does not fit, the fixes
     QTextBrowser* m_derivation;
     mutable std::shared_ptr<const PlanResults> m_derivationPending; ///< laid out when shown
     QTimer* m_recoveryTimer;

@@ -220,6 +220,8 @@ void refreshDefaultFigures(Plan* plan)
     keepUser(f.kernel_gap_s, defaults.kernel_gap_s);
     keepUser(f.graph_kernel_gap_s, defaults.graph_kernel_gap_s);
     keepUser(f.moe_imbalance, defaults.moe_imbalance);
+    keepUser(f.allocator_reserve, defaults.allocator_reserve);
+    keepUser(f.runtime_reserve_bytes, defaults.runtime_reserve_bytes);
 }
 
 namespace {

@@ -258,6 +258,7 @@ PlanAnalysis analyzePlan(const Plan& plan, const StepCost& planCost, const StepE
     bandwidthSweep(sweep);
     scalingSweep(sweep);
     whatIfs(sweep);
+    analysis.memory_fixes = memoryFixes(plan, planCost, engine);
     return analysis;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "memoryfix.h"
 #include "stepmodel.h"
 
 #include <functional>
@@ -61,6 +62,9 @@ struct PlanAnalysis
     double rack_boundary_gpus = 0;           ///< 0: one rack at every size shown
     std::vector<std::string> what_if_labels; ///< "as planned" first
     std::vector<double> what_if_step_s;
+    /// Where the plan does not fit: the cheapest layout changes that make it fit
+    /// (memoryFixes()).
+    std::vector<MemoryFix> memory_fixes;
 };
 
 /// An engine for a cluster (cached by the caller; sweeps over GPU counts and what-ifs need

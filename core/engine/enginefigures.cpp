@@ -50,6 +50,31 @@ Sourced moeImbalanceFigure()
            "expert (Megatron-Core --moe-per-layer-logging) and enter overrides.moe_imbalance");
 }
 
+// DDP's bucket size, and the memory the fullest stage's tensors do not account for
+// (docs/engine.md, "Memory per framework"): the caching allocator's reserve, and the
+// process's own.
+void setBufferFigures(EngineFigures& f)
+{
+    f.dp_bucket_bytes =
+        preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
+                                 "(torch.nn.parallel.DistributedDataParallel documentation)");
+    f.allocator_reserve = assumption(
+        0.05,
+        "5% of the peak allocated bytes kept reserved by PyTorch's caching allocator "
+        "(fragmentation and rounding), a margin: a fragmented run reserves up to about a "
+        "third more than it allocates (NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-"
+        "tuning/SKILL.md at 067f987d: a 58.8 GB peak ran out of 80 GB by fragmentation "
+        "and ran with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). Measure it as "
+        "reserved_bytes.all.peak / allocated_bytes.all.peak - 1 from "
+        "torch.cuda.memory_stats() and enter overrides.allocator_reserve");
+    f.runtime_reserve_bytes =
+        preset((781.0 + 688.0) * units::kMiB,
+               "outside the caching allocator, per process: the CUDA context, 781 MiB after "
+               "`import torch; torch.zeros(1).cuda()` (nvidia-smi, PyTorch issue #34323), and "
+               "one NCCL communicator's buffers, 688 MiB for a group of more than two A100s on "
+               "NVLink (NVIDIA/nccl issue #964)");
+}
+
 } // namespace
 
 EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtype dtype,
@@ -151,9 +176,6 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
                   : preset(28, "SGD with momentum, fp32: read weight, grad, momentum (12) + "
                                "write weight, momentum (8) + norm (4) + zero grad (4) bytes "
                                "per parameter");
-    f.dp_bucket_bytes =
-        preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
-                                 "(torch.nn.parallel.DistributedDataParallel documentation)");
     // Kernel launches (docs/engine.md, "Kernel launches"). NVIDIA's "Getting Started with
     // CUDA Graphs" (Gray, NVIDIA Technical Blog, 2019): a 2.9 us kernel takes 3.8 us per
     // kernel back to back from a stream and 3.4 us inside a graph.
@@ -167,6 +189,7 @@ EngineFigures defaultEngineFigures(const GpuSpec& gpu, Optimizer optimizer, Dtyp
         10e-6, "host time per kernel launched from PyTorch: Python, the ATen dispatcher, "
                "autograd recording and cudaLaunchKernel, 5-25 us per operator in PyTorch "
                "profiler traces; 10 us assumed (measure with the PyTorch profiler)");
+    setBufferFigures(f);
     f.overlap_fraction = preset(1, "the schedule model: a gradient bucket or FSDP gather is "
                                    "hidden as far as the compute it overlaps lasts (PyTorch "
                                    "DDP and FSDP2 overlap, Megatron-LM overlap_grad_reduce)");

@@ -510,8 +510,18 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
     const double k = moe ? m.experts_per_token : 1;
     const double act = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / m.hidden * k;
-    const double sharded = 2 + 4 * g + 2 + act;
-    double perToken = replicated * (c.sp ? 1 / t : 1) + sharded / t;
+    double sharded = 2 + 4 * g + 2 + act;
+    double replicatedHere = replicated;
+    if (transformerEngineFp8(c.plan)) {
+        // Transformer Engine saves each GEMM's input for the weight gradient in FP8, one byte
+        // (transformer_engine/pytorch/module/linear.py and layernorm_linear.py: the quantized
+        // input is what the forward saves): the QKV and fc1 inputs (the norms' outputs) and
+        // fc2's input halve; the projection keeps an FP8 copy of the attention output beside
+        // the bf16 one the attention kernel saves.
+        replicatedHere -= 2;
+        sharded += 1 - f / m.hidden * k;
+    }
+    double perToken = replicatedHere * (c.sp ? 1 / t : 1) + sharded / t;
     if (!c.flash && recompute == Recompute::None)
         perToken += (2 + 3 * drop) * m.heads * c.seqLocal * c.p.cp / double(m.hidden) / t;
     return perToken * sbh * scale;

@@ -406,6 +406,12 @@ void PlanRules::figures()
     if (!(f.moe_imbalance.value >= 1 && f.moe_imbalance.value <= 64))
         issue("figure-range", "overrides",
               "moe_imbalance (the busiest expert rank's tokens over the mean) must lie in [1, 64]");
+    if (!(f.allocator_reserve.value >= 0 && f.allocator_reserve.value <= 1))
+        issue("figure-range", "overrides",
+              "allocator_reserve (the caching allocator's reserve over its peak allocated "
+              "bytes) must lie in [0, 1]");
+    if (!(f.runtime_reserve_bytes.value >= 0 && f.runtime_reserve_bytes.value <= 1e12))
+        issue("figure-range", "overrides", "runtime_reserve_bytes must lie in [0, 1e12] bytes");
     if (!(f.comm_sm_share.value >= 0 && f.comm_sm_share.value < 1))
         issue("figure-range", "overrides", "comm_sm_share must lie in [0, 1)");
     if (!(f.overlap_fraction.value >= 0 && f.overlap_fraction.value <= 1))
@@ -616,6 +622,11 @@ Fp8Recipe resolvedFp8Recipe(const Plan& plan)
     // scaling (DelayedScaling); torchao's Float8Linear (torchtitan's float8 converter) defaults
     // to tensorwise dynamic scaling, i.e. current scaling.
     return pytorchFramework(plan) ? Fp8Recipe::Current : Fp8Recipe::Delayed;
+}
+
+bool transformerEngineFp8(const Plan& plan)
+{
+    return plan.training.dtype == Dtype::FP8 && !pytorchFramework(plan);
 }
 
 int gradReduceBytes(const Plan& plan)

@@ -282,6 +282,13 @@ struct EngineFigures
     /// MoE: tokens of the busiest expert rank over the mean (1: balanced routing); the expert
     /// GEMMs and the dispatch wait for that rank.
     Sourced moe_imbalance;
+    /// The caching allocator's reserve over its peak allocated bytes, a share: what
+    /// torch.cuda.memory_stats()'s reserved_bytes.all.peak holds beyond allocated_bytes.all.peak
+    /// (fragmentation and rounding); peak reserved = peak allocated x (1 + this).
+    Sourced allocator_reserve;
+    /// Bytes per GPU outside the caching allocator: the CUDA context and NCCL's communicator
+    /// buffers. The fit verdict counts them on top of the fullest stage's allocated peak.
+    Sourced runtime_reserve_bytes;
 };
 
 /// An assumed figure of the plan's cluster replaced by a measurement; the plan keeps both.
@@ -362,6 +369,9 @@ bool tpOverlapActive(const Plan& plan);
 int gradReduceBytes(const Plan& plan);
 /// The FP8 recipe a plan runs (`auto` resolved from the stack; Auto when dtype is not fp8).
 Fp8Recipe resolvedFp8Recipe(const Plan& plan);
+/// FP8 training on Transformer Engine (dtype fp8 on Megatron-Core), whose modules cache FP8
+/// weights and save FP8 GEMM inputs; torchao's float8 keeps neither.
+bool transformerEngineFp8(const Plan& plan);
 /// The MoE token dispatcher a plan runs (`auto`: alltoall, on every framework).
 MoeDispatcher resolvedMoeDispatcher(const Plan& plan);
 

@@ -1,5 +1,7 @@
 #include "stagememory.h"
 
+#include "units.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -70,6 +72,20 @@ ModelStateBytes modelStateBytes(const Plan& plan)
     return b;
 }
 
+double lossBytesPerLogit(const Plan& plan)
+{
+    // Megatron-Core's vocab-parallel cross entropy casts the 16-bit logits to fp32 once and
+    // works in place, saving the softmax for the backward (tensor_parallel/cross_entropy.py):
+    // the logits and one fp32 copy. PyTorch's cross_entropy on logits cast with .float()
+    // (torchtitan train.py at 9dec370; Hugging Face models under autocast) saves the fp32
+    // log-softmax, and its backward holds it with the gradient that reaches it and the one it
+    // returns, three fp32 tensors, after the 16-bit logits are freed (torchtitan: `del pred`
+    // before loss.backward()); the forward's 2 + 4 + 4 is less.
+    if (!pytorchFramework(plan))
+        return activationBytes(plan.training.dtype) + 4;
+    return 3 * 4;
+}
+
 void setMemoryContext(layercost::Context& c, AttentionKernel attention)
 {
     c.actBytes = activationBytes(c.plan.training.dtype);
@@ -136,7 +152,7 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     }
     t.finalNormParams = count.final_norm;
     t.lmHeadParams = !m.tied_embeddings || p.pp > 1 ? double(m.vocab) * m.hidden / p.tp : 0.0;
-    t.logitsBytes = c.tokens * m.vocab / p.tp * (c.actBytes + 4);
+    t.logitsBytes = c.tokens * m.vocab / p.tp * lossBytesPerLogit(c.plan);
     t.sequenceParallelBytes = c.sp ? c.tokens * m.hidden * c.actBytes : 0.0;
     // Transformer Engine keeps each FP8 weight in both usages, row-wise for the forward and
     // transposed (or column-wise scaled) for dgrad, from a step's first micro-batch on (an
@@ -146,7 +162,7 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     const double scales = recipe == Fp8Recipe::Mxfp8       ? 2 / 32.0
                           : recipe == Fp8Recipe::Blockwise ? 2 * 4 / 16384.0
                                                            : 0.0;
-    t.fp8CopyBytes = recipe != Fp8Recipe::Auto && !pytorchFramework(c.plan) ? 2 + scales : 0.0;
+    t.fp8CopyBytes = transformerEngineFp8(c.plan) ? 2 + scales : 0.0;
     // ZeRO-3 at a shard group of one rank shards nothing: no gathered copies to hold.
     t.zero3GatherBytes =
         p.shardingZero() >= 3 && p.pp == 1
@@ -190,6 +206,45 @@ double fullestStageBytes(const Plan& plan, const ParameterCount& count)
         fullest = std::max(fullest, st.total_bytes);
     }
     return fullest;
+}
+
+void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const EngineFigures& f,
+                         const std::string& hbmText, std::string& text)
+{
+    // Appended piece by piece: the numbers are short strings and `text` a reused one, so
+    // that a plan that does not fit evaluates without allocating (tst_stepalloc).
+    using units::formatNumber;
+    using units::toGiB;
+    auto atStage = [&] {
+        if (p.pp > 1) {
+            text += " at stage ";
+            text += formatNumber(cost.fullest_stage);
+        }
+    };
+    if (!cost.fits) {
+        text += "does not fit: over by ";
+        text += formatNumber(toGiB(-cost.spareBytes()));
+        text += " GiB";
+        atStage();
+        text += " (";
+        text += formatNumber(toGiB(cost.max_stage_total_bytes));
+        text += " GiB at its peak + ";
+        text += formatNumber(toGiB(cost.runtime_reserve_bytes));
+        text += " GiB for the CUDA context and NCCL, of ";
+        text += hbmText;
+        text += " GiB HBM)";
+        return;
+    }
+    text += "tight: ";
+    text += formatNumber(toGiB(cost.spareBytes()));
+    text += " GiB to spare";
+    atStage();
+    text += ", less than the caching allocator's reserve of ";
+    text += formatNumber(100 * f.allocator_reserve.value);
+    text += "% (";
+    text += formatNumber(toGiB(cost.max_stage_reserved_bytes - cost.max_stage_total_bytes));
+    text += " GiB): it runs only while fragmentation stays lower "
+            "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keeps it low)";
 }
 
 } // namespace paraplan

@@ -112,6 +112,11 @@ ModelStateBytes modelStateBytes(const Plan& plan);
 /// recipes keep activations in 16 bits).
 double activationBytes(Dtype dtype);
 
+/// Bytes per logit (per vocabulary entry of each token on the last stage) the loss holds at
+/// its peak, as the plan's framework computes it (lossBytesPerLogit(): 6 for Megatron-Core's
+/// bf16 cross entropy, 12 for PyTorch's).
+double lossBytesPerLogit(const Plan& plan);
+
 /// The layout's memory terms into `t` (every field; filled in place, as the evaluation's hot
 /// path wants: a returned copy costs it more than the terms); `c` has its memory fields set
 /// (setMemoryContext()), `count` is countParameters(c.m).
@@ -193,5 +198,11 @@ inline void setStageInFlight(const LayoutMemoryTerms& t, StageCost& st, int i, i
 /// (validatePlan() finds no issue). Makes no heap allocation once this thread has walked a
 /// pipeline as deep.
 double fullestStageBytes(const Plan& plan, const ParameterCount& count);
+
+/// The memory verdict's warning, appended to `text` where the plan does not fit ("does not
+/// fit: over by 3.2 GiB at stage 0 (...)") or fits without the allocator's reserve ("tight:
+/// ..."); `hbmText` is the GPU's HBM in GiB as written.
+void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const EngineFigures& f,
+                         const std::string& hbmText, std::string& text);
 
 } // namespace paraplan

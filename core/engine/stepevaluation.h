@@ -140,6 +140,7 @@ struct Evaluation
     void criticalCollectives();
     void sharedLinks();
     void metrics();
+    void memoryWarning(); // the "does not fit" or "tight" warning
 
     const CollectiveResult& collective(CollectiveOp op, double bytes, int ranks, int stride) const
     {
@@ -205,6 +206,7 @@ struct Evaluation
     std::vector<int>& layersPerStage; // stageScratch()
     LayoutMemoryTerms mem; // stagememory.h: micro-batches, bytes per state, ZeRO shards, ...
     double hbmBytes = 0;
+    double usableBytes = 0; // hbmBytes less the runtime reserve: what the stages may fill
     // The LM head's forward and backward (layercost::lmHeadSeconds), an MTP module's
     // projection's (mtpProjectionSeconds), a sliding layer's share of causal attention work.
     double lmHead = 0, mtpProjection = 0, slidingShare = 1;

@@ -379,6 +379,8 @@ void Evaluation::stageSetup()
     cost.microbatches = mem.microbatches;
     hbmBytes = units::bytesFromGiB(gpu->hbm_GiB);
     cost.hbm_bytes = hbmBytes;
+    cost.runtime_reserve_bytes = fig.runtime_reserve_bytes.value;
+    usableBytes = hbmBytes - cost.runtime_reserve_bytes;
 
     // LM head and embedding: the last and first stage carry them.
     cost.lm_head_s = lmHead; // setup()'s, with the dense layer's answers
@@ -458,9 +460,14 @@ void Evaluation::stages()
             maxMicrobatch = st.microbatch_s;
             cost.critical_stage = i;
         }
-        cost.max_stage_total_bytes = std::max(cost.max_stage_total_bytes, st.total_bytes);
+        if (st.total_bytes > cost.max_stage_total_bytes) {
+            cost.max_stage_total_bytes = st.total_bytes;
+            cost.fullest_stage = i;
+        }
     }
-    cost.fits = cost.max_stage_total_bytes <= hbmBytes;
+    cost.fits = cost.max_stage_total_bytes <= usableBytes;
+    cost.max_stage_reserved_bytes = cost.max_stage_total_bytes * (1 + fig.allocator_reserve.value);
+    cost.tight = cost.fits && cost.max_stage_reserved_bytes > usableBytes;
 }
 
 void Evaluation::stageTimesAndStates(StageCost& st, int i, int denseHere)
@@ -530,7 +537,7 @@ void Evaluation::stageInFlight(StageCost& st, int i, int denseHere)
 {
     // What depends on the stage's place: the micro-batches whose activations it holds.
     setStageInFlight(mem, st, i, denseHere);
-    st.fits = st.total_bytes <= hbmBytes;
+    st.fits = st.total_bytes <= usableBytes;
 }
 
 void Evaluation::pipeline()
@@ -585,14 +592,13 @@ void Evaluation::metrics()
         if (tr.gpu_hour_usd > 0)
             mt.cost_usd = mt.gpu_hours * tr.gpu_hour_usd;
     }
-    if (!cost.fits) {
-        std::string& text = cost.addWarning();
-        text += "does not fit: the fullest stage needs ";
-        text += units::formatNumber(units::toGiB(cost.max_stage_total_bytes));
-        text += " GiB of ";
-        text += *hbmText; // units::formatNumber(gpu->hbm_GiB), the engine's
-        text += " GiB HBM";
-    }
+    if (!cost.fits || cost.tight)
+        memoryWarning();
+}
+
+void Evaluation::memoryWarning()
+{
+    appendMemoryWarning(cost, p, fig, *hbmText, cost.addWarning());
 }
 
 bool allFinite(const StepCost& cost)

@@ -238,9 +238,21 @@ struct StepCost
     std::vector<CollectiveCost> collectives;
     std::vector<StageCost> stages;
     int critical_stage = 0;
-    double max_stage_total_bytes = 0;
+    double max_stage_total_bytes = 0; ///< the fullest stage's peak allocated bytes per GPU
+    int fullest_stage = 0;            ///< that stage (the first of equals)
+    /// Its peak reserved by the caching allocator: max_stage_total_bytes x (1 +
+    /// figures.allocator_reserve), what torch.cuda.memory_stats() reports as
+    /// reserved_bytes.all.peak.
+    double max_stage_reserved_bytes = 0;
+    double runtime_reserve_bytes = 0; ///< outside the allocator: CUDA context, NCCL buffers
     double hbm_bytes = 0;
+    /// The verdict: the fullest stage's allocated peak and the runtime reserve within HBM.
     bool fits = false;
+    /// It fits, but its reserved peak would not: it runs only while the allocator's
+    /// fragmentation stays under the reserve left (expandable segments keep it low).
+    bool tight = false;
+    /// HBM left at the fullest stage's peak, the runtime reserve counted (negative: over).
+    double spareBytes() const { return hbm_bytes - max_stage_total_bytes - runtime_reserve_bytes; }
     StepMetrics metrics;
     LayerCompute dense_layer;
     LayerCompute moe_layer;

@@ -237,6 +237,21 @@ void Walk::memoryAndNotes() const
             formatNumber(first.in_flight_microbatches) + " + " + formatGiB(first.buffers_bytes),
         formatGiB(first.total_bytes) + (first.fits ? " (fits)" : " (does not fit)"),
         first.total_bytes, "B", memorySource);
+    const std::string fullest = "stage " + std::to_string(cost.fullest_stage);
+    add("Memory verdict",
+        "HBM - (the fullest stage's peak + runtime reserve); reserved = peak × (1 + "
+        "allocator reserve)",
+        formatGiB(cost.hbm_bytes) + " - (" + formatGiB(cost.max_stage_total_bytes) + " at " +
+            fullest + " + " + formatGiB(cost.runtime_reserve_bytes) + "); reserved " +
+            formatGiB(cost.max_stage_total_bytes) + " × (1 + " +
+            formatNumber(plan.figures.allocator_reserve.value) +
+            ") = " + formatGiB(cost.max_stage_reserved_bytes),
+        (cost.fits ? formatGiB(cost.spareBytes()) + " to spare" +
+                         (cost.tight ? " (tight: less than the allocator's reserve)" : "")
+                   : "over by " + formatGiB(-cost.spareBytes()) + " (does not fit)"),
+        cost.spareBytes(), "B",
+        describeSource(plan.figures.runtime_reserve_bytes) + "; " +
+            describeSource(plan.figures.allocator_reserve));
     for (const std::string& warning : cost.warnings)
         d.notes.push_back("warning: " + warning);
     for (const LinkUse& link : cost.links)

@@ -40,6 +40,47 @@ std::string layoutLabel(const ParallelLayout& p)
     return text;
 }
 
+std::string memoryLabel(const StepCost& cost)
+{
+    return !cost.fits ? "memory (does not fit)" : cost.tight ? "memory (tight)" : "memory (fits)";
+}
+
+std::string memoryDetail(const StepCost& cost)
+{
+    // "61.14 of 80.00 GiB at stage 0's peak (64.20 GiB reserved by the allocator); fits with
+    // 17.43 GiB to spare (1.43 GiB kept for the CUDA context and NCCL)".
+    auto gib = [](double bytes) {
+        return QString::number(units::toGiB(bytes), 'f', 2).toStdString();
+    };
+    const std::string where = cost.stages.size() > 1
+                                  ? "stage " + std::to_string(cost.fullest_stage) + "'s peak"
+                                  : "its peak";
+    std::string text = gib(cost.max_stage_total_bytes) + " of " + gib(cost.hbm_bytes) + " GiB at " +
+                       where + " (" + gib(cost.max_stage_reserved_bytes) +
+                       " GiB reserved by the allocator); ";
+    const double spare = cost.spareBytes();
+    text += spare >= 0 ? "fits with " + gib(spare) + " GiB to spare"
+                       : "DOES NOT FIT: over by " + gib(-spare) + " GiB";
+    text += " (" + gib(cost.runtime_reserve_bytes) + " GiB kept for the CUDA context and NCCL)";
+    if (cost.tight)
+        text += "; tight: the allocator's reserve would not fit";
+    return text;
+}
+
+std::string memoryVerdictText(const StepCost& cost, const std::vector<MemoryFix>& fixes)
+{
+    std::string text = "Memory: " + memoryDetail(cost) + ".";
+    if (cost.fits)
+        return text;
+    if (fixes.empty())
+        return text + "\nNo change of recompute, ZeRO, micro-batch, interleave, PP or TP fits "
+                      "alone or in pairs: more GPUs, or a GPU with more memory.";
+    text += "\nTo make it fit (each evaluated; the GPUs and the global batch kept):";
+    for (const MemoryFix& fix : fixes)
+        text += "\n  " + memoryFixText(fix);
+    return text;
+}
+
 std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& cost)
 {
     const StepMetrics& mt = cost.metrics;
@@ -55,14 +96,10 @@ std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& co
              " tokens per step)",
          "tokens-per-second", false},
         {"mfu", "MFU / HFU", mfu, mfu, "mfu", false},
-        {"memory", cost.fits ? "memory (fits)" : "memory (does not fit)",
+        {"memory", memoryLabel(cost),
          fixed(units::toGiB(cost.max_stage_total_bytes), 1) + " / " +
              fixed(units::toGiB(cost.hbm_bytes), 0) + " GiB",
-         fixed(units::toGiB(cost.max_stage_total_bytes), 2) + " of " +
-             fixed(units::toGiB(cost.hbm_bytes), 2) + " GiB on the fullest stage (" +
-             fixed(units::toGiB(cost.hbm_bytes - cost.max_stage_total_bytes), 2) +
-             " GiB headroom)" + (cost.fits ? "" : ": DOES NOT FIT"),
-         "memory-of-stage-0-per-gpu", !cost.fits}};
+         memoryDetail(cost), "memory-of-stage-0-per-gpu", !cost.fits}};
     if (mt.time_to_train_s > 0) {
         figures.push_back({"time_to_train", "time to train", formatDays(mt.time_to_train_s),
                            formatDays(mt.time_to_train_s) + " for " +

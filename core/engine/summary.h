@@ -1,5 +1,6 @@
 #pragma once
 
+#include "memoryfix.h"
 #include "plan.h"
 #include "stepmodel.h"
 
@@ -23,6 +24,13 @@ struct HeadlineFigure
 /// The headline of an evaluated plan, in display order.
 std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& cost);
 
+/// The memory verdict in words: "memory (fits)", "memory (tight)", "memory (does not fit)".
+std::string memoryLabel(const StepCost& cost);
+/// The fullest stage's peak against HBM, its reserved bytes, and what is spare or over.
+std::string memoryDetail(const StepCost& cost);
+/// The verdict and, where the plan does not fit, the changes that would make it fit, in
+/// lines: memoryDetail(), then "To make it fit: recompute full: 13.4% slower, ...".
+std::string memoryVerdictText(const StepCost& cost, const std::vector<MemoryFix>& fixes);
 /// "tp8 pp4 dp4 cp1 z1 sp selective v5 mb1": a layout in one line (search, comparisons).
 std::string layoutLabel(const ParallelLayout& layout);
 /// A count with thousands separators, whatever the machine's locale: "146,855".

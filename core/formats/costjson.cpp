@@ -76,21 +76,27 @@ QJsonObject stepCostToJson(const Plan& plan, const StepCost& cost)
     for (const std::string& warning : cost.warnings)
         warnings.append(QString::fromStdString(warning));
     const StepMetrics& mt = cost.metrics;
-    QJsonObject json{{"plan", QString::fromStdString(plan.name)},
-                     {"step_time_s", cost.step_time_s},
-                     {"tokens_per_s", mt.tokens_per_s},
-                     {"tokens_per_step", mt.tokens_per_step},
-                     {"mfu", mt.mfu},
-                     {"hfu", mt.hfu},
-                     {"model_flops_per_step", mt.model_flops_per_step},
-                     {"fits", cost.fits},
-                     {"breakdown_s", breakdown},
-                     {"memory_bytes", QJsonObject{{"stages", stages},
-                                                  {"max_stage_total", cost.max_stage_total_bytes},
-                                                  {"hbm", cost.hbm_bytes}}},
-                     {"collectives", collectives},
-                     {"microbatches", cost.microbatches},
-                     {"warnings", warnings}};
+    QJsonObject json{
+        {"plan", QString::fromStdString(plan.name)},
+        {"step_time_s", cost.step_time_s},
+        {"tokens_per_s", mt.tokens_per_s},
+        {"tokens_per_step", mt.tokens_per_step},
+        {"mfu", mt.mfu},
+        {"hfu", mt.hfu},
+        {"model_flops_per_step", mt.model_flops_per_step},
+        {"fits", cost.fits},
+        {"breakdown_s", breakdown},
+        {"memory_bytes", QJsonObject{{"stages", stages},
+                                     {"max_stage_total", cost.max_stage_total_bytes},
+                                     {"fullest_stage", cost.fullest_stage},
+                                     {"max_stage_reserved", cost.max_stage_reserved_bytes},
+                                     {"runtime_reserve", cost.runtime_reserve_bytes},
+                                     {"spare", cost.spareBytes()},
+                                     {"tight", cost.tight},
+                                     {"hbm", cost.hbm_bytes}}},
+        {"collectives", collectives},
+        {"microbatches", cost.microbatches},
+        {"warnings", warnings}};
     QJsonArray links;
     for (const LinkUse& link : cost.links)
         links.append(QJsonObject{{"tier", tierName(link.tier)},

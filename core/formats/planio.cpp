@@ -281,12 +281,13 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
 {
     const std::string path = "overrides";
-    reader.checkKeys(
-        o, path,
-        {"gemm_peak_fraction", "hbm_fraction", "attention_fraction", "attention_bwd_fraction",
-         "comm_sm_share", "gpu_spread", "grad_bytes", "optimizer_step_bytes", "dp_bucket_bytes",
-         "overlap_fraction", "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
-         "fp8_gemm_peak_fraction", "fp8_backward_gemm_peak_fraction", "moe_imbalance"});
+    reader.checkKeys(o, path,
+                     {"gemm_peak_fraction", "hbm_fraction", "attention_fraction",
+                      "attention_bwd_fraction", "comm_sm_share", "gpu_spread", "grad_bytes",
+                      "optimizer_step_bytes", "dp_bucket_bytes", "overlap_fraction",
+                      "host_launch_s", "kernel_gap_s", "graph_kernel_gap_s",
+                      "fp8_gemm_peak_fraction", "fp8_backward_gemm_peak_fraction", "moe_imbalance",
+                      "allocator_reserve", "runtime_reserve_bytes"});
     struct Field
     {
         const char* key;
@@ -306,7 +307,9 @@ void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
           Field{"graph_kernel_gap_s", &f->graph_kernel_gap_s},
           Field{"fp8_gemm_peak_fraction", &f->fp8_gemm_peak_fraction},
           Field{"fp8_backward_gemm_peak_fraction", &f->fp8_backward_gemm_peak_fraction},
-          Field{"moe_imbalance", &f->moe_imbalance}}) {
+          Field{"moe_imbalance", &f->moe_imbalance},
+          Field{"allocator_reserve", &f->allocator_reserve},
+          Field{"runtime_reserve_bytes", &f->runtime_reserve_bytes}}) {
         double value = 0;
         if (reader.number(o, field.key, path, &value))
             *field.target = userEntry(value, std::string("plan overrides.") + field.key);
@@ -530,7 +533,9 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
           Field{"graph_kernel_gap_s", &f.graph_kernel_gap_s},
           Field{"fp8_gemm_peak_fraction", &f.fp8_gemm_peak_fraction},
           Field{"fp8_backward_gemm_peak_fraction", &f.fp8_backward_gemm_peak_fraction},
-          Field{"moe_imbalance", &f.moe_imbalance}}) {
+          Field{"moe_imbalance", &f.moe_imbalance},
+          Field{"allocator_reserve", &f.allocator_reserve},
+          Field{"runtime_reserve_bytes", &f.runtime_reserve_bytes}}) {
         if (field.figure->origin == Origin::UserEntry)
             overrides[field.key] = field.figure->value;
     }

@@ -158,6 +158,10 @@ bool memoryRow(const QJsonObject& row, const HardwareCatalog& catalog,
     out.expected_verdict = row.value("verdict").toString().toStdString();
     const QJsonValue stage = row.value("measured_stage");
     out.stage = stage.isDouble() ? stage.toInt() : stage.toString() == "last" ? -2 : -1;
+    // "measured_memory": "reserved" or "allocated" (the default); older rows say it in words.
+    const QString kind = row.value("measured_memory").toString();
+    out.reserved = kind == "reserved" ||
+                   (kind.isEmpty() && out.measures.find("reserved") != std::string::npos);
     if (!readRowPlan(row, out.name, catalog, &out.plan, error))
         return false;
     if (!(out.measured_GiB > 0) && out.expected_verdict.empty()) {
@@ -231,7 +235,10 @@ bool scoreMeasuredMemory(CalibrationReport* report, EngineCache& engines, std::s
                             : cost.stages[static_cast<size_t>(
                                               row.stage == -2 ? last : std::min(row.stage, last))]
                                   .total_bytes;
-        row.predicted_GiB = units::toGiB(bytes);
+        // Peak reserved: the caching allocator's reserve on top (the fullest stage's ratio).
+        const double reserve =
+            row.reserved ? cost.max_stage_reserved_bytes / cost.max_stage_total_bytes : 1.0;
+        row.predicted_GiB = units::toGiB(bytes * reserve);
         row.predicted_fits = cost.fits;
         if (!row.expected_verdict.empty()) {
             ++result.verdicts;

@@ -40,6 +40,9 @@ struct MemoryCalibrationRow
     std::string name;
     std::string measures;         ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
     int stage = -1;               ///< the pipeline stage measured (-1: the fullest)
+    /// The figure is the caching allocator's peak reserved (reserved_bytes.all.peak), not
+    /// its peak allocated: scored against the predicted reserved bytes.
+    bool reserved = false;
     std::string expected_verdict; ///< "fits" or "oom" as published (empty: not stated)
     bool predicted_fits = true;
     Plan plan;

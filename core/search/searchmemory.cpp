@@ -6,7 +6,8 @@
 namespace paraplan {
 
 LayoutMemory::LayoutMemory(const Plan& base, const GpuSpec& gpu)
-    : m_count(countParameters(base.model)), m_hbmBytes(units::bytesFromGiB(gpu.hbm_GiB))
+    : m_count(countParameters(base.model)), m_hbmBytes(units::bytesFromGiB(gpu.hbm_GiB)),
+      m_runtimeReserve(base.figures.runtime_reserve_bytes.value)
 {
 }
 

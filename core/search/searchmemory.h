@@ -24,10 +24,14 @@ public:
     double fullestStageBytes(const Plan& plan) const;
     /// The GPU's HBM in bytes, as StepCost::hbm_bytes.
     double hbmBytes() const { return m_hbmBytes; }
+    /// What the fullest stage may fill and still fit, as StepCost::fits judges: HBM less the
+    /// base plan's runtime reserve (figures.runtime_reserve_bytes).
+    double usableBytes() const { return m_hbmBytes - m_runtimeReserve; }
 
 private:
     ParameterCount m_count;
     double m_hbmBytes = 0;
+    double m_runtimeReserve = 0;
 };
 
 } // namespace paraplan

@@ -104,7 +104,7 @@ bool SearchRun::judgedByMemory(const Plan& plan, Tally& tally, double atLeast)
     const SearchConstraints& limits = options.constraints;
     const double bytes = memory->fullestStageBytes(plan);
     const double hbm = memory->hbmBytes();
-    if (!(bytes <= hbm))
+    if (!(bytes <= memory->usableBytes())) // StepCost::fits
         ++tally.did_not_fit;
     else if (hbm - bytes < limits.min_headroom * hbm + limits.reserve_bytes)
         ++tally.headroom;

@@ -2,8 +2,12 @@
 #include "common.h"
 
 #include "costjson.h"
+#include "memoryfix.h"
 #include "summary.h"
 #include "units.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
 
 #include <iomanip>
 
@@ -13,6 +17,34 @@ using units::formatBytes;
 using units::formatNumber;
 using units::formatSeconds;
 
+namespace {
+
+// The fixes of a plan that does not fit, as evaluate --json writes them.
+QJsonArray memoryFixesJson(const std::vector<MemoryFix>& fixes)
+{
+    QJsonArray list;
+    for (const MemoryFix& fix : fixes) {
+        const ParallelLayout& l = fix.layout;
+        list.append(
+            QJsonObject{{"change", QString::fromStdString(fix.change)},
+                        {"step_time_s", fix.step_time_s},
+                        {"slowdown", fix.slowdown},
+                        {"spare_bytes", fix.spare_bytes},
+                        {"tight", fix.tight},
+                        {"layout", QJsonObject{{"tp", l.tp},
+                                               {"pp", l.pp},
+                                               {"dp", l.dp},
+                                               {"zero", l.zero},
+                                               {"recompute", recomputeName(l.recompute)},
+                                               {"micro_batch", l.micro_batch},
+                                               {"interleave", l.interleave},
+                                               {"sequence_parallel", l.sequence_parallel}}}});
+    }
+    return list;
+}
+
+} // namespace
+
 Options evaluateOptions()
 {
     return {jsonOption()};
@@ -21,9 +53,14 @@ Options evaluateOptions()
 int runEvaluate(const Args& args, std::ostream& out)
 {
     const Plan plan = planFromFile(args.positional().front());
-    const StepCost cost = evaluatePlan(plan, args.positional().front());
+    const StepEngine engine(plan.cluster, HardwareCatalog::bundled());
+    const StepCost cost = requireCosted(engine.evaluate(plan), args.positional().front());
+    const std::vector<MemoryFix> fixes = memoryFixes(plan, cost, engine);
     if (args.flag("--json")) {
-        printJson("paraplan-evaluate/1", stepCostToJson(plan, cost), out);
+        QJsonObject json = stepCostToJson(plan, cost);
+        if (!cost.fits)
+            json["memory_fixes"] = memoryFixesJson(fixes);
+        printJson("paraplan-evaluate/1", json, out);
         return cost.fits ? kExitOk : kExitNo;
     }
     const ParallelLayout& p = plan.parallel;
@@ -100,6 +137,17 @@ int runEvaluate(const Args& args, std::ostream& out)
                              st.activations_bytes, st.buffers_bytes, st.total_bytes})
             out << std::setw(9) << formatNumber(units::toGiB(bytes));
         out << (st.fits ? "" : "  over") << "\n";
+    }
+    if (!cost.fits) {
+        // The verdict's lines past its first (the headline gave that), indented.
+        const std::string text = memoryVerdictText(cost, fixes);
+        out << "\n";
+        size_t start = text.find('\n');
+        while (start != std::string::npos) {
+            const size_t end = text.find('\n', start + 1);
+            out << "  " << text.substr(start + 1, end - start - 1) << "\n";
+            start = end;
+        }
     }
     for (const std::string& warning : cost.warnings)
         out << "\n  warning: " << warning;
