@@ -323,7 +323,7 @@ private slots:
         const CliRun run = runCli({"validate", "--json"});
         QCOMPARE(run.code, 0);
         const QJsonArray sets = json(run)["sets"].toArray();
-        QCOMPARE(sets.size(), 5);
+        QCOMPARE(sets.size(), 6);
         const QJsonObject korthikanti = sets[0].toObject();
         QCOMPARE(korthikanti["id"].toString(), QString("korthikanti2022"));
         QCOMPARE(korthikanti["rows"].toArray().size(), 8);
@@ -354,6 +354,18 @@ private slots:
             QCOMPARE(row.toObject()["family"].toString(), QString("moe-check"));
             QVERIFY(row.toObject()["predicted_s"].toDouble() > 0);
         }
+        // The measured memory of 2026: bytes per row (reserved rows say so) and verdicts.
+        const QJsonObject memory = sets[5].toObject();
+        QCOMPARE(memory["id"].toString(), QString("memory-2026"));
+        QVERIFY(memory["rows"].toArray().isEmpty());
+        int reserved = 0;
+        for (const QJsonValue& row : memory["memory"].toArray()) {
+            QVERIFY(row.toObject()["predicted_GiB"].toDouble() > 0);
+            reserved += row.toObject()["reserved"].toBool() ? 1 : 0;
+        }
+        QCOMPARE(reserved, 2);
+        QCOMPARE(memory["verdicts_matched"].toInt(), memory["verdicts"].toInt());
+        QVERIFY(memory["memory_mean_abs_error"].toDouble() <= 0.11);
         for (const QJsonValue& set : sets) {
             for (const QJsonValue& row : set.toObject()["rows"].toArray())
                 QVERIFY(row.toObject()["assumptions"].toString().contains("attention"));

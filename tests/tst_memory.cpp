@@ -196,25 +196,39 @@ private slots:
     void publishedMeasuredMemoryRowByRow()
     {
         // Each row's bytes against its published figure (peak reserved rows against the
-        // predicted reserved bytes), and every published verdict.
+        // predicted reserved bytes), and every published verdict. The bounds are today's
+        // accuracy, kept from slipping: the Megatron-Bridge FP8 SFT rows at TP 4 are predicted
+        // 23-30% high (their rank and what "Peak Mem (GB)" measures are not published; the TP 8
+        // row of the same table is within 4%), torchtitan's 70B full-recompute row 21% low.
         CalibrationReport report;
         std::string error;
         QVERIFY2(runCalibration(test::dataPath("memory-2026.json").toStdString(), &report, &error,
                                 HardwareCatalog::bundled()),
                  error.c_str());
-        QCOMPARE(report.memory.size(), size_t(8));
+        QCOMPARE(report.memory.size(), size_t(11));
         int reserved = 0;
         for (const MemoryCalibrationRow& row : report.memory) {
             reserved += row.reserved ? 1 : 0;
             if (row.measured_GiB > 0)
-                QVERIFY2(std::fabs(row.error) <= 0.25,
+                QVERIFY2(std::fabs(row.error) <= 0.31,
                          qPrintable(QString::fromStdString(row.name) + ": " +
                                     QString::number(100 * row.error, 'f', 1) + "%"));
         }
         QCOMPARE(reserved, 2); // the torchtitan rows log reserved_bytes.all.peak
-        QVERIFY2(report.memory_mean_abs_error <= 0.10,
+        // NeMo's Nemotron-4 340B on 128 H100 (TP 8, PP 8, VP 12) with its bf16 gradients and
+        // optimizer state fits; with fp32 ones (the defaults) it would not.
+        for (const MemoryCalibrationRow& row : report.memory) {
+            if (row.name != "dgxc-nemotron4-340b-tp8pp8vp12-h100x128")
+                continue;
+            QVERIFY(row.predicted_fits);
+            Plan fp32 = row.plan;
+            fp32.training.grad_reduce_bytes = 0;
+            fp32.training.optimizer_state_bytes = 0;
+            QVERIFY(!evaluate(fp32).fits);
+        }
+        QVERIFY2(report.memory_mean_abs_error <= 0.11,
                  qPrintable(QString::number(100 * report.memory_mean_abs_error)));
-        QCOMPARE(report.verdicts, 6);
+        QCOMPARE(report.verdicts, 9);
         QCOMPARE(report.verdicts_matched, report.verdicts);
     }
 };

@@ -63,7 +63,8 @@ const std::vector<Command>& commandTable()
           "calibration sets (JSON); without one, the bundled sets: Korthikanti et al. 2022 "
           "(A100, Megatron-LM), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100, 3D "
           "parallel), 2026 (FP8, MoE, Blackwell, GB200 NVL72), Megatron-Bridge 26.04 MoE "
-          "(GPT-OSS, Qwen3, DeepSeek-V3 on H100, B200, GB200)",
+          "(GPT-OSS, Qwen3, DeepSeek-V3 on H100, B200, GB200), measured memory 2026 "
+          "(torchtitan, Megatron-LM, Megatron-Bridge, NeMo, Lightning)",
           0, -1},
          validateOptions,
          runValidate},

@@ -266,7 +266,8 @@ std::vector<std::string> bundledCalibrationSets()
             ":/paraplan/calibration/calibration-modern-torchtitan2024.json",
             ":/paraplan/calibration/calibration-modern-nemo2024.json",
             ":/paraplan/calibration/calibration-2026.json",
-            ":/paraplan/calibration/calibration-moe-megatron-bridge-2604.json"};
+            ":/paraplan/calibration/calibration-moe-megatron-bridge-2604.json",
+            ":/paraplan/calibration/memory-2026.json"};
 }
 
 bool runCalibration(const std::string& path, CalibrationReport* report, std::string* error,

@@ -38,8 +38,8 @@ struct MemoryCalibrationRow
     double error = 0;
     // Rows of a measured-memory set (memory-2026.json): the run, its plan and what it measured.
     std::string name;
-    std::string measures;         ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
-    int stage = -1;               ///< the pipeline stage measured (-1: the fullest)
+    std::string measures; ///< "peak allocated, rank 7", "peak reserved, max over GPUs", ...
+    int stage = -1;       ///< the pipeline stage measured (-1: the fullest)
     /// The figure is the caching allocator's peak reserved (reserved_bytes.all.peak), not
     /// its peak allocated: scored against the predicted reserved bytes.
     bool reserved = false;
@@ -78,7 +78,9 @@ bool runCalibration(const std::string& path, CalibrationReport* report, std::str
 /// The calibration sets that ship with Paraplan (resource paths), in the order validate runs
 /// them: Korthikanti 2022 (A100), torchtitan 2024 (FSDP2, A100 and H100), NeMo 2024 (H100),
 /// the 2026 set (FP8 recipes, MoE layouts, Blackwell and GB200 NVL72) and Megatron-Bridge's
-/// 26.04.01 MoE runs (GPT-OSS, Qwen3, DeepSeek-V3 on H100, B200 and GB200 NVL72).
+/// 26.04.01 MoE runs (GPT-OSS, Qwen3, DeepSeek-V3 on H100, B200 and GB200 NVL72), then the
+/// measured memory of 2026 (memory-2026.json: torchtitan, Megatron-LM, Megatron-Bridge, NeMo,
+/// Lightning).
 std::vector<std::string> bundledCalibrationSets();
 
 } // namespace paraplan

@@ -49,6 +49,7 @@ QJsonObject calibrationReportJson(const CalibrationReport& report)
             o["measures"] = QString::fromStdString(row.measures);
             o["stage"] = row.stage;
             o["predicted_fits"] = row.predicted_fits;
+            o["reserved"] = row.reserved;
             if (!row.expected_verdict.empty())
                 o["verdict"] = QString::fromStdString(row.expected_verdict);
             if (!(row.measured_GiB > 0))
@@ -119,7 +120,8 @@ void printMeasuredMemoryRows(const CalibrationReport& report, int nameWidth, std
             << std::setw(12) << formatNumber(row.predicted_GiB, 4) + " GiB" << std::setw(9)
             << (scored ? formatNumber(100 * row.error, 2) + "%" : std::string("-")) << std::setw(14)
             << fit << "\n"
-            << "      measures: " << row.measures << " (scored on " << stage << ")\n";
+            << "      measures: " << row.measures << " (scored on " << stage
+            << (row.reserved ? "'s reserved bytes: peak x (1 + allocator_reserve)" : "") << ")\n";
     }
     out << "\n  memory: mean |error| " << formatNumber(100 * report.memory_mean_abs_error, 3)
         << "%, max " << formatNumber(100 * report.memory_max_abs_error, 3) << "%; fit verdicts "
