@@ -497,6 +497,32 @@ private slots:
                     .text.find("--fp8-recipe") == std::string::npos);
     }
 
+    void stateDtypesRoundTripThroughMegatron()
+    {
+        // bf16 gradients and moments: --grad-reduce-in-bf16 and Megatron-Core's
+        // precision-aware optimizer with bf16 exp_avg and exp_avg_sq, read back as written.
+        Plan plan = plans().at("edit: fp8");
+        plan.training.dtype = Dtype::BF16;
+        plan.training.grad_reduce_bytes = 2;
+        plan.training.optimizer_state_bytes = 2;
+        const LaunchConfig config = exportLaunchConfig(plan, LaunchTarget::Megatron, catalog());
+        for (const char* flag : {"--grad-reduce-in-bf16", "--use-precision-aware-optimizer",
+                                 "--exp-avg-dtype bf16", "--exp-avg-sq-dtype bf16"})
+            QVERIFY2(config.text.find(flag) != std::string::npos, flag);
+        Plan base = plan;
+        base.training.grad_reduce_bytes = 0;
+        base.training.optimizer_state_bytes = 0;
+        const LaunchImport back =
+            importLaunchConfig(config.text, LaunchTarget::Megatron, base, catalog());
+        QVERIFY(back.errors.empty());
+        QCOMPARE(back.plan.training.grad_reduce_bytes, 2);
+        QCOMPARE(back.plan.training.optimizer_state_bytes, 2);
+        // fp32 moments (the default) write no optimizer flag.
+        plan.training.optimizer_state_bytes = 0;
+        QVERIFY(exportLaunchConfig(plan, LaunchTarget::Megatron, catalog())
+                    .text.find("--exp-avg-dtype") == std::string::npos);
+    }
+
     // fwreview findings 9, 10 and 13 (NeMo): the norm, ZeRO as NeMo's distributed optimizer
     // (which needs megatron_amp_O2), and max_position_embeddings at least seq_len.
     void nemoWritesNormZeroAndPositions()

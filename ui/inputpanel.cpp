@@ -449,6 +449,37 @@ QGroupBox* InputPanel::buildTrainingBox()
                          [style](Plan& plan) { plan.training.kernels = style; });
     });
     trainingForm->addRow(tr("Element-wise kernels"), m_kernels);
+    // The dtypes of the gradients and of the optimizer's moments: auto (the framework's
+    // default), fp32 or bf16, stored as bytes (0, 4, 2).
+    auto stateDtype = [&](const char* name, const QString& tip, int TrainingSettings::*member,
+                          const QString& what) {
+        auto* box = new QComboBox(trainingBox);
+        box->setObjectName(name);
+        box->addItem(tr("auto"), 0);
+        box->addItem(QStringLiteral("fp32"), 4);
+        box->addItem(QStringLiteral("bf16"), 2);
+        box->setToolTip(tip);
+        connect(box, &QComboBox::activated, this, [this, box, member, what](int index) {
+            const int bytes = box->itemData(index).toInt();
+            m_document->edit(what.arg(box->itemText(index)), Field::StateDtypes,
+                             [member, bytes](Plan& plan) { plan.training.*member = bytes; });
+        });
+        return box;
+    };
+    m_gradDtype = stateDtype(
+        "gradReduceDtype",
+        tr("Gradients' dtype, kept and reduced (training.grad_reduce_dtype): Megatron-Core's "
+           "main_grad is fp32 unless --grad-reduce-in-bf16; it sets gradient memory and the DP "
+           "bytes on the wire"),
+        &TrainingSettings::grad_reduce_bytes, tr("gradients %1"));
+    trainingForm->addRow(tr("Gradients"), m_gradDtype);
+    m_optimizerDtype =
+        stateDtype("optimizerDtype",
+                   tr("Adam's moments' dtype (training.optimizer_dtype): fp32 by default, bf16 as "
+                      "Megatron-Core's --use-precision-aware-optimizer --exp-avg-dtype bf16 "
+                      "--exp-avg-sq-dtype bf16 keeps them"),
+                   &TrainingSettings::optimizer_state_bytes, tr("optimizer state %1"));
+    trainingForm->addRow(tr("Optimizer state"), m_optimizerDtype);
     m_tokens = new QDoubleSpinBox(trainingBox);
     m_tokens->setObjectName("trainTokens");
     m_tokens->setRange(0, limits::kTrainTokens.max / 1e9);
@@ -531,10 +562,11 @@ void InputPanel::syncFromPlan()
                                  m_recompute,   m_interleave, m_micro,   m_global,
                                  m_seq,         m_dtype,      m_tokens,  m_price,
                                  m_framework,   m_attention,  m_kernels, m_tpOverlap,
-                                 m_firstStage,  m_lastStage,  m_dpShard};
+                                 m_firstStage,  m_lastStage,  m_dpShard, m_gradDtype};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* object : all)
         blockers.push_back(std::make_unique<QSignalBlocker>(object));
+    const QSignalBlocker optimizerBlocker(m_optimizerDtype);
 
     const int modelIndex = m_modelPreset->findData(QString::fromStdString(m.preset));
     m_modelPreset->setCurrentIndex(modelIndex >= 0 ? modelIndex : m_modelPreset->count() - 1);
@@ -608,6 +640,9 @@ void InputPanel::syncFromPlan()
     m_framework->setCurrentIndex(m_framework->findData(int(t.framework)));
     m_attention->setCurrentIndex(m_attention->findData(int(t.attention)));
     m_kernels->setCurrentIndex(m_kernels->findData(int(t.kernels)));
+    m_gradDtype->setCurrentIndex(std::max(0, m_gradDtype->findData(t.grad_reduce_bytes)));
+    m_optimizerDtype->setCurrentIndex(
+        std::max(0, m_optimizerDtype->findData(t.optimizer_state_bytes)));
     m_tpOverlap->setCurrentIndex(m_tpOverlap->findData(int(plan.parallel.tp_overlap)));
 }
 

@@ -79,6 +79,8 @@ private:
     QComboBox* m_framework;
     QComboBox* m_attention;
     QComboBox* m_kernels;
+    QComboBox* m_gradDtype;      ///< training.grad_reduce_dtype: auto, fp32, bf16 (bytes 0, 4, 2)
+    QComboBox* m_optimizerDtype; ///< training.optimizer_dtype: auto, fp32, bf16
     QComboBox* m_tpOverlap;
     QSpinBox* m_firstStage;
     QSpinBox* m_lastStage;

@@ -47,6 +47,7 @@ enum class Field
     DpShard,
     Topology, ///< a drawing edit; merges by the edit's own merge key
     Framework,
+    StateDtypes, ///< training.grad_reduce_dtype and training.optimizer_dtype
 };
 
 /// The plan being edited: its value, its file, and the undo history of every edit.

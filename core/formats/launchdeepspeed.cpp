@@ -111,6 +111,9 @@ void writePrecision(const Plan& plan, std::ostringstream& out, std::vector<std::
     if (dtype == Dtype::FP8)
         warnings->push_back("dtype fp8: a DeepSpeed config has no FP8 training switch (FP8 comes "
                             "from Transformer Engine in the model code); the file enables bf16");
+    if (plan.training.optimizer_state_bytes == 2)
+        warnings->push_back("optimizer_dtype bf16 is not written: a DeepSpeed config has no "
+                            "switch for 16-bit Adam moments (the fp32 optimizer states stay)");
     if ((bf16 || fp16) && gradReduceBytes(plan) == 4)
         out << "  \"communication_data_type\": \"fp32\",\n";
 }

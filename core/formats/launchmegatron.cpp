@@ -329,6 +329,13 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         warnings->push_back("grad_reduce_bytes " + std::to_string(t.grad_reduce_bytes) +
                             " is not written: Megatron-LM reduces in the training dtype here");
     f->add("--optimizer", t.optimizer == Optimizer::Adam ? "adam" : "sgd");
+    // bf16 moments: Megatron-Core's precision-aware optimizer (arguments.py at d98e8a64:
+    // --exp-avg-dtype and --exp-avg-sq-dtype, fp32 by default, read only with it).
+    if (t.optimizer_state_bytes == 2) {
+        f->add("--use-precision-aware-optimizer");
+        f->add("--exp-avg-dtype", "bf16");
+        f->add("--exp-avg-sq-dtype", "bf16");
+    }
     // arguments.py has no default --lr (None), which the learning-rate scheduler cannot take.
     f->add("--lr", "3e-4");
     f->add("--min-lr", "3e-5");

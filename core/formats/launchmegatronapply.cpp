@@ -569,6 +569,18 @@ void applyTraining(const FlagReader& f, Plan* plan)
                 "the plan keeps fp8_recipe auto");
     }
     t.grad_reduce_bytes = f.has("--grad-reduce-in-bf16") ? 2 : 0;
+    // The moments' dtype, read only with the precision-aware optimizer (as Megatron-LM does).
+    t.optimizer_state_bytes = 0;
+    if (f.has("--use-precision-aware-optimizer")) {
+        const std::string avg = f.has("--exp-avg-dtype") ? f.text("--exp-avg-dtype") : "fp32";
+        const std::string sq = f.has("--exp-avg-sq-dtype") ? f.text("--exp-avg-sq-dtype") : "fp32";
+        if (avg == sq && (avg == "bf16" || avg == "fp32"))
+            t.optimizer_state_bytes = avg == "bf16" ? 2 : 0;
+        else
+            f.warn("--exp-avg-dtype " + avg + " with --exp-avg-sq-dtype " + sq +
+                   " is not modelled (optimizer_dtype is fp32 or bf16 for both): the plan keeps "
+                   "fp32 moments");
+    }
     const std::string optimizer = f.has("--optimizer") ? f.text("--optimizer") : "adam";
     if (optimizer == "adam" || optimizer == "sgd")
         t.optimizer = optimizer == "adam" ? Optimizer::Adam : Optimizer::SGD;

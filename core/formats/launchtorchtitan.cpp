@@ -388,6 +388,10 @@ void writeTraining(const Plan& plan, const DpDegrees& d, std::ostringstream& out
     if (gradReduceBytes(plan) == 2)
         warnings->push_back("grad_reduce_bytes = 2: torchtitan reduces gradients in float32 "
                             "(mixed_precision_reduce takes float32 only)");
+    if (plan.training.optimizer_state_bytes == 2)
+        warnings->push_back("optimizer_dtype bf16 is not written: torchtitan's AdamW keeps its "
+                            "states in the parameters' dtype (float32 under FSDP's mixed "
+                            "precision)");
     out << "# dataset = \"c4\"  # set your dataset (and dataset_path)\n\n";
 }
 
