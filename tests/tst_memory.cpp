@@ -2,9 +2,11 @@
 // runtime and allocator reserves, the changes that make a plan fit, and the published measured
 // memory of tests/data/memory-2026.json row by row.
 #include "calibration.h"
+#include "launchconfig.h"
 #include "layercost.h"
 #include "memoryfix.h"
 #include "modelio.h"
+#include "planio.h"
 #include "stagememory.h"
 #include "stepmodel.h"
 #include "testdata.h"
@@ -91,6 +93,90 @@ private slots:
         tbf16.training.framework = tfp8.training.framework = TrainingFramework::Torchtitan;
         tbf16.training.attention = tfp8.training.attention = AttentionKernel::Sdpa;
         QCOMPARE(termsOf(tfp8).denseAct, termsOf(tbf16).denseAct);
+    }
+
+    void recomputeModulesKeepOnlyTheirInputs()
+    {
+        // Llama 3 70B, TP 4 with sequence parallelism, bf16: recomputing the MLP
+        // (--recompute-modules mlp) drops fc1's output and fc2's input, 6 x 3.5 bytes per token
+        // and hidden unit: (8 + 2 + 0.5 + 2) / 4 = 3.125 left of 8.375; the MLP's GEMMs run
+        // again in the backward.
+        ParallelLayout tp4 = layout(4, 1, 2, 1, 8);
+        tp4.sequence_parallel = true;
+        tp4.recompute = Recompute::Selective;
+        Plan plan = llamaPlan("llama3-70b", 1, tp4, 4096, TrainingFramework::Megatron);
+        const double sbh = 4096.0 * 8192;
+        QCOMPARE(termsOf(plan).denseAct, 8.375 * sbh);
+        const StepCost base = evaluate(plan);
+        plan.parallel.recompute_modules = kRecomputeCoreAttn | kRecomputeMlp;
+        QCOMPARE(termsOf(plan).denseAct, 3.125 * sbh);
+        const StepCost mlp = evaluate(plan);
+        QVERIFY(mlp.ok);
+        double mlpForward = 0;
+        for (size_t i = 0; i < base.dense_layer.gemm_count; ++i) {
+            const GemmTiming& g = base.dense_layer.gemms[i];
+            if (g.name == std::string("mlp_up") || g.name == std::string("mlp_down"))
+                mlpForward += g.time_s;
+        }
+        QVERIFY(mlpForward > 0);
+        QCOMPARE(mlp.dense_layer.recompute_s, base.dense_layer.recompute_s + mlpForward);
+        QVERIFY(mlp.step_time_s > base.step_time_s);
+        // Only Megatron-Core's selective recompute has modules; other recompute ignores them.
+        plan.training.framework = TrainingFramework::Torchtitan;
+        QVERIFY(test::hasRule(evaluate(plan).issues, "recompute-modules"));
+        plan.training.framework = TrainingFramework::Megatron;
+        plan.parallel.recompute = Recompute::Full;
+        QVERIFY(evaluate(plan).ok);
+        // An MoE layer: moe_act drops the activation's output (fc2's input), 2 f / h x k.
+        Plan moe;
+        std::string error;
+        QVERIFY(modelFromPreset("qwen3-30b-a3b", &moe.model, &error));
+        moe.cluster = test::clusterPreset("dgx-h100", 1);
+        moe.parallel = layout(1, 1, 8, 1, 8, 1);
+        moe.parallel.ep = 8;
+        moe.parallel.recompute = Recompute::Selective;
+        moe.training.seq_len = 4096;
+        moe.figures = defaultEngineFigures(*HardwareCatalog::bundled().gpu(moe.cluster.gpu_id),
+                                           moe.training.optimizer, moe.training.dtype);
+        const double before = termsOf(moe).moeAct;
+        moe.parallel.recompute_modules = kRecomputeMoeAct;
+        const double k = moe.model.experts_per_token;
+        QCOMPARE(before - termsOf(moe).moeAct, 2.0 * moe.model.expert_ffn_hidden /
+                                                   moe.model.hidden * k * 4096 * moe.model.hidden);
+        QVERIFY(evaluate(moe).ok);
+    }
+
+    void recomputeModulesAreAPlanFieldAndAMegatronFlag()
+    {
+        const char* text = R"({"schema": "paraplan-plan/1",
+            "model": {"preset": "llama3-70b"}, "cluster": {"preset": "dgx-h100", "nodes": 1},
+            "parallel": {"tp": 4, "dp": 2, "sequence_parallel": true, "recompute": "selective",
+                         "recompute_modules": ["core_attn", "mlp"], "micro_batch": 1,
+                         "global_batch": 8},
+            "training": {"framework": "megatron", "seq_len": 4096}})";
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(text, {}, &plan, &errors, HardwareCatalog::bundled()));
+        QCOMPARE(unsigned(plan.parallel.recompute_modules),
+                 unsigned(kRecomputeCoreAttn | kRecomputeMlp));
+        QVERIFY(
+            planToJsonText(plan, HardwareCatalog::bundled()).find(R"("recompute_modules": [)") !=
+            std::string::npos);
+        const LaunchConfig config =
+            exportLaunchConfig(plan, LaunchTarget::Megatron, HardwareCatalog::bundled());
+        QVERIFY(config.text.find("--recompute-modules core_attn mlp") != std::string::npos);
+        Plan base = plan;
+        base.parallel.recompute_modules = 0;
+        const LaunchImport back = importLaunchConfig(config.text, LaunchTarget::Megatron, base,
+                                                     HardwareCatalog::bundled());
+        QCOMPARE(unsigned(back.plan.parallel.recompute_modules),
+                 unsigned(plan.parallel.recompute_modules));
+        std::string bad = text;
+        bad.replace(bad.find("\"mlp\""), 5, "\"mlps\"");
+        errors.clear();
+        QVERIFY(!planFromJsonText(bad, {}, &plan, &errors, HardwareCatalog::bundled()));
+        QVERIFY2(errors.front().find("unknown module 'mlps'") != std::string::npos,
+                 errors.front().c_str());
     }
 
     void dtypesChangeModelStateAsTheFrameworksDo()

@@ -322,6 +322,56 @@ Fp8CastBytes fp8CastBytes(const Context& c, bool moe)
     return out;
 }
 
+// The forward time of the modules Megatron-Core's --recompute-modules may re-run, as the
+// layer's GEMM loop finds them.
+struct RerunForward
+{
+    double mlp = 0;    // a dense layer's mlp_up and mlp_down
+    double shared = 0; // the shared experts' GEMMs
+    double mlaUp = 0;  // latent attention's q_up and kv_up
+
+    void add(const char* gemm, bool moe, double seconds)
+    {
+        auto is = [gemm](const char* name) { return std::strcmp(gemm, name) == 0; };
+        if (!moe && (is("mlp_up") || is("mlp_down")))
+            mlp += seconds;
+        else if (is("shared_up") || is("shared_down"))
+            shared += seconds;
+        else if (is("q_up") || is("kv_up"))
+            mlaUp += seconds;
+    }
+};
+
+// The recomputed modules' forward beyond the attention core (Megatron-Core selective
+// recompute, --recompute-modules): their GEMMs again, and for the element-wise modules (the
+// norms, the experts' activation) one read and one write of their tensors at the HBM rate.
+// The TP and EP collectives inside a recomputed module are not repeated here (an omission).
+double moduleRecomputeSeconds(const Context& c, bool moe, const RerunForward& rerun,
+                              const LayerCompute& l)
+{
+    const unsigned modules = c.p.recomputeModules();
+    const ModelSpec& m = c.m;
+    const double T = c.tokens;
+    double seconds = 0;
+    if (!moe && (modules & kRecomputeMlp))
+        seconds += rerun.mlp;
+    if (moe && (modules & kRecomputeMoe))
+        seconds += l.moe_block_forward_s;
+    if (moe && (modules & kRecomputeMoeAct) && !(modules & kRecomputeMoe)) {
+        // The activation reads the fc1 output (2 f, gated) and writes f, per routed token.
+        const double gate = m.mlp == MlpKind::SwiGLU ? 2 : 1;
+        seconds += (gate + 1) * m.expert_ffn_hidden / double(c.p.expertTp()) * m.experts_per_token *
+                   c.moeLoad * T * c.actBytes / c.hbm;
+    }
+    if (moe && (modules & kRecomputeSharedExperts) && !(modules & kRecomputeMoe))
+        seconds += rerun.shared;
+    if (modules & kRecomputeMlaUpProj)
+        seconds += rerun.mlaUp;
+    if (modules & kRecomputeLayernorm) // two norms: read and write h each
+        seconds += 2 * 2 * m.hidden / (c.sp ? c.p.tp : 1.0) * T * c.actBytes / c.hbm;
+    return seconds;
+}
+
 LayerCompute layerCompute(const Context& c, bool moe)
 {
     const ModelSpec& m = c.m;
@@ -332,6 +382,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
     double fwd = 0;
     double bwd = 0;
     double flops = 0;
+    RerunForward rerun;
 
     // Attention projections.
     // With TP overlap, Transformer Engine runs the GEMM chunks on several streams (their waves
@@ -352,6 +403,7 @@ LayerCompute layerCompute(const Context& c, bool moe)
             l.moe_block_forward_s += fwd - fwdBefore;
             l.moe_block_backward_s += bwd - bwdBefore;
         }
+        rerun.add(g.name, moe, fwd - fwdBefore);
         if (timing)
             timing->name = g.name;
     }
@@ -425,10 +477,11 @@ LayerCompute layerCompute(const Context& c, bool moe)
             break;
         }
         // The attention core again: a fused kernel already recomputes it, so nothing extra.
-        if (!c.flash) {
+        if (!c.flash && (p.recomputeModules() & kRecomputeCoreAttn)) {
             const double drop = m.dropout ? 1 : 0;
             l.recompute_s = coreFwd + (4 + 5 * drop) * c.headsLocal * s * T / c.hbm;
         }
+        l.recompute_s += moduleRecomputeSeconds(c, moe, rerun, l);
         break;
     case Recompute::Full:
         l.recompute_s = l.forward_s;
@@ -512,7 +565,11 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     const double act = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / m.hidden * k;
     double sharded = 2 + 4 * g + 2 + act;
     double replicatedHere = replicated;
-    if (transformerEngineFp8(c.plan)) {
+    const bool fp8 = transformerEngineFp8(c.plan);
+    // fc2's saved input: the activation's output, 2 f / h bytes per token and expert (one byte
+    // in FP8); the rest of `act` is the fc1 output the activation's backward reads.
+    const double fc2Input = (fp8 ? 1 : 2) * f / m.hidden * k;
+    if (fp8) {
         // Transformer Engine saves each GEMM's input for the weight gradient in FP8, one byte
         // (transformer_engine/pytorch/module/linear.py and layernorm_linear.py: the quantized
         // input is what the forward saves): the QKV and fc1 inputs (the norms' outputs) and
@@ -521,6 +578,18 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
         replicatedHere -= 2;
         sharded += 1 - f / m.hidden * k;
     }
+    // Megatron-Core's --recompute-modules: a recomputed module keeps only its input (the
+    // checkpoint's, in 16 bits).
+    const unsigned modules = recompute == Recompute::Selective ? c.p.recomputeModules() : 0u;
+    const bool wholeMlp = moe ? (modules & kRecomputeMoe) != 0 : (modules & kRecomputeMlp) != 0;
+    if (wholeMlp) {
+        sharded -= act - (fp8 ? f / m.hidden * k : 0.0); // fc1's output and fc2's input
+        replicatedHere += fp8 ? 1 : 0;                   // fc1's input, the checkpoint's
+    } else if (moe && (modules & kRecomputeMoeAct)) {
+        sharded -= fc2Input;
+    }
+    if (moe && (modules & kRecomputeLayernorm))
+        replicatedHere -= fp8 ? 1 : 2; // the pre-MLP norm's output (a module of its own)
     double perToken = replicatedHere * (c.sp ? 1 / t : 1) + sharded / t;
     if (!c.flash && recompute == Recompute::None)
         perToken += (2 + 3 * drop) * m.heads * c.seqLocal * c.p.cp / double(m.hidden) / t;

@@ -339,6 +339,22 @@ void PlanRules::training()
               "MXFP8 needs block-scaled FP8 tensor cores (1x32 E8M0 scales), which Blackwell "
               "GPUs have and " +
                   gpu->name + " has not: use delayed, current or blockwise");
+    // Without selective recompute the modules are ignored, as Megatron-Core ignores them.
+    if (p.recompute_modules != 0 && p.recompute == Recompute::Selective &&
+        t.framework != TrainingFramework::Megatron)
+        issue("recompute-modules", "parallel.recompute_modules",
+              "recompute_modules are Megatron-Core's selective recompute "
+              "(--recompute-granularity selective --recompute-modules): use framework "
+              "\"megatron\", or remove them (PyTorch stacks checkpoint by their own policy)");
+    if ((p.recompute_modules & (kRecomputeMoe | kRecomputeMoeAct | kRecomputeSharedExperts)) &&
+        !m.isMoe())
+        issue("recompute-modules", "parallel.recompute_modules",
+              "moe, moe_act and shared_experts recompute MoE layers, which this model has none "
+              "of");
+    if ((p.recompute_modules & kRecomputeMlaUpProj) && !m.isMla())
+        issue("recompute-modules", "parallel.recompute_modules",
+              "mla_up_proj recomputes latent attention's up-projections, which this model does "
+              "not have");
     if (t.cuda_graph_scope != 0 && t.cuda_graphs != CudaGraphs::Layers)
         issue("cuda-graph-scope", "training.cuda_graph_scope",
               std::string("a capture scope is a partial per-layer capture: it needs cuda_graphs "
@@ -650,11 +666,7 @@ int gradReduceBytes(const Plan& plan)
 
 std::vector<std::string> cudaGraphScopeNames(unsigned scope)
 {
-    std::vector<std::string> names;
-    for (const EnumName<unsigned>& entry : kCudaGraphScopeNames)
-        if (scope & entry.value)
-            names.push_back(entry.name);
-    return names;
+    return flagNames(kCudaGraphScopeNames, scope);
 }
 
 MoeDispatcher resolvedMoeDispatcher(const Plan& plan)

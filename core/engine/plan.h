@@ -99,6 +99,39 @@ inline constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
     {CudaGraphs::Full, "full", "the whole forward-backward"},
 };
 const char* cudaGraphsName(CudaGraphs graphs);
+/// The modules Megatron-Core's selective recompute re-runs (parallel.recompute_modules, with
+/// recompute "selective": --recompute-modules, megatron/core/transformer/transformer_config.py
+/// at d98e8a64; none set: its default, core_attn). Bit flags.
+enum RecomputeModule : unsigned
+{
+    kRecomputeCoreAttn = 1u << 0,      ///< "core_attn": the attention core
+    kRecomputeMlp = 1u << 1,           ///< "mlp": a dense layer's MLP
+    kRecomputeMoeAct = 1u << 2,        ///< "moe_act": the routed experts' activation function
+    kRecomputeMoe = 1u << 3,           ///< "moe": the whole MoE block
+    kRecomputeLayernorm = 1u << 4,     ///< "layernorm": the input and pre-MLP norms
+    kRecomputeSharedExperts = 1u << 5, ///< "shared_experts": the shared experts' MLP
+    kRecomputeMlaUpProj = 1u << 6,     ///< "mla_up_proj": latent attention's up-projections
+};
+inline constexpr EnumName<unsigned> kRecomputeModuleNames[] = {
+    {kRecomputeCoreAttn, "core_attn", "attention core"},
+    {kRecomputeMlp, "mlp", "dense MLP"},
+    {kRecomputeMoeAct, "moe_act", "expert activation"},
+    {kRecomputeMoe, "moe", "MoE block"},
+    {kRecomputeLayernorm, "layernorm", "norms"},
+    {kRecomputeSharedExperts, "shared_experts", "shared experts"},
+    {kRecomputeMlaUpProj, "mla_up_proj", "MLA up-projections"},
+};
+/// The names of `flags`' bits in `names`' order ("core_attn", "mlp", ...).
+template <size_t N>
+std::vector<std::string> flagNames(const EnumName<unsigned> (&names)[N], unsigned flags)
+{
+    std::vector<std::string> out;
+    for (const EnumName<unsigned>& entry : names)
+        if (flags & entry.value)
+            out.push_back(entry.name);
+    return out;
+}
+
 /// The parts of each layer a partial capture covers (training.cuda_graph_scope, with
 /// cuda_graphs "layers"): Megatron-Core's --cuda-graph-scope with --cuda-graph-impl
 /// transformer_engine, which Megatron-Bridge's MoE recipes use because a dropless MoE layer's
@@ -189,8 +222,18 @@ struct ParallelLayout
     int expert_tp = 0;
     int zero = 0;
     bool sequence_parallel = false;
+    /// RecomputeModule bits of a selective recompute (0: Megatron-Core's default, core_attn);
+    /// one byte, in the padding after sequence_parallel.
+    unsigned char recompute_modules = 0;
     EpOverlap ep_overlap = EpOverlap::None;
     Recompute recompute = Recompute::None;
+    /// The modules a selective recompute re-runs: its bits, or core_attn where none is set.
+    unsigned recomputeModules() const
+    {
+        return recompute != Recompute::Selective ? 0u
+               : recompute_modules               ? recompute_modules
+                                                 : unsigned(kRecomputeCoreAttn);
+    }
     int interleave = 1; ///< virtual pipeline stages per GPU
     int micro_batch = 1;
     int global_batch = 1;

@@ -12,6 +12,15 @@ namespace paraplan {
 namespace walkthrough {
 namespace {
 
+// "core_attn, mlp": the modules of a selective recompute.
+std::string recomputeModulesText(unsigned modules)
+{
+    std::string text;
+    for (const std::string& name : flagNames(kRecomputeModuleNames, modules))
+        text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
 using units::formatBytes;
 using units::formatNumber;
 using units::formatSeconds;
@@ -479,7 +488,10 @@ void Walk::layerSteps() const
                 formatSeconds(l.recompute_s),
             formatSeconds(l.forward_s + l.backward_s + l.recompute_s),
             l.forward_s + l.backward_s + l.recompute_s, "s",
-            std::string("recompute: ") + recomputeName(p.recompute));
+            std::string("recompute: ") + recomputeName(p.recompute) +
+                (p.recompute_modules != 0 && p.recompute == Recompute::Selective
+                     ? " (modules " + recomputeModulesText(p.recompute_modules) + ")"
+                     : std::string()));
     layer.terms = {
         {"forward", l.forward_s}, {"backward", l.backward_s}, {"recompute", l.recompute_s}};
 }

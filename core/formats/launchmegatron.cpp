@@ -233,6 +233,9 @@ void parallelFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
     pipelineFlags(plan, f);
     if (p.recompute == Recompute::Selective) {
         f->add("--recompute-granularity", "selective");
+        if (p.recompute_modules != 0) // none: Megatron-Core's default, core_attn
+            f->addList("--recompute-modules",
+                       flagNames(kRecomputeModuleNames, p.recompute_modules));
     } else if (p.recompute == Recompute::Full) {
         f->add("--recompute-granularity", "full");
         f->add("--recompute-method", "uniform");

@@ -465,6 +465,20 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
         p.recompute = Recompute::Full;
     else if (!granularity.empty())
         f.error("--recompute-granularity: '" + granularity + "' is not full or selective");
+    p.recompute_modules = 0;
+    for (const std::string& name : f.texts("--recompute-modules")) {
+        unsigned bit = 0;
+        if (p.recompute == Recompute::Selective && enumFromName(kRecomputeModuleNames, name, &bit))
+            p.recompute_modules = static_cast<unsigned char>(p.recompute_modules | bit);
+        else
+            f.warn("--recompute-modules " + name +
+                   (p.recompute == Recompute::Selective
+                        ? " is not a module Megatron-Core recomputes (" +
+                              enumChoices(kRecomputeModuleNames) + "): not in the plan"
+                        : " without --recompute-granularity selective: Megatron ignores it"));
+    }
+    if (p.recompute_modules == kRecomputeCoreAttn) // Megatron-Core's default, as the plan says it
+        p.recompute_modules = 0;
     if (p.recompute == Recompute::Full &&
         (f.text("--recompute-method") != "uniform" || f.text("--recompute-num-layers") != "1"))
         f.warn("full recompute of only some layers (--recompute-method " +

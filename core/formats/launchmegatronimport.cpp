@@ -83,6 +83,7 @@ const std::map<std::string, int>& handledFlags()
         {"--recompute-granularity", 1},
         {"--recompute-method", 1},
         {"--recompute-num-layers", 1},
+        {"--recompute-modules", 2},
         {"--recompute-activations", 0},
         {"--micro-batch-size", 1},
         {"--global-batch-size", 1},

@@ -17,6 +17,36 @@
 namespace paraplan {
 namespace {
 
+// A list of flag names (Megatron-Core's --cuda-graph-scope, --recompute-modules) into `flags`
+// (left as it is where the key is absent).
+template <size_t N>
+void readFlagList(json::Reader& reader, const QJsonObject& o, const std::string& field,
+                  const char* key, const EnumName<unsigned> (&names)[N], const std::string& what,
+                  const std::string& noun, unsigned* flags)
+{
+    const QJsonValue value = o.value(key);
+    if (value.isUndefined())
+        return;
+    const QJsonArray array = value.toArray();
+    const std::string choices = enumChoices(names);
+    if (!value.isArray() || array.size() > 16) {
+        reader.error(field, "must be a list of " + what + " (" + choices + ")");
+        return;
+    }
+    *flags = 0;
+    for (const QJsonValue& v : array) {
+        unsigned bit = 0;
+        if (!v.isString() || !enumFromName(names, v.toString().toStdString(), &bit)) {
+            reader.error(field, "unknown " + noun + " " +
+                                    (v.isString() ? "'" + v.toString().toStdString() + "'"
+                                                  : std::string("(not a string)")) +
+                                    " (" + choices + ")");
+            return;
+        }
+        *flags |= bit;
+    }
+}
+
 std::string resolve(const std::string& base, const std::string& path)
 {
     const QString file = QString::fromStdString(path);
@@ -107,6 +137,7 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
                       "zero",
                       "sequence_parallel",
                       "recompute",
+                      "recompute_modules",
                       "interleave",
                       "micro_batch",
                       "global_batch",
@@ -155,6 +186,10 @@ void readParallel(const QJsonObject& o, json::Reader& reader, ParallelLayout* p)
         }
     }
     reader.choice(o, "recompute", path, "recompute", kRecomputeNames, &p->recompute);
+    unsigned modules = p->recompute_modules;
+    readFlagList(reader, o, "parallel.recompute_modules", "recompute_modules",
+                 kRecomputeModuleNames, "Megatron-Core recompute modules", "module", &modules);
+    p->recompute_modules = static_cast<unsigned char>(modules);
     std::string order;
     if (reader.string(o, "rank_order", path, &order)) {
         // "tp-cp-dp-pp": innermost first; every dimension once.
@@ -252,30 +287,8 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
                   &t->moe_dispatcher);
     reader.boolean(o, "moe_router_fusion", path, &t->moe_router_fusion);
     // Megatron-Core's --cuda-graph-scope: a list of its scope names.
-    const QJsonValue scope = o.value("cuda_graph_scope");
-    if (!scope.isUndefined()) {
-        const QJsonArray array = scope.toArray();
-        const std::string choices = enumChoices(kCudaGraphScopeNames);
-        if (!scope.isArray() || array.size() > 16) {
-            reader.error("training.cuda_graph_scope",
-                         "must be a list of Megatron-Core capture scopes (" + choices + ")");
-        } else {
-            t->cuda_graph_scope = 0;
-            for (const QJsonValue& v : array) {
-                unsigned bit = 0;
-                if (!v.isString() ||
-                    !enumFromName(kCudaGraphScopeNames, v.toString().toStdString(), &bit)) {
-                    reader.error("training.cuda_graph_scope",
-                                 "unknown scope " +
-                                     (v.isString() ? "'" + v.toString().toStdString() + "'"
-                                                   : std::string("(not a string)")) +
-                                     " (" + choices + ")");
-                    break;
-                }
-                t->cuda_graph_scope |= bit;
-            }
-        }
-    }
+    readFlagList(reader, o, "training.cuda_graph_scope", "cuda_graph_scope", kCudaGraphScopeNames,
+                 "Megatron-Core capture scopes", "scope", &t->cuda_graph_scope);
 }
 
 void readOverrides(const QJsonObject& o, json::Reader& reader, EngineFigures* f)
@@ -442,6 +455,12 @@ QJsonObject parallelLayoutToJson(const ParallelLayout& p)
                      {"global_batch", p.global_batch},
                      {"dp_overlap", p.dp_overlap},
                      {"rank_order", order}};
+    if (p.recompute_modules != 0) {
+        QJsonArray modules;
+        for (const std::string& name : flagNames(kRecomputeModuleNames, p.recompute_modules))
+            modules.append(QString::fromStdString(name));
+        json["recompute_modules"] = modules;
+    }
     if (p.expert_tp > 0)
         json["expert_tp"] = p.expert_tp;
     if (p.ep_overlap != EpOverlap::None)
