@@ -222,32 +222,34 @@ void BandwidthPlot::placeLabels()
         const QSizeF size = QFontMetricsF(label->font())
                                 .boundingRect(QRectF(), Qt::AlignLeft, label->text())
                                 .size();
-        // Each corner, then moved away from the point by up to two label heights, until the
-        // label is inside the axes and clear of the labels placed before it.
-        bool done = false;
+        // Each corner, then moved away from the point by up to four label heights, until the
+        // label is inside the axes and clear of the labels placed before it; where no place is
+        // clear, the first inside the axes (over another label rather than cut at the edge),
+        // and failing that the first tried.
+        int best = -1; // 2: inside and clear, 1: inside, 0: tried
         QRectF chosen;
-        for (int shift = 0; shift <= 2 && !done; ++shift) {
+        for (int shift = 0; shift <= 4 && best < 2; ++shift) {
             for (Qt::Alignment corner : corners) {
                 const double dy = shift * size.height();
                 const bool below = corner & Qt::AlignTop;
                 const QPointF topLeft(corner & Qt::AlignRight ? at.x() - size.width() : at.x(),
                                       below ? at.y() + dy : at.y() - size.height() - dy);
                 const QRectF rect(topLeft, size);
-                const bool free =
-                    area.contains(rect) &&
+                const bool inside = area.contains(rect);
+                const bool clear =
                     std::none_of(placed.begin(), placed.end(),
                                  [&](const QRectF& other) { return other.intersects(rect); });
-                if (!free && !chosen.isNull())
+                const int score = inside ? (clear ? 2 : 1) : 0;
+                if (score <= best)
                     continue;
+                best = score;
                 chosen = rect;
                 label->setPositionAlignment(corner);
                 label->setTextAlignment(corner & Qt::AlignRight ? Qt::AlignRight : Qt::AlignLeft);
                 label->position->setPixelPosition(
                     QPointF(at.x(), below ? at.y() + dy : at.y() - dy));
-                if (free) {
-                    done = true;
+                if (best == 2)
                     break;
-                }
             }
         }
         placed.push_back(chosen);

@@ -561,11 +561,19 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     const double g = double(m.kv_heads) / m.heads;
     const double replicated = 8 + 2 * drop;
     const double f = moe ? m.expert_ffn_hidden : m.ffn_hidden;
-    const double k = moe ? m.experts_per_token : 1;
+    // The busiest expert rank's routed tokens: k per token times the load over the mean (the
+    // imbalance figure, capped by a capacity factor), as its grouped GEMMs see them.
+    const double k = moe ? m.experts_per_token * moeLoad(m, c.plan.figures.moe_imbalance.value) : 1;
     const double act = (m.mlp == MlpKind::SwiGLU ? 6 : 4) * f / m.hidden * k;
     double sharded = 2 + 4 * g + 2 + act;
     double replicatedHere = replicated;
     const bool fp8 = transformerEngineFp8(c.plan);
+    // An MoE layer's dispatch: the grouped fc1 saves its permuted input (k copies of each
+    // token, gathered over expert TP; one byte in FP8), and the unpermute saves the experts'
+    // output to weigh it by the router's probabilities (Megatron-Core moe/experts.py
+    // TEGroupedMLP, moe/moe_utils.py unpermute), both sequence-sharded by TP as the tokens are.
+    const double permuted = moe ? ((fp8 ? 1 : 2) * c.p.expertTp() + 2) * k : 0.0;
+    sharded += permuted;
     // fc2's saved input: the activation's output, 2 f / h bytes per token and expert (one byte
     // in FP8); the rest of `act` is the fc1 output the activation's backward reads.
     const double fc2Input = (fp8 ? 1 : 2) * f / m.hidden * k;
@@ -583,8 +591,8 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     const unsigned modules = recompute == Recompute::Selective ? c.p.recomputeModules() : 0u;
     const bool wholeMlp = moe ? (modules & kRecomputeMoe) != 0 : (modules & kRecomputeMlp) != 0;
     if (wholeMlp) {
-        sharded -= act - (fp8 ? f / m.hidden * k : 0.0); // fc1's output and fc2's input
-        replicatedHere += fp8 ? 1 : 0;                   // fc1's input, the checkpoint's
+        sharded -= act - (fp8 ? f / m.hidden * k : 0.0) + permuted; // all but the input
+        replicatedHere += fp8 ? 1 : 0;                              // fc1's input, the checkpoint's
     } else if (moe && (modules & kRecomputeMoeAct)) {
         sharded -= fc2Input;
     }

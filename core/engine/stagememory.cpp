@@ -239,12 +239,11 @@ void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const En
     text += formatNumber(toGiB(cost.spareBytes()));
     text += " GiB to spare";
     atStage();
-    text += ", less than the caching allocator's reserve of ";
+    text += ", less than the allocator's ";
     text += formatNumber(100 * f.allocator_reserve.value);
-    text += "% (";
+    text += "% reserve (";
     text += formatNumber(toGiB(cost.max_stage_reserved_bytes - cost.max_stage_total_bytes));
-    text += " GiB): it runs only while fragmentation stays lower "
-            "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keeps it low)";
+    text += " GiB): use expandable_segments";
 }
 
 } // namespace paraplan
