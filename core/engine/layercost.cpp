@@ -383,6 +383,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
     double bwd = 0;
     double flops = 0;
     RerunForward rerun;
+    const bool rerunGemms = (c.p.recomputeModules() &
+                             (kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMlaUpProj)) != 0;
 
     // Attention projections.
     // With TP overlap, Transformer Engine runs the GEMM chunks on several streams (their waves
@@ -403,7 +405,8 @@ LayerCompute layerCompute(const Context& c, bool moe)
             l.moe_block_forward_s += fwd - fwdBefore;
             l.moe_block_backward_s += bwd - bwdBefore;
         }
-        rerun.add(g.name, moe, fwd - fwdBefore);
+        if (rerunGemms)
+            rerun.add(g.name, moe, fwd - fwdBefore);
         if (timing)
             timing->name = g.name;
     }

@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 namespace paraplan {
@@ -218,7 +219,7 @@ void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const En
     auto atStage = [&] {
         if (p.pp > 1) {
             text += " at stage ";
-            text += formatNumber(cost.fullest_stage);
+            text += std::to_string(cost.fullest_stage);
         }
     };
     if (!cost.fits) {
@@ -241,9 +242,7 @@ void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const En
     atStage();
     text += ", less than the allocator's ";
     text += formatNumber(100 * f.allocator_reserve.value);
-    text += "% reserve (";
-    text += formatNumber(toGiB(cost.max_stage_reserved_bytes - cost.max_stage_total_bytes));
-    text += " GiB): use expandable_segments";
+    text += "% reserve: use expandable_segments";
 }
 
 } // namespace paraplan

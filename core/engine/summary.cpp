@@ -4,6 +4,7 @@
 
 #include <QLocale>
 #include <QString>
+#include <algorithm>
 
 namespace paraplan {
 
@@ -52,9 +53,20 @@ std::string memoryDetail(const StepCost& cost)
     auto gib = [](double bytes) {
         return QString::number(units::toGiB(bytes), 'f', 2).toStdString();
     };
-    const std::string where = cost.stages.size() > 1
-                                  ? "stage " + std::to_string(cost.fullest_stage) + "'s peak"
-                                  : "its peak";
+    // Where and when the peak falls: the end of a stage's warm-up (its in-flight micro-batches'
+    // activations held), or on the last stage and without a pipeline the loss's backward.
+    const size_t last = cost.stages.size() - 1;
+    const size_t fullest = std::min(last, static_cast<size_t>(cost.fullest_stage));
+    const std::string inFlight =
+        cost.stages.empty()
+            ? std::string()
+            : QString::number(cost.stages[fullest].in_flight_microbatches, 'g', 3).toStdString();
+    const std::string where =
+        cost.stages.size() > 1
+            ? "stage " + std::to_string(cost.fullest_stage) + "'s peak (" +
+                  (fullest == last ? "its first backward, " : "the end of its warm-up, ") +
+                  inFlight + " micro-batches in flight)"
+            : "its peak (the loss's backward)";
     std::string text = gib(cost.max_stage_total_bytes) + " of " + gib(cost.hbm_bytes) + " GiB at " +
                        where + " (" + gib(cost.max_stage_reserved_bytes) +
                        " GiB reserved by the allocator); ";
