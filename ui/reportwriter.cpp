@@ -388,6 +388,10 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
         provenanceRow("Optimizer step traffic per parameter", f.optimizer_step_bytes, " B"));
     rows.append(provenanceBytesRow("DP bucket", f.dp_bucket_bytes));
     rows.append(provenanceRow("Share of hideable DP traffic hidden", f.overlap_fraction));
+    rows.append(provenanceRow("Caching allocator's reserve over its peak", f.allocator_reserve));
+    Sourced runtimeMiB = f.runtime_reserve_bytes;
+    runtimeMiB.value /= units::kMiB;
+    rows.append(provenanceRow("Memory outside the allocator", runtimeMiB, " MiB"));
     for (const PlanMeasurement& m : plan.measured)
         rows.append({QString::fromStdString(m.figure) + " (measured)",
                      QString("%1 (assumed %2)").arg(m.value, 0, 'f', 3).arg(m.assumed, 0, 'f', 3),
@@ -397,9 +401,9 @@ void assumptionsAndProvenance(Builder& b, const Plan& plan, const StepCost& cost
         "<b>What the model does not cover.</b> Jitter between ranks beyond a fixed spread of "
         "GPU speeds, sustained power and thermal limits of a full node beyond the kernels' "
         "published figures, expert load imbalance (routing is taken as balanced), failures "
-        "and restarts, data loading and checkpoints, CPU launch overhead, memory "
-        "fragmentation and the CUDA/NCCL runtime's own memory, gradient compression, "
-        "offloading, and clusters whose nodes differ.");
+        "and restarts, data loading and checkpoints, CPU launch overhead, fragmentation "
+        "beyond the allocator-reserve figure, gradient compression, offloading, and clusters "
+        "whose nodes differ.");
 }
 
 void comparisonSection(Builder& b, const std::vector<ComparedPlan>& comparison,
@@ -509,6 +513,10 @@ void buildReport(Builder& b, const PlanResults& r, const QPicture& cluster,
     b.table({"Stage", "Layers", "Weights", "Gradients", "Optimizer", "Activations", "Buffers",
              "Total (GiB)", "Fits"},
             stages, {0, 1, 2, 3, 4, 5, 6, 7});
+    // The verdict in words, and where the plan does not fit the changes that would make it.
+    b.paragraph(QString::fromStdString(memoryVerdictText(cost, r.analysis.memory_fixes))
+                    .toHtmlEscaped()
+                    .replace("\n", "<br>"));
     b.picture(plots[1], 0.95);
 
     b.heading(kSectionTitles[Cliffs]);

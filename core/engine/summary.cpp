@@ -63,10 +63,10 @@ std::string memoryDetail(const StepCost& cost)
             : QString::number(cost.stages[fullest].in_flight_microbatches, 'g', 3).toStdString();
     const std::string where =
         cost.stages.size() > 1
-            ? "stage " + std::to_string(cost.fullest_stage) + "'s peak (" +
-                  (fullest == last ? "its first backward, " : "the end of its warm-up, ") +
-                  inFlight + " micro-batches in flight)"
-            : "its peak (the loss's backward)";
+            ? "stage " + std::to_string(cost.fullest_stage) + "'s peak, " +
+                  (fullest == last ? "its first backward" : "the end of its warm-up") + " with " +
+                  inFlight + (inFlight == "1" ? " micro-batch" : " micro-batches") + " in flight"
+            : "its peak, the loss's backward";
     std::string text = gib(cost.max_stage_total_bytes) + " of " + gib(cost.hbm_bytes) + " GiB at " +
                        where + " (" + gib(cost.max_stage_reserved_bytes) +
                        " GiB reserved by the allocator); ";

@@ -71,7 +71,7 @@ int runEvaluate(const Args& args, std::ostream& out)
         << p.ep << "  zero " << p.zero << (p.sequence_parallel ? "  sp" : "") << "  recompute "
         << recomputeName(p.recompute) << "  interleave " << p.interleave << "  micro-batch "
         << p.micro_batch << "  global batch " << p.global_batch << " (" << cost.microbatches
-        << " micro-batches per pipeline)\n\n";
+        << (cost.microbatches == 1 ? " micro-batch" : " micro-batches") << " per pipeline)\n\n";
     auto row = [&](const char* label, const std::string& value) {
         out << "  " << std::left << std::setw(24) << label << value << "\n";
     };
