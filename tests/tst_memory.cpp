@@ -15,6 +15,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace paraplan;
@@ -254,7 +255,7 @@ private slots:
         const StepCost tight = evaluate(plan);
         QVERIFY(tight.fits && tight.tight);
         QVERIFY2(tight.warnings.back().find("tight: ") == 0, tight.warnings.back().c_str());
-        QVERIFY(tight.warnings.back().find("use expandable_segments") != std::string::npos);
+        QVERIFY(tight.warnings.back().find("expandable_segments:True") != std::string::npos);
     }
 
     void theCheapestFixesFitAndAreEvaluated()
@@ -279,10 +280,32 @@ private slots:
             QCOMPARE(fix.step_time_s, answer.step_time_s);
             QCOMPARE(fix.slowdown, answer.step_time_s / cost.step_time_s - 1);
             QVERIFY(fix.tight || fix.step_time_s >= last);
+            // A PP or TP change is named by the degrees it leads to.
+            for (const char* dim : {"pp ", "tp "}) {
+                const size_t at = fix.change.find(dim);
+                if (at == std::string::npos)
+                    continue;
+                const int degree = dim[0] == 'p' ? fix.layout.pp : fix.layout.tp;
+                QCOMPARE(fix.change.substr(at), std::string(dim) + std::to_string(degree) + " dp " +
+                                                    std::to_string(fix.layout.dp));
+            }
             last = fix.step_time_s;
         }
         QCOMPARE(fixes.front().change, std::string("recompute full"));
         QVERIFY(memoryFixText(fixes.front()).find("% slower, ") != std::string::npos);
+        // Llama 3 70B at TP 8 without ZeRO on 64 GPUs: the distributed optimizer, and twice the
+        // PP or TP with half the DP, each named by the degrees it leads to.
+        Plan dense = llamaPlan("llama3-70b", 8, layout(8, 1, 8, 1, 64, 0), 4096,
+                               TrainingFramework::Megatron);
+        dense.parallel.sequence_parallel = true;
+        dense.parallel.recompute = Recompute::Full;
+        const StepEngine denseEngine(dense.cluster, HardwareCatalog::bundled());
+        std::vector<std::string> names;
+        for (const MemoryFix& fix : memoryFixes(dense, denseEngine.evaluate(dense), denseEngine, 8))
+            names.push_back(fix.change);
+        QVERIFY(std::find(names.begin(), names.end(), "ZeRO 1") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "pp 2 dp 4") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "tp 16 dp 4") != names.end());
         // A plan that fits needs none.
         plan.parallel.recompute = Recompute::Full;
         QVERIFY(memoryFixes(plan, engine.evaluate(plan), engine).empty());

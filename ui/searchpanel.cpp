@@ -108,7 +108,8 @@ QGroupBox* SearchPanel::buildSettings()
     m_reserve->setDecimals(2);
     m_reserve->setSingleStep(0.25);
     m_reserve->setValue(units::toGiB(kDefaultSearchReserveBytes));
-    m_reserve->setToolTip(tr("Memory the engine does not count, kept free on every GPU: a CUDA "
+    m_reserve->setToolTip(tr("Memory kept free on every GPU besides the headroom, from the "
+                             "whole HBM (the engine's verdict counts the same by default): a CUDA "
                              "context, 781 MiB after PyTorch's first CUDA tensor (nvidia-smi, "
                              "PyTorch issue #34323), and one NCCL communicator's buffers, "
                              "688 MiB for a group of more than two A100s on NVLink "

@@ -59,14 +59,13 @@ void setBufferFigures(EngineFigures& f)
         preset(25 * units::kMiB, "PyTorch DDP's default bucket_cap_mb = 25 "
                                  "(torch.nn.parallel.DistributedDataParallel documentation)");
     f.allocator_reserve = assumption(
-        0.05,
-        "5% of the peak allocated bytes kept reserved by PyTorch's caching allocator "
-        "(fragmentation and rounding), a margin: a fragmented run reserves up to about a "
-        "third more than it allocates (NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-"
-        "tuning/SKILL.md at 067f987d: a 58.8 GB peak ran out of 80 GB by fragmentation "
-        "and ran with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). Measure it as "
-        "reserved_bytes.all.peak / allocated_bytes.all.peak - 1 from "
-        "torch.cuda.memory_stats() and enter overrides.allocator_reserve");
+        0.05, "5% of the peak allocated bytes kept reserved by PyTorch's caching allocator "
+              "(fragmentation and rounding), a margin: a fragmented run can reserve far more "
+              "(NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md at "
+              "067f987d: a 58.8 GB (54.8 GiB) peak ran out of an 80 GB H100, over 40% more, and "
+              "ran with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). Measure it as "
+              "reserved_bytes.all.peak / allocated_bytes.all.peak - 1 from "
+              "torch.cuda.memory_stats() and enter overrides.allocator_reserve");
     f.runtime_reserve_bytes =
         preset((781.0 + 688.0) * units::kMiB,
                "outside the caching allocator, per process: the CUDA context, 781 MiB after "

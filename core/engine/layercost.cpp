@@ -367,7 +367,7 @@ double moduleRecomputeSeconds(const Context& c, bool moe, const RerunForward& re
         seconds += rerun.shared;
     if (modules & kRecomputeMlaUpProj)
         seconds += rerun.mlaUp;
-    if (modules & kRecomputeLayernorm) // two norms: read and write h each
+    if (moe && (modules & kRecomputeLayernorm)) // two norms: read and write h each
         seconds += 2 * 2 * m.hidden / (c.sp ? c.p.tp : 1.0) * T * c.actBytes / c.hbm;
     return seconds;
 }
@@ -602,7 +602,9 @@ double activationBytesPerLayer(const Context& c, bool moe, Recompute recompute)
     if (moe && (modules & kRecomputeLayernorm))
         replicatedHere -= fp8 ? 1 : 2; // the pre-MLP norm's output (a module of its own)
     double perToken = replicatedHere * (c.sp ? 1 / t : 1) + sharded / t;
-    if (!c.flash && recompute == Recompute::None)
+    // The unfused attention's scores, unless a selective recompute re-runs the core.
+    if (!c.flash && (recompute == Recompute::None ||
+                     (recompute == Recompute::Selective && !(modules & kRecomputeCoreAttn))))
         perToken += (2 + 3 * drop) * m.heads * c.seqLocal * c.p.cp / double(m.hidden) / t;
     return perToken * sbh * scale;
 }

@@ -52,23 +52,23 @@ std::vector<Change> singleChanges(const Plan& plan)
                                p.interleave = 1;
                                return true;
                            }});
-    if (base.dp % 2 == 0) {
-        changes.push_back(
-            {"pp " + std::to_string(base.pp * 2) + " dp " + std::to_string(base.dp / 2),
-             [](ParallelLayout& p) {
-                 p.pp *= 2;
-                 p.dp /= 2;
-                 return true;
-             }});
-        changes.push_back(
-            {"tp " + std::to_string(base.tp * 2) + " dp " + std::to_string(base.dp / 2),
-             [](ParallelLayout& p) {
-                 p.tp *= 2;
-                 p.dp /= 2;
-                 p.sequence_parallel = true;
-                 return true;
-             }});
-    }
+    // Twice the PP or TP degree with half the DP (the name is the layout's own, after any
+    // change made with it).
+    changes.push_back({"pp x2", [](ParallelLayout& p) {
+                           if (p.dp % 2 != 0)
+                               return false;
+                           p.pp *= 2;
+                           p.dp /= 2;
+                           return true;
+                       }});
+    changes.push_back({"tp x2", [](ParallelLayout& p) {
+                           if (p.dp % 2 != 0)
+                               return false;
+                           p.tp *= 2;
+                           p.dp /= 2;
+                           p.sequence_parallel = true;
+                           return true;
+                       }});
     return changes;
 }
 
@@ -90,9 +90,20 @@ std::vector<MemoryFix> memoryFixes(const Plan& plan, const StepCost& cost, const
             return;
         MemoryFix fix;
         fix.change = name;
+        // The degrees a change named "x2" set, from the layout itself.
+        for (const char* dim : {"pp x2", "tp x2"}) {
+            for (size_t at = fix.change.find(dim); at != std::string::npos;
+                 at = fix.change.find(dim)) {
+                const bool pp = dim[0] == 'p';
+                fix.change.replace(at, 5,
+                                   std::string(pp ? "pp " : "tp ") +
+                                       std::to_string(pp ? layout.pp : layout.tp) + " dp " +
+                                       std::to_string(layout.dp));
+            }
+        }
         fix.layout = layout;
         fix.step_time_s = answer.step_time_s;
-        fix.slowdown = answer.step_time_s / cost.step_time_s - 1;
+        fix.slowdown = cost.step_time_s > 0 ? answer.step_time_s / cost.step_time_s - 1 : 0;
         fix.spare_bytes = answer.spareBytes();
         fix.fullest_bytes = answer.max_stage_total_bytes;
         fix.tight = answer.tight;

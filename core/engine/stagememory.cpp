@@ -240,9 +240,9 @@ void appendMemoryWarning(const StepCost& cost, const ParallelLayout& p, const En
     text += formatNumber(toGiB(cost.spareBytes()));
     text += " GiB to spare";
     atStage();
-    text += ", less than the allocator's ";
+    text += ", less than the caching allocator's reserve (";
     text += formatNumber(100 * f.allocator_reserve.value);
-    text += "% reserve: use expandable_segments";
+    text += "% of the peak): set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
 }
 
 } // namespace paraplan

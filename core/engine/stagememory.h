@@ -58,7 +58,7 @@ struct LayoutMemoryTerms
     double mtpAct = 0;              // ... their activation bytes, one micro-batch
     double finalNormParams = 0;     // the last stage's
     double lmHeadParams = 0;        // the last stage's (0: tied to the embedding, no pipeline)
-    double logitsBytes = 0;         // the last stage's logits and fp32 softmax buffer
+    double logitsBytes = 0;         // the last stage's loss peak (lossBytesPerLogit())
     double sequenceParallelBytes = 0; // the all-gathered input of a TP region (SP only)
     double zero3GatherBytes = 0;      // ZeRO-3 without PP: the computing and prefetched layers
     double fp8CopyBytes = 0; // dtype fp8 on Transformer Engine: cached FP8 weights, per parameter
@@ -159,7 +159,7 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
     st.activation_bytes_per_layer =
         st.layers ? (denseHere * t.denseAct + st.moe_layers * t.moeAct) / st.layers : 0;
     st.buffers_bytes = t.recomputeWorkingSet + st.params * t.bucketBytes;
-    if (i == t.pp - 1) // logits in 16 bits and their fp32 softmax, one micro-batch
+    if (i == t.pp - 1) // the loss's peak over the logits, one micro-batch
         st.buffers_bytes += t.logitsBytes;
     st.buffers_bytes += t.sequenceParallelBytes;
     st.buffers_bytes += t.zero3GatherBytes;

@@ -241,7 +241,7 @@ struct StepCost
     double max_stage_total_bytes = 0; ///< the fullest stage's peak allocated bytes per GPU
     int fullest_stage = 0;            ///< that stage (the first of equals)
     /// Its peak reserved by the caching allocator: max_stage_total_bytes x (1 +
-    /// figures.allocator_reserve), what torch.cuda.memory_stats() reports as
+    /// overrides.allocator_reserve), what torch.cuda.memory_stats() reports as
     /// reserved_bytes.all.peak.
     double max_stage_reserved_bytes = 0;
     double runtime_reserve_bytes = 0; ///< outside the allocator: CUDA context, NCCL buffers

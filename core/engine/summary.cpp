@@ -5,6 +5,7 @@
 #include <QLocale>
 #include <QString>
 #include <algorithm>
+#include <cmath>
 
 namespace paraplan {
 
@@ -57,10 +58,9 @@ std::string memoryDetail(const StepCost& cost)
     // activations held), or on the last stage and without a pipeline the loss's backward.
     const size_t last = cost.stages.size() - 1;
     const size_t fullest = std::min(last, static_cast<size_t>(cost.fullest_stage));
+    const double held = cost.stages.empty() ? 0 : cost.stages[fullest].in_flight_microbatches;
     const std::string inFlight =
-        cost.stages.empty()
-            ? std::string()
-            : QString::number(cost.stages[fullest].in_flight_microbatches, 'g', 3).toStdString();
+        QString::number(held, 'f', held == std::floor(held) ? 0 : 2).toStdString();
     const std::string where =
         cost.stages.size() > 1
             ? "stage " + std::to_string(cost.fullest_stage) + "'s peak, " +
@@ -72,7 +72,7 @@ std::string memoryDetail(const StepCost& cost)
                        " GiB reserved by the allocator); ";
     const double spare = cost.spareBytes();
     text += spare >= 0 ? "fits with " + gib(spare) + " GiB to spare"
-                       : "DOES NOT FIT: over by " + gib(-spare) + " GiB";
+                       : "does not fit: over by " + gib(-spare) + " GiB";
     text += " (" + gib(cost.runtime_reserve_bytes) + " GiB kept for the CUDA context and NCCL)";
     if (cost.tight)
         text += "; tight: the allocator's reserve would not fit";
@@ -85,8 +85,10 @@ std::string memoryVerdictText(const StepCost& cost, const std::vector<MemoryFix>
     if (cost.fits)
         return text;
     if (fixes.empty())
-        return text + "\nNo change of recompute, ZeRO, micro-batch, interleave, PP or TP fits "
-                      "alone or in pairs: more GPUs, or a GPU with more memory.";
+        return text + "\nNo change tried fits, alone or two together (more recompute, a higher "
+                      "ZeRO stage, half the micro-batch, sequence parallelism, no interleaving, "
+                      "and where DP is even twice the PP or TP): more GPUs, or a GPU with more "
+                      "memory.";
     text += "\nTo make it fit (each evaluated; the GPUs and the global batch kept):";
     for (const MemoryFix& fix : fixes)
         text += "\n  " + memoryFixText(fix);
@@ -111,7 +113,7 @@ std::vector<HeadlineFigure> headlineFigures(const Plan& plan, const StepCost& co
         {"memory", memoryLabel(cost),
          fixed(units::toGiB(cost.max_stage_total_bytes), 1) + " / " +
              fixed(units::toGiB(cost.hbm_bytes), 0) + " GiB",
-         memoryDetail(cost), "memory-of-stage-0-per-gpu", !cost.fits}};
+         memoryDetail(cost), "memory-verdict", !cost.fits}};
     if (mt.time_to_train_s > 0) {
         figures.push_back({"time_to_train", "time to train", formatDays(mt.time_to_train_s),
                            formatDays(mt.time_to_train_s) + " for " +

@@ -158,6 +158,11 @@ bool memoryRow(const QJsonObject& row, const HardwareCatalog& catalog,
     out.expected_verdict = row.value("verdict").toString().toStdString();
     const QJsonValue stage = row.value("measured_stage");
     out.stage = stage.isDouble() ? stage.toInt() : stage.toString() == "last" ? -2 : -1;
+    if (stage.isDouble() && out.stage < 0) {
+        *error = out.name + ": measured_stage must be a stage number (0 or more), \"last\" or "
+                            "\"max\"";
+        return false;
+    }
     // "measured_memory": "reserved" or "allocated" (the default); older rows say it in words.
     const QString kind = row.value("measured_memory").toString();
     out.reserved = kind == "reserved" ||
@@ -236,8 +241,7 @@ bool scoreMeasuredMemory(CalibrationReport* report, EngineCache& engines, std::s
                                               row.stage == -2 ? last : std::min(row.stage, last))]
                                   .total_bytes;
         // Peak reserved: the caching allocator's reserve on top (the fullest stage's ratio).
-        const double reserve =
-            row.reserved ? cost.max_stage_reserved_bytes / cost.max_stage_total_bytes : 1.0;
+        const double reserve = row.reserved ? 1 + row.plan.figures.allocator_reserve.value : 1.0;
         row.predicted_GiB = units::toGiB(bytes * reserve);
         row.predicted_fits = cost.fits;
         if (!row.expected_verdict.empty()) {

@@ -28,8 +28,9 @@ inline constexpr double kSearchMemoryStep = 0.5 * 1024 * 1024 * 1024; ///< 0.5 G
 
 /// The default memory headroom of a search: a share of HBM kept free for the caching
 /// allocator's fragmentation and the engine's memory error (our margin, a choice), plus a
-/// fixed reserve for what the engine does not count: the CUDA context, 781 MiB on a GPU
-/// after `import torch; torch.zeros(1).cuda()` (nvidia-smi, PyTorch issue #34323), and one
+/// fixed reserve, both from the whole HBM; the reserve's default is the runtime reserve the
+/// engine's verdict counts too (EngineFigures::runtime_reserve_bytes): the CUDA context, 781 MiB on
+/// a GPU after `import torch; torch.zeros(1).cuda()` (nvidia-smi, PyTorch issue #34323), and one
 /// NCCL communicator's buffers, 688 MiB for a group of more than two A100s on NVLink
 /// (NVIDIA/nccl issue #964).
 inline constexpr double kDefaultSearchHeadroomShare = 0.05;
