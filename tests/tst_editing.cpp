@@ -8,11 +8,13 @@
 #include "plots.h"
 
 #include <QLabel>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 
 using namespace paraplan;
@@ -74,6 +76,33 @@ private slots:
         QVERIFY(window.document()->note().isEmpty()); // the note went with the step
         window.document()->undoStack()->redo();
         QCOMPARE(plan.parallel.dp, 2);
+    }
+
+    void recomputeModulesAreCheckedInAMenu()
+    {
+        // The GPT-3 example recomputes selectively on Megatron: the modules button is live,
+        // shows the default, and a checked module is one undoable edit of the plan.
+        MainWindow window(false);
+        QSignalSpy results(window.evaluator(), &PlanEvaluator::resultsAvailable);
+        QTRY_VERIFY(results.count() >= 1);
+        const Plan& plan = window.document()->plan();
+        auto* button = window.inputPanel()->findChild<QToolButton*>("recomputeModules");
+        QVERIFY(button);
+        QCOMPARE(plan.parallel.recompute, Recompute::Selective);
+        QVERIFY(button->isEnabled());
+        QCOMPARE(button->text(), QString("default (core_attn)"));
+        QAction* mlp = nullptr;
+        for (QAction* action : button->menu()->actions())
+            if (action->text() == "mlp")
+                mlp = action;
+        QVERIFY(mlp);
+        mlp->trigger();
+        QCOMPARE(unsigned(plan.parallel.recompute_modules), unsigned(kRecomputeMlp));
+        QCOMPARE(button->text(), QString("mlp"));
+        QTRY_VERIFY(results.count() >= 2);
+        window.document()->undoStack()->undo();
+        QCOMPARE(unsigned(plan.parallel.recompute_modules), 0u);
+        QVERIFY(!mlp->isChecked());
     }
 
     void ppAndCpKeepTheGpuCountToo()

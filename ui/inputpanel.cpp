@@ -15,10 +15,12 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPalette>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -356,6 +358,34 @@ void InputPanel::addParallelOptions(QGroupBox* parallelBox, QFormLayout* paralle
             [index](Plan& plan) { plan.parallel.recompute = static_cast<Recompute>(index); });
     });
     parallelForm->addRow(tr("Recompute"), m_recompute);
+    // Megatron-Core's --recompute-modules: a menu of the modules, checked where recomputed;
+    // used with recompute "selective" on framework "megatron".
+    m_recomputeModules = new QToolButton(parallelBox);
+    m_recomputeModules->setObjectName("recomputeModules");
+    m_recomputeModules->setPopupMode(QToolButton::InstantPopup);
+    m_recomputeModules->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_recomputeModules->setToolTip(
+        tr("With selective recompute on Megatron-Core: the modules re-run in the backward "
+           "(--recompute-modules; none checked: core_attn, its default). A recomputed module "
+           "keeps only its input and costs its forward again"));
+    auto* modulesMenu = new QMenu(m_recomputeModules);
+    for (const EnumName<unsigned>& entry : kRecomputeModuleNames) {
+        QAction* action = modulesMenu->addAction(QString::fromUtf8(entry.name));
+        action->setCheckable(true);
+        action->setData(entry.value);
+        connect(action, &QAction::triggered, this, [this, action](bool on) {
+            const unsigned bit = action->data().toUInt();
+            m_document->edit(tr("Recompute module %1 %2").arg(action->text(), on ? "on" : "off"),
+                             Field::Recompute, [bit, on](Plan& plan) {
+                                 unsigned modules = plan.parallel.recompute_modules;
+                                 modules = on ? (modules | bit) : (modules & ~bit);
+                                 plan.parallel.recompute_modules =
+                                     static_cast<unsigned char>(modules);
+                             });
+        });
+    }
+    m_recomputeModules->setMenu(modulesMenu);
+    parallelForm->addRow(tr("Recompute modules"), m_recomputeModules);
     parallelForm->addRow(tr("Interleave (v)"), m_interleave);
     // Uneven pipelines (Megatron's --decoder-first/last-pipeline-num-layers) and HSDP.
     auto optionalCount = [this](Field field, const QString& name, const QString& tip,
@@ -618,6 +648,7 @@ void InputPanel::syncFromPlan()
     m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
     m_sp->setChecked(p.sequence_parallel);
     m_recompute->setCurrentIndex(static_cast<int>(p.recompute));
+    showRecomputeModules(plan);
     showValue(m_interleave, p.interleave);
     showValue(m_firstStage, p.first_stage_layers);
     showValue(m_lastStage, p.last_stage_layers);
@@ -644,6 +675,24 @@ void InputPanel::syncFromPlan()
     m_optimizerDtype->setCurrentIndex(
         std::max(0, m_optimizerDtype->findData(t.optimizer_state_bytes)));
     m_tpOverlap->setCurrentIndex(m_tpOverlap->findData(int(plan.parallel.tp_overlap)));
+}
+
+void InputPanel::showRecomputeModules(const Plan& plan)
+{
+    // The checked modules, named on the button ("default (core_attn)" where none is set); the
+    // button is live only where Megatron-Core's selective recompute reads them.
+    const ParallelLayout& p = plan.parallel;
+    QStringList names;
+    for (QAction* action : m_recomputeModules->menu()->actions()) {
+        const QSignalBlocker blocker(action);
+        const bool on = (p.recompute_modules & action->data().toUInt()) != 0;
+        action->setChecked(on);
+        if (on)
+            names << action->text();
+    }
+    m_recomputeModules->setText(names.isEmpty() ? tr("default (core_attn)") : names.join(", "));
+    m_recomputeModules->setEnabled(p.recompute == Recompute::Selective &&
+                                   plan.training.framework == TrainingFramework::Megatron);
 }
 
 } // namespace paraplan::ui

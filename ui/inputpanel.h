@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QToolButton;
 class QSpinBox;
 class QDoubleSpinBox;
 class QCheckBox;
@@ -41,6 +42,7 @@ private:
     void addParallelOptions(QGroupBox* parallelBox, QFormLayout* parallelForm);
     QGroupBox* buildTrainingBox();
     void syncFromPlan();
+    void showRecomputeModules(const Plan& plan); // the modules button from the plan
     QSpinBox* spin(int min, int max, Field field, const QString& name,
                    std::function<void(Plan&, int)> apply);
 
@@ -68,6 +70,7 @@ private:
     QComboBox* m_zero;
     QCheckBox* m_sp;
     QComboBox* m_recompute;
+    QToolButton* m_recomputeModules; ///< parallel.recompute_modules, a menu of checkable modules
     QSpinBox* m_interleave;
     QSpinBox* m_micro;
     QSpinBox* m_global;
