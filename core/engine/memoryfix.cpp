@@ -13,6 +13,15 @@ struct Change
 {
     std::string name;
     std::function<bool(ParallelLayout&)> apply; ///< false: does not apply to this layout
+    /// A degree doubled with half the DP: the change is named by the degrees it leads to.
+    int ParallelLayout::*doubled = nullptr;
+
+    std::string nameFor(const ParallelLayout& layout) const
+    {
+        if (!doubled)
+            return name;
+        return name + " " + std::to_string(layout.*doubled) + " dp " + std::to_string(layout.dp);
+    }
 };
 
 std::vector<Change> singleChanges(const Plan& plan)
@@ -52,23 +61,20 @@ std::vector<Change> singleChanges(const Plan& plan)
                                p.interleave = 1;
                                return true;
                            }});
-    // Twice the PP or TP degree with half the DP (the name is the layout's own, after any
-    // change made with it).
-    changes.push_back({"pp x2", [](ParallelLayout& p) {
-                           if (p.dp % 2 != 0)
-                               return false;
-                           p.pp *= 2;
-                           p.dp /= 2;
-                           return true;
-                       }});
-    changes.push_back({"tp x2", [](ParallelLayout& p) {
-                           if (p.dp % 2 != 0)
-                               return false;
-                           p.tp *= 2;
-                           p.dp /= 2;
-                           p.sequence_parallel = true;
-                           return true;
-                       }});
+    // Twice the PP or TP degree with half the DP (TP with sequence parallelism).
+    for (int ParallelLayout::*dim : {&ParallelLayout::pp, &ParallelLayout::tp}) {
+        const bool tp = dim == &ParallelLayout::tp;
+        changes.push_back({tp ? "tp" : "pp",
+                           [dim, tp](ParallelLayout& p) {
+                               if (p.dp % 2 != 0)
+                                   return false;
+                               p.*dim *= 2;
+                               p.dp /= 2;
+                               p.sequence_parallel = p.sequence_parallel || tp;
+                               return true;
+                           },
+                           dim});
+    }
     return changes;
 }
 
@@ -90,17 +96,6 @@ std::vector<MemoryFix> memoryFixes(const Plan& plan, const StepCost& cost, const
             return;
         MemoryFix fix;
         fix.change = name;
-        // The degrees a change named "x2" set, from the layout itself.
-        for (const char* dim : {"pp x2", "tp x2"}) {
-            for (size_t at = fix.change.find(dim); at != std::string::npos;
-                 at = fix.change.find(dim)) {
-                const bool pp = dim[0] == 'p';
-                fix.change.replace(at, 5,
-                                   std::string(pp ? "pp " : "tp ") +
-                                       std::to_string(pp ? layout.pp : layout.tp) + " dp " +
-                                       std::to_string(layout.dp));
-            }
-        }
         fix.layout = layout;
         fix.step_time_s = answer.step_time_s;
         fix.slowdown = cost.step_time_s > 0 ? answer.step_time_s / cost.step_time_s - 1 : 0;
@@ -112,7 +107,7 @@ std::vector<MemoryFix> memoryFixes(const Plan& plan, const StepCost& cost, const
     for (const Change& change : changes) {
         ParallelLayout layout = plan.parallel;
         if (change.apply(layout))
-            tryLayout(change.name, layout);
+            tryLayout(change.nameFor(layout), layout);
     }
     // Two changes together where no single one fits (the second named after the first).
     if (fixes.empty()) {
@@ -120,7 +115,8 @@ std::vector<MemoryFix> memoryFixes(const Plan& plan, const StepCost& cost, const
             for (size_t j = i + 1; j < changes.size(); ++j) {
                 ParallelLayout layout = plan.parallel;
                 if (changes[i].apply(layout) && changes[j].apply(layout))
-                    tryLayout(changes[i].name + " + " + changes[j].name, layout);
+                    tryLayout(changes[i].nameFor(layout) + " + " + changes[j].nameFor(layout),
+                              layout);
             }
         }
     }

@@ -3,6 +3,7 @@
 
 #include "costjson.h"
 #include "memoryfix.h"
+#include "planio.h"
 #include "summary.h"
 #include "units.h"
 
@@ -23,23 +24,13 @@ namespace {
 QJsonArray memoryFixesJson(const std::vector<MemoryFix>& fixes)
 {
     QJsonArray list;
-    for (const MemoryFix& fix : fixes) {
-        const ParallelLayout& l = fix.layout;
-        list.append(
-            QJsonObject{{"change", QString::fromStdString(fix.change)},
-                        {"step_time_s", fix.step_time_s},
-                        {"slowdown", fix.slowdown},
-                        {"spare_bytes", fix.spare_bytes},
-                        {"tight", fix.tight},
-                        {"layout", QJsonObject{{"tp", l.tp},
-                                               {"pp", l.pp},
-                                               {"dp", l.dp},
-                                               {"zero", l.zero},
-                                               {"recompute", recomputeName(l.recompute)},
-                                               {"micro_batch", l.micro_batch},
-                                               {"interleave", l.interleave},
-                                               {"sequence_parallel", l.sequence_parallel}}}});
-    }
+    for (const MemoryFix& fix : fixes)
+        list.append(QJsonObject{{"change", QString::fromStdString(fix.change)},
+                                {"step_time_s", fix.step_time_s},
+                                {"slowdown", fix.slowdown},
+                                {"spare_bytes", fix.spare_bytes},
+                                {"tight", fix.tight},
+                                {"layout", parallelLayoutToJson(fix.layout)}});
     return list;
 }
 
