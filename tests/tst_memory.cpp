@@ -156,6 +156,59 @@ private slots:
                      moe.model.hidden);
     }
 
+    void fp8WeightsReplaceTheSixteenBitCopy()
+    {
+        // Llama 3 8B, DP 8 with the distributed optimizer, FP8 current scaling. Transformer
+        // Engine caches each layer weight's FP8 copies (2 bytes) beside the bf16 weight (2);
+        // with --fp8-param-gather the FP8 tensors are the weight: 2 bytes per layer parameter
+        // in all, 2 fewer, and the all-gather moves 1 byte per layer parameter instead of 2.
+        // The embedding, final norm and LM head stay bf16 either way.
+        Plan plan = llamaPlan("llama3-8b", 1, layout(1, 1, 8, 1, 8, 1), 4096,
+                              TrainingFramework::Megatron, Dtype::FP8);
+        plan.training.fp8_recipe = Fp8Recipe::Current;
+        const double layerParams = 32 * termsOf(plan).denseParams;
+        const StepCost cached = evaluate(plan);
+        QVERIFY(cached.ok);
+        const StageCost& st = cached.stages.front();
+        QCOMPARE(st.weights_bytes, 2 * st.params + 2 * layerParams);
+        plan.training.fp8_param_gather = true;
+        const StepCost fp8 = evaluate(plan);
+        QVERIFY(fp8.ok);
+        QCOMPARE(fp8.stages.front().weights_bytes, 2 * st.params);
+        auto gatherBytes = [](const StepCost& cost) {
+            for (const CollectiveCost& cc : cost.collectives)
+                if (std::string(cc.purpose) == "updated parameter shards all-gathered")
+                    return cc.call.bytes;
+            return -1.0;
+        };
+        QCOMPARE(gatherBytes(cached), 2 * st.params);
+        QCOMPARE(gatherBytes(fp8), 2 * st.params - layerParams);
+        // A plan field: written only when on, read back; refused outside Megatron's FP8.
+        const std::string text = planToJsonText(plan, HardwareCatalog::bundled());
+        QVERIFY(text.find(R"("fp8_param_gather": true)") != std::string::npos);
+        Plan back;
+        std::vector<std::string> errors;
+        QVERIFY(planFromJsonText(text, {}, &back, &errors, HardwareCatalog::bundled()));
+        QVERIFY(back.training.fp8_param_gather);
+        // Megatron-LM's flag out and back in.
+        const LaunchConfig config =
+            exportLaunchConfig(plan, LaunchTarget::Megatron, HardwareCatalog::bundled());
+        QVERIFY(config.text.find("--fp8-param-gather") != std::string::npos);
+        Plan base = plan;
+        base.training.fp8_param_gather = false;
+        QVERIFY(importLaunchConfig(config.text, LaunchTarget::Megatron, base,
+                                   HardwareCatalog::bundled())
+                    .plan.training.fp8_param_gather);
+        back.training.dtype = Dtype::BF16;
+        QVERIFY(!validatePlan(back, HardwareCatalog::bundled()).empty());
+        back.training.dtype = Dtype::FP8;
+        back.training.framework = TrainingFramework::Torchtitan;
+        bool named = false;
+        for (const PlanIssue& issue : validatePlan(back, HardwareCatalog::bundled()))
+            named = named || issue.field == "training.fp8_param_gather";
+        QVERIFY(named);
+    }
+
     void recomputeModulesAreAPlanFieldAndAMegatronFlag()
     {
         const char* text = R"({"schema": "paraplan-plan/1",
@@ -316,8 +369,8 @@ private slots:
         // Each row's bytes against its published figure (peak reserved rows against the
         // predicted reserved bytes), and every published verdict. The bounds are today's
         // accuracy, kept from slipping: the Megatron-Bridge FP8 SFT rows at TP 4 are predicted
-        // 23-30% high (their rank and what "Peak Mem (GB)" measures are not published; the TP 8
-        // row of the same table is within 4%), torchtitan's 70B full-recompute row 21% low.
+        // 15% high (their rank and what "Peak Mem (GB)" measures are not published; the TP 8
+        // row of the same table is within 6%), torchtitan's 70B full-recompute row 21% low.
         CalibrationReport report;
         std::string error;
         QVERIFY2(runCalibration(test::dataPath("memory-2026.json").toStdString(), &report, &error,
@@ -328,7 +381,7 @@ private slots:
         for (const MemoryCalibrationRow& row : report.memory) {
             reserved += row.reserved ? 1 : 0;
             if (row.measured_GiB > 0)
-                QVERIFY2(std::fabs(row.error) <= 0.31,
+                QVERIFY2(std::fabs(row.error) <= 0.22,
                          qPrintable(QString::fromStdString(row.name) + ": " +
                                     QString::number(100 * row.error, 'f', 1) + "%"));
         }
@@ -344,7 +397,7 @@ private slots:
             fp32.training.optimizer_state_bytes = 0;
             QVERIFY(!evaluate(fp32).fits);
         }
-        QVERIFY2(report.memory_mean_abs_error <= 0.11,
+        QVERIFY2(report.memory_mean_abs_error <= 0.085,
                  qPrintable(QString::number(100 * report.memory_mean_abs_error)));
         QCOMPARE(report.verdicts, 9);
         QCOMPARE(report.verdicts_matched, report.verdicts);

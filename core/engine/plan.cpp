@@ -330,10 +330,20 @@ void PlanRules::training()
     if (gpu && gpu->peakTflops(t.dtype) <= 0)
         issue("dtype-gpu", "training.dtype",
               std::string(dtypeName(t.dtype)) + " is not supported by " + gpu->name);
-    if (t.dtype != Dtype::FP8 && (t.fp8_recipe != Fp8Recipe::Auto || t.fp8_attention))
-        issue("fp8-recipe", t.fp8_attention ? "training.fp8_attention" : "training.fp8_recipe",
-              std::string("fp8_recipe and fp8_attention apply to dtype fp8 only (dtype is ") +
+    if (t.dtype != Dtype::FP8 &&
+        (t.fp8_recipe != Fp8Recipe::Auto || t.fp8_attention || t.fp8_param_gather))
+        issue("fp8-recipe",
+              t.fp8_attention      ? "training.fp8_attention"
+              : t.fp8_param_gather ? "training.fp8_param_gather"
+                                   : "training.fp8_recipe",
+              std::string("fp8_recipe, fp8_attention and fp8_param_gather apply to dtype fp8 "
+                          "only (dtype is ") +
                   dtypeName(t.dtype) + ")");
+    if (t.dtype == Dtype::FP8 && t.fp8_param_gather && pytorchFramework(plan))
+        issue("fp8-param-gather", "training.fp8_param_gather",
+              "fp8_param_gather is Megatron-Core's (--fp8-param-gather, Transformer Engine's "
+              "FP8 weights); torchao's float8 keeps the weights in their own dtype: turn it "
+              "off or use framework megatron");
     if (gpu && t.dtype == Dtype::FP8 && t.fp8_recipe == Fp8Recipe::Mxfp8 && !gpu->kernels.mxfp8)
         issue("fp8-recipe-gpu", "training.fp8_recipe",
               "MXFP8 needs block-scaled FP8 tensor cores (1x32 E8M0 scales), which Blackwell "

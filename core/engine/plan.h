@@ -279,6 +279,10 @@ struct TrainingSettings
     CudaGraphs cuda_graphs = CudaGraphs::None;
     Fp8Recipe fp8_recipe = Fp8Recipe::Auto; ///< with dtype fp8: how tensors are scaled
     bool fp8_attention = false; ///< with dtype fp8: the attention core in FP8 too (TE + cuDNN)
+    /// With dtype fp8 on Transformer Engine: the layers' weights kept in FP8 and all-gathered
+    /// in FP8, no 16-bit copy (Megatron-LM --fp8-param-gather, default off; Megatron-Bridge's
+    /// FP8 precision presets turn it on).
+    bool fp8_param_gather = false;
     MoeDispatcher moe_dispatcher = MoeDispatcher::Auto;
     /// Megatron-Core --moe-router-fusion (Transformer Engine's fused router kernels; off by
     /// default in Megatron-Core's TransformerConfig, on in Megatron-Bridge's MoE recipes).

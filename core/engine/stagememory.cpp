@@ -163,7 +163,17 @@ void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& cou
     const double scales = recipe == Fp8Recipe::Mxfp8       ? 2 / 32.0
                           : recipe == Fp8Recipe::Blockwise ? 2 * 4 / 16384.0
                                                            : 0.0;
-    t.fp8CopyBytes = transformerEngineFp8(c.plan) ? 2 + scales : 0.0;
+    const bool fp8 = transformerEngineFp8(c.plan);
+    t.fp8CopyBytes = fp8 ? 2 + scales : 0.0;
+    t.fp8GatherSaving = 0;
+    if (fp8 && c.plan.training.fp8_param_gather) {
+        // FP8 weights (--fp8-param-gather): the layer's parameter is the FP8 tensor itself, the
+        // transposed (or column-wise) copy beside it, no 16-bit weight; the fp32 main copy
+        // stays in the optimizer (Megatron-Core distributed/param_and_grad_buffer.py: the
+        // param buffer in uint8) and the all-gather moves one byte per parameter.
+        t.fp8CopyBytes = 2 + scales - t.weightBytes;
+        t.fp8GatherSaving = t.gatherBytes - (1 + scales / 2);
+    }
     // ZeRO-3 at a shard group of one rank shards nothing: no gathered copies to hold.
     t.zero3GatherBytes =
         p.shardingZero() >= 3 && p.pp == 1

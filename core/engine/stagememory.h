@@ -61,7 +61,10 @@ struct LayoutMemoryTerms
     double logitsBytes = 0;         // the last stage's loss peak (lossBytesPerLogit())
     double sequenceParallelBytes = 0; // the all-gathered input of a TP region (SP only)
     double zero3GatherBytes = 0;      // ZeRO-3 without PP: the computing and prefetched layers
-    double fp8CopyBytes = 0; // dtype fp8 on Transformer Engine: cached FP8 weights, per parameter
+    // dtype fp8 on Transformer Engine: cached FP8 weights, per layer parameter, beyond
+    // weightBytes (negative with FP8 weights: the FP8 tensors replace the 16-bit weight).
+    double fp8CopyBytes = 0;
+    double fp8GatherSaving = 0; // FP8 weights: bytes per layer parameter the gathers do not move
 };
 
 /// Of the layers [first, first + count): how many have a dense MLP, and how many of the dense
@@ -163,6 +166,22 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
         st.buffers_bytes += t.logitsBytes;
     st.buffers_bytes += t.sequenceParallelBytes;
     st.buffers_bytes += t.zero3GatherBytes;
+}
+
+/// The bytes stage `st`'s parameter all-gathers move: its routed experts' (`experts`), else
+/// the rest (all of its parameters with `withExperts`): gatherBytes per parameter, less the
+/// FP8 weights' saving on the layers' own.
+inline double stageGatherBytes(const LayoutMemoryTerms& t, const StageCost& st, bool experts,
+                               bool withExperts = false)
+{
+    const double expert = st.expert_params;
+    const double expertBytes = expert * (t.gatherBytes - t.fp8GatherSaving);
+    if (experts)
+        return expertBytes;
+    const double layers =
+        (st.layers - st.moe_layers) * t.denseParams + st.moe_layers * t.moeParams - expert;
+    const double rest = (st.params - expert) * t.gatherBytes - layers * t.fp8GatherSaving;
+    return withExperts ? rest + expertBytes : rest;
 }
 
 /// The micro-batches whose activations pipeline rank `i` holds at its peak, in whole-stage

@@ -25,8 +25,9 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
                          (mem.expertShardRanks != mem.shardRanks || expertDpStride != dpStride);
     const double layerParams = (experts ? st.params - st.expert_params : st.params) / layers;
     // Copies: the experts' two collectives below go through the evaluation's memo too.
-    const CollectiveResult g = collective(CollectiveOp::AllGather, layerParams * mem.gatherBytes,
-                                          mem.shardRanks, dpStride);
+    const CollectiveResult g =
+        collective(CollectiveOp::AllGather, stageGatherBytes(mem, st, false, !experts) / layers,
+                   mem.shardRanks, dpStride);
     const CollectiveResult r = collective(CollectiveOp::ReduceScatter, layerParams * reduceBytes,
                                           mem.shardRanks, dpStride);
     double gatherTime = g.time_s;
@@ -35,7 +36,7 @@ void Evaluation::zero3Stage(const StageCost& st, bool report, int dpStride, doub
     CollectiveResult re;
     if (experts && mem.expertShardRanks > 1) {
         const double expertLayer = st.expert_params / layers;
-        ge = collective(CollectiveOp::AllGather, expertLayer * mem.gatherBytes,
+        ge = collective(CollectiveOp::AllGather, stageGatherBytes(mem, st, true) / layers,
                         mem.expertShardRanks, expertDpStride);
         re = collective(CollectiveOp::ReduceScatter, expertLayer * reduceBytes,
                         mem.expertShardRanks, expertDpStride);
@@ -124,7 +125,7 @@ void expertBucketSync(Evaluation& e, const StageCost& st, bool report, Collectiv
     *reduce += r.time_s;
     CollectiveResult g;
     if (zero) {
-        const double bytes = st.expert_params * e.mem.gatherBytes;
+        const double bytes = stageGatherBytes(e.mem, st, true);
         g = report ? e.collective(CollectiveOp::AllGather, bytes, ranks, stride)
                    : sharedCollective(e.engineSerial, e.model, CollectiveOp::AllGather, bytes,
                                       ranks, stride);
@@ -195,8 +196,7 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
         if (p.dp_overlap)
             times.bucket = time(op, std::min(bytes, fig.dp_bucket_bytes.value));
         if (p.zero >= 1)
-            times.gather =
-                time(CollectiveOp::AllGather, (st.params - expertParams) * mem.gatherBytes);
+            times.gather = time(CollectiveOp::AllGather, stageGatherBytes(mem, st, false));
         if (expertSync)
             expertBucketSync(*this, st, false, op, &times.reduce, &times.gather);
     } else {
@@ -207,7 +207,7 @@ void Evaluation::bucketedStage(const StageCost& st, int i, bool report, int dpSt
                 collective(op, std::min(bytes, fig.dp_bucket_bytes.value), mem.shardRanks, dpStride)
                     .time_s;
         if (p.zero >= 1) {
-            g = &collective(CollectiveOp::AllGather, (st.params - expertParams) * mem.gatherBytes,
+            g = &collective(CollectiveOp::AllGather, stageGatherBytes(mem, st, false),
                             mem.shardRanks, dpStride);
             times.gather = g->time_s;
         }

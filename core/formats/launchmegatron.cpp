@@ -318,6 +318,8 @@ void trainingFlags(const Plan& plan, Flags* f, std::vector<std::string>* warning
         if (t.fp8_recipe != Fp8Recipe::Auto)
             f->add("--fp8-recipe",
                    t.fp8_recipe == Fp8Recipe::Current ? "tensorwise" : fp8RecipeName(t.fp8_recipe));
+        if (t.fp8_param_gather)
+            f->add("--fp8-param-gather");
         break;
     case Dtype::TF32:
         warnings->push_back("dtype tf32 has no Megatron-LM flag: written as fp32 (no precision "

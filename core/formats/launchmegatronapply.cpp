@@ -582,6 +582,7 @@ void applyTraining(const FlagReader& f, Plan* plan)
                 "' is none of the recipes Paraplan models (delayed, tensorwise, mxfp8, blockwise): "
                 "the plan keeps fp8_recipe auto");
     }
+    t.fp8_param_gather = t.dtype == Dtype::FP8 && f.has("--fp8-param-gather");
     t.grad_reduce_bytes = f.has("--grad-reduce-in-bf16") ? 2 : 0;
     // The moments' dtype, read only with the precision-aware optimizer (as Megatron-LM does).
     t.optimizer_state_bytes = 0;

@@ -101,6 +101,7 @@ const std::map<std::string, int>& handledFlags()
         {"--fp16", 0},
         {"--fp8-format", 1},
         {"--fp8-recipe", 1},
+        {"--fp8-param-gather", 0},
         {"--grad-reduce-in-bf16", 0},
         {"--use-precision-aware-optimizer", 0},
         {"--exp-avg-dtype", 1},

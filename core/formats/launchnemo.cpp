@@ -121,6 +121,10 @@ std::string modelSection(const Plan& plan, std::vector<std::string>* warnings)
             warnings->push_back(std::string("fp8_recipe ") + fp8RecipeName(recipe) +
                                 ": this NeMo config has no recipe key and runs delayed scaling "
                                 "(the Megatron-LM export writes --fp8-recipe)");
+        if (plan.training.fp8_param_gather)
+            warnings->push_back("fp8_param_gather: this NeMo config has no key for FP8 weights "
+                                "and keeps them in bf16 (the Megatron-LM export writes "
+                                "--fp8-param-gather)");
     }
     // ZeRO: NeMo's distributed optimizer is optim.name distributed_fused_adam (Apex's
     // DistributedFusedAdam, ZeRO-2: optimizer state and gradients sharded), which

@@ -234,7 +234,8 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
                      {"seq_len", "dtype", "optimizer", "train_tokens", "gpu_hour_usd",
                       "flash_attention", "attention", "kernels", "grad_reduce_dtype", "stack",
                       "framework", "cuda_graphs", "cuda_graph_scope", "fp8_recipe", "fp8_attention",
-                      "moe_dispatcher", "moe_router_fusion", "optimizer_dtype"});
+                      "fp8_param_gather", "moe_dispatcher", "moe_router_fusion",
+                      "optimizer_dtype"});
     reader.integer(o, "seq_len", path, &t->seq_len);
     std::string dtype;
     if (reader.string(o, "dtype", path, &dtype) && !parseDtype(dtype, &t->dtype))
@@ -283,6 +284,7 @@ void readTraining(const QJsonObject& o, json::Reader& reader, int zero, Training
     t->optimizer_state_bytes = moments;
     reader.choice(o, "fp8_recipe", path, "fp8_recipe", kFp8RecipeNames, &t->fp8_recipe);
     reader.boolean(o, "fp8_attention", path, &t->fp8_attention);
+    reader.boolean(o, "fp8_param_gather", path, &t->fp8_param_gather);
     reader.choice(o, "moe_dispatcher", path, "moe_dispatcher", kMoeDispatcherNames,
                   &t->moe_dispatcher);
     reader.boolean(o, "moe_router_fusion", path, &t->moe_router_fusion);
@@ -520,6 +522,8 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
         training["fp8_recipe"] = fp8RecipeName(t.fp8_recipe);
     if (t.fp8_attention)
         training["fp8_attention"] = true;
+    if (t.fp8_param_gather)
+        training["fp8_param_gather"] = true;
     if (t.moe_dispatcher != MoeDispatcher::Auto)
         training["moe_dispatcher"] = moeDispatcherName(t.moe_dispatcher);
     if (t.moe_router_fusion)
