@@ -23,7 +23,7 @@ if [ "${1:-}" = "--sanitize" ]; then
         echo "error: unknown sanitizer scope '$2' (./test.sh --sanitize [core])" >&2
         exit 2
     fi
-    scripts/setup.sh --packages-only
+    scripts/setup.sh --packages-only --test-locales
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         launcher=()
         if command -v ccache >/dev/null 2>&1; then
@@ -52,6 +52,6 @@ elif [ $# -gt 0 ]; then
     exit 2
 fi
 
-scripts/setup.sh
+scripts/setup.sh --test-locales
 echo "==> Running the test suite"
 ctest --test-dir build --output-on-failure --timeout 600 -j "$jobs"

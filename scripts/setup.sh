@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Shared by run.sh and test.sh: installs the Debian packages Paraplan needs (only those that
 # are missing), then configures and builds Release into build/. With --packages-only it stops
-# after the packages (test.sh --sanitize builds its own tree).
+# after the packages (test.sh --sanitize builds its own tree). With --test-locales (test.sh) it
+# also generates the locales the suites run under (de_DE, fr_FR, tr_TR: decimal commas and
+# Turkish case mapping).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages_only=0
-if [ "${1:-}" = "--packages-only" ]; then
-    packages_only=1
-fi
+test_locales=0
+for arg in "$@"; do
+    case "$arg" in
+    --packages-only) packages_only=1 ;;
+    --test-locales) test_locales=1 ;;
+    *)
+        echo "error: unknown option '$arg' (scripts/setup.sh [--packages-only] [--test-locales])" >&2
+        exit 2
+        ;;
+    esac
+done
 
 packages=(
     cmake ninja-build g++ pkg-config
@@ -26,6 +36,7 @@ packages=(
     shared-mime-info         # update-mime-database (the plan MIME type)
     man-db groff-base        # man -l / groff -ww of the generated man pages
     zsh                      # zsh -n of the generated zsh completion
+    locales                  # localedef and the locale sources (--test-locales)
 )
 
 missing=()
@@ -35,19 +46,28 @@ for package in "${packages[@]}"; do
     fi
 done
 
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     echo "==> Installing missing Debian packages: ${missing[*]}"
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        if ! command -v sudo >/dev/null 2>&1; then
-            echo "error: need root or sudo to install: ${missing[*]}" >&2
-            exit 1
-        fi
-        sudo="sudo"
+    if [ -n "$sudo" ] && ! command -v sudo >/dev/null 2>&1; then
+        echo "error: need root or sudo to install: ${missing[*]}" >&2
+        exit 1
     fi
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         "${missing[@]}"
+fi
+
+if [ "$test_locales" -eq 1 ]; then
+    for locale in de_DE fr_FR tr_TR; do
+        if ! locale -a 2>/dev/null | grep -qix "${locale}.utf-\?8"; then
+            echo "==> Generating the locale ${locale}.UTF-8 (the suites run under it too)"
+            $sudo localedef -i "$locale" -f UTF-8 "${locale}.UTF-8"
+        fi
+    done
 fi
 
 if [ "$packages_only" -eq 1 ]; then

@@ -42,11 +42,16 @@ bool qtNotice(const QString& line)
     return line.startsWith("This plugin does not support") || line.startsWith("QStandardPaths:");
 }
 
-Run runGui(const QStringList& args, const QString& home)
+// `display` false: no display at all (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM unset).
+Run runGui(const QStringList& args, const QString& home, bool display = true)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
+    if (!display) {
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(name);
+    }
     // Settings, recent files and recovery copies go to a scratch home, not the user's.
     env.insert("HOME", home);
     env.insert("XDG_CONFIG_HOME", home + "/config");
@@ -219,6 +224,23 @@ private slots:
         QTest::newRow("1600x1000 tab 7") << "1600x1000"
                                          << "7"
                                          << "shot.PNG";
+    }
+
+    void withoutADisplayOneErrorLine()
+    {
+        // No core dump and no "Reinstalling the application may fix this problem": one line,
+        // exit 2; a screenshot needs no display and is drawn offscreen.
+        const Run run = runGui({kExample}, m_home.path(), false);
+        QCOMPARE(run.status, 2);
+        QCOMPARE(run.errorLines.size(), 1);
+        QVERIFY2(run.errorLines.front().startsWith("error: no display"), qPrintable(run.err));
+        QTemporaryDir dir;
+        const QString shot = dir.filePath("x.png");
+        const Run headless =
+            runGui({kExample, "--screenshot", shot, "--size", "800x600"}, m_home.path(), false);
+        QVERIFY2(headless.status == 0, qPrintable(headless.err));
+        QImage image;
+        QVERIFY(image.load(shot, "PNG"));
     }
 
     void goodPlanWritesAnImageOfTheRequestedSize()

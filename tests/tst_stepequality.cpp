@@ -9,6 +9,7 @@
 // reused over the whole sweep.
 #include "calibration.h"
 #include "clusterio.h"
+#include "cnumeric.h"
 #include "fieldcount.h"
 #include "layercost.h"
 #include "modelio.h"
@@ -37,7 +38,7 @@ public:
     void add(double v)
     {
         char buf[40];
-        std::snprintf(buf, sizeof buf, "%a;", v);
+        paraplan::cSnprintf(buf, sizeof buf, "%a;", v); // the same text in every locale
         m_text += buf;
     }
     void add(long long v) { m_text += std::to_string(v) + ";"; }

@@ -8,7 +8,6 @@
 
 #include <QComboBox>
 #include <QLabel>
-#include <QLocale>
 
 namespace paraplan::ui {
 
@@ -16,7 +15,8 @@ namespace {
 
 QString count(long long n)
 {
-    return QLocale().toString(qlonglong(n));
+    // Thousands separators as every other count on screen (summary.h), whatever the locale.
+    return QString::fromStdString(groupedNumber(double(n)));
 }
 
 QString seconds(double s)

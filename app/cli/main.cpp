@@ -9,8 +9,22 @@
 #include <QApplication>
 #endif
 
+#include <clocale>
 #include <csignal>
 #include <iostream>
+
+namespace paraplan::cli {
+
+// QCoreApplication switches the C library to the user's locale: numbers stay in the C locale
+// (Qt's documented remedy; core/base/cnumeric.h does the same call by call) and the system's
+// error messages in English, as all the rest of the text (there are no translations).
+void useCLocaleText()
+{
+    std::setlocale(LC_NUMERIC, "C");
+    std::setlocale(LC_MESSAGES, "C");
+}
+
+} // namespace paraplan::cli
 
 int main(int argc, char** argv)
 {
@@ -37,11 +51,13 @@ int main(int argc, char** argv)
             qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         QApplication app(argc, argv);
+        paraplan::cli::useCLocaleText();
         QCoreApplication::setApplicationName("paraplan-cli");
         return paraplan::cli::run(args, out, std::cerr);
     }
 #endif
     QCoreApplication app(argc, argv);
+    paraplan::cli::useCLocaleText();
     QCoreApplication::setApplicationName("paraplan-cli");
     return paraplan::cli::run(args, out, std::cerr);
 }

@@ -14,8 +14,12 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <QLocale>
+
+#include <clocale>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 
 namespace {
 
@@ -166,6 +170,37 @@ bool parseCommandLine(QCommandLineParser& parser, QCoreApplication& app, const O
     return true;
 }
 
+// Without a display Qt's xcb and wayland plugins end the program with an abort ("could not
+// connect to display ... Reinstalling the application may fix this problem"): told before
+// QApplication exists, in one line. A --screenshot needs none (Qt's offscreen platform).
+bool noDisplay(int argc, char** argv)
+{
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    if (!platform.isEmpty() && !platform.startsWith("xcb") && !platform.startsWith("wayland"))
+        return false;
+    if (!qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--screenshot", 12) == 0 ||
+            std::strncmp(argv[i], "-screenshot", 11) == 0) {
+            if (platform.isEmpty())
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            return !platform.isEmpty();
+        }
+    }
+    return true;
+}
+
+// QApplication switches the C library to the user's locale; numbers stay in the C locale
+// (Qt's documented remedy: setlocale(LC_NUMERIC, "C") after QApplication), and the widgets'
+// numbers (spin boxes, fields) read and write as the rest of the text does, '.' decimal.
+void useCNumbers()
+{
+    std::setlocale(LC_NUMERIC, "C");
+    std::setlocale(LC_MESSAGES, "C"); // the system's error messages in English, as the rest
+    QLocale::setDefault(QLocale::c());
+}
+
 void setNames()
 {
     QCoreApplication::setOrganizationName("Paraplan");
@@ -193,7 +228,11 @@ int main(int argc, char** argv)
             return fail(error);
         showHelp(parser); // exits
     }
+    if (noDisplay(argc, argv))
+        return fail("no display to open the window on: DISPLAY and WAYLAND_DISPLAY are unset "
+                    "(run it in a desktop session, or with --screenshot FILE for an image)");
     QApplication app(argc, argv);
+    useCNumbers();
     setNames();
 
     QCommandLineParser parser;

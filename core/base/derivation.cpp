@@ -1,4 +1,5 @@
 #include "derivation.h"
+#include "cnumeric.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -47,7 +48,7 @@ std::string stepAnchor(const DerivationStep& step)
     bool inRun = false;
     for (char ch : step.label) {
         const unsigned char u = static_cast<unsigned char>(ch);
-        const char lower = static_cast<char>(u < 128 ? std::tolower(u) : u);
+        const char lower = u < 128 ? asciiLower(ch) : ch;
         if ((lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9')) {
             anchor += lower;
             inRun = false;

@@ -1,4 +1,5 @@
 #include "inputlimits.h"
+#include "cnumeric.h"
 
 #include <cmath>
 #include <cstdio>
@@ -14,7 +15,7 @@ std::string plain(double value)
         return std::isnan(value) ? "not a number" : (value > 0 ? "infinity" : "-infinity");
     if (value != std::floor(value) || std::fabs(value) >= 1e15) {
         char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.6g", value);
+        cSnprintf(buffer, sizeof buffer, "%.6g", value);
         std::string text = buffer; // 1e+17 -> 1e17
         if (const size_t plus = text.find("e+"); plus != std::string::npos)
             text.erase(plus + 1, 1);

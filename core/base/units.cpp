@@ -1,4 +1,5 @@
 #include "units.h"
+#include "cnumeric.h"
 
 #include <cctype>
 #include <cmath>
@@ -22,7 +23,7 @@ std::string trimmed(std::string_view text)
 std::string lower(std::string text)
 {
     for (char& c : text)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        c = asciiLower(c);
     return text;
 }
 
@@ -40,7 +41,7 @@ bool splitNumber(const std::string& text, double* value, std::string* suffix)
         return false;
     const char* begin = text.c_str();
     char* end = nullptr;
-    *value = std::strtod(begin, &end);
+    *value = cStrtod(begin, &end);
     if (end == begin || !std::isfinite(*value))
         return false;
     *suffix = lower(trimmed(std::string_view(end)));
@@ -142,7 +143,7 @@ std::string formatNumber(double value, int significant)
     // Beyond 15 digits a number is read by its exponent: 2.03e+17, not 203000000000000000.
     if (std::fabs(value) >= 1e15) {
         char exponent[32];
-        std::snprintf(exponent, sizeof exponent, "%.*e", std::max(0, significant - 1), value);
+        cSnprintf(exponent, sizeof exponent, "%.*e", std::max(0, significant - 1), value);
         return exponent;
     }
     if (std::fabs(value) < 1e-12)
@@ -150,7 +151,7 @@ std::string formatNumber(double value, int significant)
     // Whole numbers (ratios, counts, link rates) print without a decimal tail.
     if (value == std::round(value) && std::fabs(value) < 1e15) {
         char whole[32];
-        std::snprintf(whole, sizeof whole, "%.0f", value);
+        cSnprintf(whole, sizeof whole, "%.0f", value);
         return whole;
     }
     const double magnitude = std::floor(std::log10(std::fabs(value)));
@@ -160,7 +161,7 @@ std::string formatNumber(double value, int significant)
     if (decimals > 9)
         decimals = 9;
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    cSnprintf(buffer, sizeof buffer, "%.*f", decimals, value);
     return buffer;
 }
 

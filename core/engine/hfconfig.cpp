@@ -1,6 +1,7 @@
 // Hugging Face config.json -> ModelSpec, for the families whose layer shapes we know (the
 // modeling_*.py files of huggingface/transformers): every figure is range-checked before any
 // arithmetic, an unknown model_type is refused, and what the import approximates is said.
+#include "cnumeric.h"
 #include "modelio.h"
 
 #include "inputlimits.h"
@@ -96,9 +97,9 @@ public:
                 // Printed whole while it fits 64 bits (3.2e69 would overflow the cast).
                 char text[32];
                 if (std::fabs(number) < 9e18)
-                    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(number));
+                    cSnprintf(text, sizeof text, "%lld", static_cast<long long>(number));
                 else
-                    std::snprintf(text, sizeof text, "%.6g", number);
+                    cSnprintf(text, sizeof text, "%.6g", number);
                 m_errors->push_back("config." + std::string(key) + ": " + text + " is outside " +
                                     std::to_string(lo) + ".." + std::to_string(hi));
             } else {

@@ -1,5 +1,6 @@
 // Interview practice: reading the user's answer and grading it against the derivation's
 // figure (the questions: practice.cpp).
+#include "cnumeric.h"
 #include "practice.h"
 
 #include "units.h"
@@ -207,7 +208,7 @@ PracticeVerdict gradePracticeAnswer(const PracticeQuestion& q, std::string_view 
         v.grade = PracticeGrade::Off;
         // One decimal below 10 ("2.0x", "7.4x"), whole above, whatever the last bits are.
         char factor[32];
-        std::snprintf(factor, sizeof factor, v.factor < 10 ? "%.1f" : "%.0f", v.factor);
+        cSnprintf(factor, sizeof factor, v.factor < 10 ? "%.1f" : "%.0f", v.factor);
         v.text = "off by " + std::string(factor) + "x (" +
                  (*value > expected ? "too high" : "too low") + "): " + against;
     }

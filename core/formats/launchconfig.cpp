@@ -1,4 +1,5 @@
 #include "launchconfig.h"
+#include "cnumeric.h"
 
 #include "jsonutil.h"
 #include "launchconfigdetail.h"
@@ -137,9 +138,9 @@ std::string integerText(double value)
         return "0";
     char buffer[64];
     if (value == std::floor(value) && std::fabs(value) < 1e18)
-        std::snprintf(buffer, sizeof buffer, "%.0f", value);
+        cSnprintf(buffer, sizeof buffer, "%.0f", value);
     else
-        std::snprintf(buffer, sizeof buffer, "%.6g", value);
+        cSnprintf(buffer, sizeof buffer, "%.6g", value);
     return buffer;
 }
 
@@ -265,7 +266,7 @@ std::string fileSlug(const std::string& name)
     std::string slug;
     for (char c : name) {
         if (std::isalnum(static_cast<unsigned char>(c)))
-            slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            slug += asciiLower(c);
         else if (!slug.empty() && slug.back() != '_')
             slug += '_';
     }

@@ -1,6 +1,7 @@
 // The Megatron-LM flags read by launchmegatronimport.cpp, applied to a plan. Megatron's own
 // defaults (arguments.py at launch::kMegatronRelease) stand for flags a complete script leaves
 // out: learned positions, biases, tied embeddings, GeLU, dropout 0.1.
+#include "cnumeric.h"
 #include "launchconfigdetail.h"
 
 #include <algorithm>
@@ -267,7 +268,7 @@ void applyModel(const FlagReader& f, Plan* plan)
                " linear biases is not modelled: the norms are counted " +
                (m.biases ? "with biases (LayerNorm)" : "without biases (RMSNorm)"));
     const auto zero = [&](const char* flag) {
-        return f.has(flag) && std::atof(f.text(flag).c_str()) == 0;
+        return f.has(flag) && cStrtod(f.text(flag).c_str(), nullptr) == 0;
     };
     m.dropout = !(zero("--attention-dropout") && zero("--hidden-dropout"));
     f.set("--vocab-size", 1, &m.vocab);
@@ -297,7 +298,7 @@ void applyModel(const FlagReader& f, Plan* plan)
         if (f.has("--moe-expert-capacity-factor")) {
             const std::string value = f.text("--moe-expert-capacity-factor");
             char* end = nullptr;
-            const double cf = std::strtod(value.c_str(), &end);
+            const double cf = cStrtod(value.c_str(), &end);
             if (value.empty() || *end != '\0' || !(cf >= 1 && cf <= 64))
                 f.error("--moe-expert-capacity-factor: '" + value +
                         "' is not a capacity factor between 1 and 64");

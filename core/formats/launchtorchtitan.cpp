@@ -6,6 +6,7 @@
 #include "launchtitandetail.h"
 #include "modelio.h"
 #include "tomlsubset.h"
+#include "units.h"
 
 #include <algorithm>
 #include <cctype>
@@ -347,7 +348,7 @@ void writeTraining(const Plan& plan, const DpDegrees& d, std::ostringstream& out
         const double tokensPerStep = static_cast<double>(p.global_batch) * t.seq_len;
         const double steps = std::ceil(t.train_tokens / tokensPerStep);
         if (steps > 2e9)
-            warnings->push_back("train_tokens: " + std::to_string(steps) +
+            warnings->push_back("train_tokens: " + units::formatNumber(steps, 4) +
                                 " steps do not fit torchtitan's int steps; not written");
         else
             out << "steps = " << static_cast<long long>(steps) << "  # train_tokens / ("

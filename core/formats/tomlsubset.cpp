@@ -1,4 +1,5 @@
 #include "tomlsubset.h"
+#include "cnumeric.h"
 
 #include <cerrno>
 #include <cmath>
@@ -267,7 +268,7 @@ TomlValue TomlParser::scalar()
     char* end = nullptr;
     if (isFloat) {
         v.kind = TomlValue::Kind::Float;
-        v.number = std::strtod(digits.c_str(), &end);
+        v.number = cStrtod(digits.c_str(), &end);
         if (*end != '\0' || errno == ERANGE || !std::isfinite(v.number) || digits.back() == '.' ||
             digits[bare.size() == token.size() ? 0 : 1] == '.')
             fail("'" + token + "' is not a number");

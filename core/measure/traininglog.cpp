@@ -1,4 +1,5 @@
 #include "traininglog.h"
+#include "cnumeric.h"
 
 #include "jsonutil.h"
 
@@ -33,7 +34,7 @@ bool positiveNumber(std::string token, double* value)
     if (token.empty())
         return false;
     char* end = nullptr;
-    const double v = std::strtod(token.c_str(), &end);
+    const double v = cStrtod(token.c_str(), &end);
     if (end != token.c_str() + token.size() || !std::isfinite(v) || !(v > 0))
         return false;
     *value = v;
@@ -120,7 +121,7 @@ bool readStepLine(const std::string& line, TrainingLogFormat* format, LoggedStep
         // Printed as "19.0" or "19"; a number past 1e15 (no run has that many steps) is
         // numbered by its place, not cast out of range (std::stod/stoll threw or overflowed).
         const auto stepNumber = [](const std::string& text) {
-            const double value = std::strtod(text.c_str(), nullptr);
+            const double value = cStrtod(text.c_str(), nullptr);
             return value >= 0 && value < 1e15 ? static_cast<long long>(value) : -1LL;
         };
         if (std::regex_search(line, m, p.nemoStep))

@@ -1,4 +1,5 @@
 #include "searchwording.h"
+#include "cnumeric.h"
 
 #include "summary.h"
 
@@ -148,7 +149,7 @@ std::string searchTimingBrief(const SearchResult& result, const SearchOptions& o
 std::string reserveText(double bytes)
 {
     char text[64];
-    std::snprintf(text, sizeof text, "%.2f GiB", units::toGiB(bytes));
+    cSnprintf(text, sizeof text, "%.2f GiB", units::toGiB(bytes));
     return text;
 }
 

@@ -1,4 +1,5 @@
 #include "topologygraph.h"
+#include "cnumeric.h"
 
 #include "clusterio.h"
 #include "stepmodel.h"
@@ -418,7 +419,7 @@ std::vector<TierLoad> tierLoads(const StepCost& cost)
             }
             it->busy_s += busy;
             std::string who = std::string(c.group) + " " + collectiveOpName(c.call.op);
-            std::transform(who.begin(), who.begin() + 2, who.begin(), ::toupper);
+            std::transform(who.begin(), who.begin() + 2, who.begin(), asciiUpper);
             auto entry = std::find_if(it->contributions.begin(), it->contributions.end(),
                                       [&](const auto& e) { return e.first == who; });
             if (entry == it->contributions.end())
