@@ -229,6 +229,46 @@ private slots:
         QCOMPARE(again.code, 0);
     }
 
+    void outputNeverReplacesAFileThePlanNames()
+    {
+        // A plan that reads its cluster from a file beside it: -o naming that file (in any
+        // spelling) is refused, and the cluster file and the plan stay as they were.
+        QTemporaryDir dir;
+        const QString cluster = dir.filePath("mycluster.json");
+        QCOMPARE(runCli({"export-cluster", "--cluster", "dgx-h100", "--nodes", "16", "-o", cluster})
+                     .code,
+                 0);
+        const QString plan = dir.filePath("plan.json");
+        QFile file(plan);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"schema": "paraplan-plan/1", "model": {"preset": "llama3-70b"},
+            "cluster": {"file": "mycluster.json"},
+            "parallel": {"tp": 8, "pp": 4, "dp": 4, "sequence_parallel": true,
+                         "recompute": "selective", "micro_batch": 1, "global_batch": 512},
+            "training": {"seq_len": 4096}})");
+        file.close();
+        QFile read(cluster);
+        QVERIFY(read.open(QIODevice::ReadOnly));
+        const QByteArray before = read.readAll();
+        read.close();
+        const QString script = dir.filePath("run.sh");
+        QCOMPARE(runCli({"export", plan, "--to", "megatron", "-o", script}).code, 0);
+        for (const QStringList& args : {QStringList{"report", plan, "--json", "-o", cluster},
+                                        QStringList{"export", plan, "--to", "megatron", "-o",
+                                                    dir.filePath("./mycluster.json")},
+                                        QStringList{"import-launch", script, "--from", "megatron",
+                                                    "--base", plan, "-o", cluster}}) {
+            const CliRun run = runCli(args);
+            QCOMPARE(run.code, 2);
+            QVERIFY2(run.err.contains("which the plan '" + plan + "' refers to"),
+                     qPrintable(run.err));
+            QVERIFY(read.open(QIODevice::ReadOnly));
+            QCOMPARE(read.readAll(), before);
+            read.close();
+        }
+        QCOMPARE(runCli({"evaluate", plan}).code, 0);
+    }
+
     void evaluatePlanJson()
     {
         const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +

@@ -305,6 +305,7 @@ void MainWindow::connectDocument()
     });
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &PlanDocument::fileChangedOnDisk, this, &MainWindow::fileChangedOnDisk);
     connect(m_session, &PlanSession::resultsAvailable, this, &MainWindow::showResults);
     connect(m_session, &PlanSession::planRejected, this, &MainWindow::showRejection);
 }

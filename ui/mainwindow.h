@@ -47,6 +47,25 @@ enum class RecoveryChoice
     Discard   ///< delete the copy (and open the named file, if any)
 };
 
+/// Someone else changed (or removed) the plan's file since this window read or wrote it: seen
+/// at a save (`saving`) or by the file watcher.
+struct DiskConflict
+{
+    QString path;
+    bool saving = false;   ///< asked by a save that would replace the other version
+    bool modified = false; ///< the window has unsaved changes
+    bool removed = false;  ///< the file is gone
+};
+
+/// What to do about it. Without a chooser a non-interactive window keeps both (Keep).
+enum class DiskChoice
+{
+    Overwrite, ///< write this window's plan over the other version
+    SaveAs,    ///< save this window's plan under another name (a dialog)
+    Reload,    ///< open the file's version, discarding this window's unsaved changes
+    Keep       ///< neither: nothing written, nothing discarded (a save says it did not save)
+};
+
 /// The offer: the copy, when it was last written, and the file the user asked to open.
 struct RecoveryOffer
 {
@@ -121,6 +140,9 @@ public:
     void start(const QString& file = QString());
     /// Asks how to treat a recovery copy; by default a dialog (interactive) or Keep.
     void setRecoveryChooser(std::function<RecoveryChoice(const RecoveryOffer&)> chooser);
+    /// Asks what to do when the plan's file changed on disk; by default a dialog
+    /// (interactive) or Keep.
+    void setDiskConflictChooser(std::function<DiskChoice(const DiskConflict&)> chooser);
 
 signals:
     void errorReported(const QString& message);
@@ -151,21 +173,16 @@ private:
     void showDerivation(const QString& anchor);
     void showCollectiveDerivation(int row);
     bool maybeSave();
-    void newPlan();
-    void openDialog();
-    bool save();
-    bool saveAs();
-    void importModel();
-    void openCluster();
-    void updateTitle();
-    void addRecent(const QString& path);
-    void rebuildRecentMenu();
+    void newPlan(), openDialog(), importModel(), openCluster(), updateTitle();
+    bool save(), saveAs();
+    void addRecent(const QString&path), rebuildRecentMenu();
     RecoveryChoice chooseRecovery(const RecoveryOffer& offer);
+    DiskChoice chooseDiskConflict(const DiskConflict& conflict);
+    bool writePlan(const QString& path); ///< the save itself, no question asked
+    void fileChangedOnDisk();            ///< the watcher saw someone else's change
     bool recover(const QString& orphan);
     void reportError(const QString& title, const QString& message);
-    void generateFatTreeDialog();
-    void generateTorusDialog();
-    void importTopologyDialog();
+    void generateFatTreeDialog(), generateTorusDialog(), importTopologyDialog();
 
     bool m_interactive;
     PlanSession* m_session;
@@ -188,6 +205,8 @@ private:
     QTimer* m_recoveryTimer;
     std::unique_ptr<RecoveryStore> m_recovery;
     std::function<RecoveryChoice(const RecoveryOffer&)> m_recoveryChooser;
+    std::function<DiskChoice(const DiskConflict&)> m_diskChooser;
+    bool m_askingAboutDisk = false; ///< a question about the file is open
     QMenu *m_recentMenu = nullptr, *m_helpMenu = nullptr;
     TopologyEditor* m_topology;
     MeasurePanel* m_measure;

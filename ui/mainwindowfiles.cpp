@@ -23,6 +23,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -97,6 +98,38 @@ bool MainWindow::exportTableCsv(const QString& table, const QString& path)
 
 bool MainWindow::saveTo(const QString& path)
 {
+    // Replacing a version someone else saved (another window, an editor) since this window
+    // read or wrote the file is never silent.
+    const QString bound = m_document->path();
+    if (!bound.isEmpty() &&
+        QFileInfo(path).absoluteFilePath() == QFileInfo(bound).absoluteFilePath() &&
+        m_document->changedOnDisk()) {
+        DiskConflict conflict;
+        conflict.path = bound;
+        conflict.saving = true;
+        conflict.modified = m_document->isModified();
+        conflict.removed = !QFileInfo::exists(bound);
+        switch (chooseDiskConflict(conflict)) {
+        case DiskChoice::Overwrite:
+            break;
+        case DiskChoice::SaveAs:
+            return saveAs();
+        case DiskChoice::Reload:
+            openFile(bound);
+            return false;
+        case DiskChoice::Keep:
+            m_status->setText(tr("Not saved: %1 was changed by someone else since it was opened; "
+                                 "save under another name, or reload it")
+                                  .arg(QFileInfo(bound).fileName()));
+            emit errorReported(tr("%1 changed on disk: not saved").arg(bound));
+            return false;
+        }
+    }
+    return writePlan(path);
+}
+
+bool MainWindow::writePlan(const QString& path)
+{
     QString error;
     // The document is marked saved, and the recovery copies go, only once every byte is on
     // disk; on failure the old file is intact, the window stays unsaved and the copy stays.
@@ -108,6 +141,80 @@ bool MainWindow::saveTo(const QString& path)
     addRecent(path);
     m_recovery->discard();
     return true;
+}
+
+void MainWindow::setDiskConflictChooser(std::function<DiskChoice(const DiskConflict&)> chooser)
+{
+    m_diskChooser = std::move(chooser);
+}
+
+DiskChoice MainWindow::chooseDiskConflict(const DiskConflict& conflict)
+{
+    if (m_diskChooser)
+        return m_diskChooser(conflict);
+    if (!m_interactive)
+        return DiskChoice::Keep;
+    const QString name = QFileInfo(conflict.path).fileName();
+    const QString what = conflict.removed ? tr("“%1” was removed since this window opened it.")
+                                          : tr("“%1” was changed by someone else (another "
+                                               "window or program) since this window opened "
+                                               "it.");
+    QMessageBox box(this);
+    box.setIcon(QMessageBox::Warning);
+    box.setWindowTitle(tr("Plan changed on disk"));
+    QPushButton* overwrite = nullptr;
+    QPushButton* saveAs = nullptr;
+    QPushButton* reload = nullptr;
+    if (conflict.saving) {
+        box.setText(what.arg(name) + "\n\n" +
+                    tr("Saving would replace that version with this window's plan."));
+        overwrite = box.addButton(conflict.removed ? tr("Save") : tr("Overwrite"),
+                                  QMessageBox::DestructiveRole);
+        saveAs = box.addButton(tr("Save As…"), QMessageBox::AcceptRole);
+    } else {
+        box.setText(what.arg(name) + "\n\n" +
+                    (conflict.modified ? tr("This window has unsaved changes: reloading "
+                                            "discards them; keeping them, a save will ask "
+                                            "before it replaces the other version.")
+                                       : tr("Reload it to see that version?")));
+    }
+    if (!conflict.removed)
+        reload = box.addButton(conflict.modified ? tr("Reload (discard my changes)") : tr("Reload"),
+                               QMessageBox::ResetRole);
+    QPushButton* keep =
+        box.addButton(conflict.saving ? tr("Cancel") : tr("Keep editing"), QMessageBox::RejectRole);
+    box.setDefaultButton(saveAs ? saveAs : keep);
+    box.exec();
+    if (box.clickedButton() == overwrite && overwrite)
+        return DiskChoice::Overwrite;
+    if (box.clickedButton() == saveAs && saveAs)
+        return DiskChoice::SaveAs;
+    if (box.clickedButton() == reload && reload)
+        return DiskChoice::Reload;
+    return DiskChoice::Keep;
+}
+
+void MainWindow::fileChangedOnDisk()
+{
+    if (m_askingAboutDisk)
+        return;
+    m_askingAboutDisk = true;
+    DiskConflict conflict;
+    conflict.path = m_document->path();
+    conflict.modified = m_document->isModified();
+    conflict.removed = !QFileInfo::exists(conflict.path);
+    const DiskChoice choice = chooseDiskConflict(conflict);
+    m_askingAboutDisk = false;
+    if (choice == DiskChoice::Reload)
+        openFile(conflict.path);
+    else if (choice == DiskChoice::Overwrite)
+        writePlan(conflict.path);
+    else if (choice == DiskChoice::SaveAs)
+        saveAs();
+    else
+        m_status->setText(tr("%1 changed on disk; a save will ask before it replaces that "
+                             "version")
+                              .arg(QFileInfo(conflict.path).fileName()));
 }
 
 bool MainWindow::maybeSave()

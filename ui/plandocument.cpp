@@ -9,6 +9,7 @@
 #include "topologygraph.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QStringList>
 #include <QUndoCommand>
 
@@ -336,6 +337,16 @@ PlanDocument::PlanDocument(QObject* parent) : QObject(parent)
             [this](bool clean) { emit modifiedChanged(!clean); });
     // A note belongs to the edit that left it: any later step, undo or redo clears it.
     connect(&m_undo, &QUndoStack::indexChanged, this, [this] { m_note.clear(); });
+    // A save by rename (ours, another window's, an editor's) replaces the watched file: the
+    // watch follows the name. Only a content change this document did not make is reported.
+    connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
+        if (path != m_path)
+            return;
+        if (!m_watcher.files().contains(path) && QFileInfo::exists(path))
+            m_watcher.addPath(path);
+        if (changedOnDisk())
+            emit fileChangedOnDisk();
+    });
 }
 
 void PlanDocument::editDegreeKeepingGpus(Field field, int value)
@@ -404,10 +415,7 @@ void PlanDocument::reset(const Plan& plan, const QString& path)
     m_plan = plan;
     m_undo.clear();
     m_undo.setClean();
-    if (m_path != path) {
-        m_path = path;
-        emit pathChanged(m_path);
-    }
+    bindFile(path);
     emit modifiedChanged(false);
     emit planChanged();
 }
@@ -437,11 +445,28 @@ bool PlanDocument::save(const QString& path, QString* error)
         return false;
     }
     m_undo.setClean();
+    bindFile(path);
+    return true;
+}
+
+void PlanDocument::bindFile(const QString& path)
+{
+    // The identity is taken right after the read or write: a change after it is someone
+    // else's (the window's own saves update it before the watcher reports them).
+    m_identity = path.isEmpty() ? FileIdentity() : fileIdentity(path);
+    if (!m_watcher.files().isEmpty())
+        m_watcher.removePaths(m_watcher.files());
+    if (!path.isEmpty() && m_identity.exists)
+        m_watcher.addPath(path);
     if (m_path != path) {
         m_path = path;
         emit pathChanged(m_path);
     }
-    return true;
+}
+
+bool PlanDocument::changedOnDisk() const
+{
+    return !m_path.isEmpty() && m_identity.known && !fileIdentity(m_path).sameContent(m_identity);
 }
 
 Plan examplePlan()

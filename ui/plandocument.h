@@ -1,7 +1,9 @@
 #pragma once
 
+#include "fileidentity.h"
 #include "plan.h"
 
+#include <QFileSystemWatcher>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
@@ -82,6 +84,11 @@ public:
     /// Saves atomically; the document is then clean and bound to `path`.
     bool save(const QString& path, QString* error);
 
+    /// Someone else changed the document's file since this document last read or wrote it
+    /// (another window's save, an outside edit, a deletion): its content is not what this
+    /// document holds as saved. False without a file.
+    bool changedOnDisk() const;
+
     /// Sets TP, PP or CP (`field`) to `value` as one undoable step that also re-derives DP =
     /// GPUs / (TP x PP x CP), so the cluster keeps its GPU count; when that is not whole, DP
     /// stays and the note names the nearest values that keep the count (the plan is invalid).
@@ -106,10 +113,16 @@ signals:
     void planChanged();
     void pathChanged(const QString& path);
     void modifiedChanged(bool modified);
+    /// The file was changed by someone else (the watcher saw it; changedOnDisk() is true).
+    void fileChangedOnDisk();
 
 private:
+    void bindFile(const QString& path); ///< m_path, its identity now and the watch
+
     Plan m_plan;
     QString m_path;
+    FileIdentity m_identity; ///< the file as this document last read or wrote it
+    QFileSystemWatcher m_watcher;
     QString m_note;
     QUndoStack m_undo;
 };

@@ -438,6 +438,23 @@ bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* err
     return planFromJsonText(text, base, plan, errors, catalog);
 }
 
+std::vector<std::string> planReferencedFiles(const std::string& path)
+{
+    std::vector<std::string> files;
+    std::string text;
+    std::string error;
+    if (!json::readFile(path, &text, &error))
+        return files;
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+    const std::string base = QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
+    const QJsonValue cluster = root.value("cluster").toObject().value("file");
+    const QJsonValue hf = root.value("model").toObject().value("hf_config");
+    for (const QJsonValue& v : {cluster, hf})
+        if (v.isString() && !v.toString().isEmpty())
+            files.push_back(resolve(base, v.toString().toStdString()));
+    return files;
+}
+
 QJsonObject parallelLayoutToJson(const ParallelLayout& p)
 {
     static const char* kDims[4] = {"tp", "cp", "dp", "pp"};

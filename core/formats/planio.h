@@ -16,6 +16,10 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
 bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* errors,
               const HardwareCatalog& catalog);
 
+/// The files the plan file at `path` names (cluster.file, model.hf_config), resolved as
+/// loadPlan resolves them; none when it cannot be read or parsed.
+std::vector<std::string> planReferencedFiles(const std::string& path);
+
 /// A parallel layout in the plan file's "parallel" schema.
 QJsonObject parallelLayoutToJson(const ParallelLayout& layout);
 /// The plan as JSON (model and cluster written out in full, with sources).

@@ -3,6 +3,7 @@
 #include "clusterio.h"
 #include "hardware.h"
 #include "jsonutil.h"
+#include "planio.h"
 #include "units.h"
 
 #include <QFileInfo>
@@ -52,6 +53,13 @@ void refuseOverwritingInput(const char* option, const std::string& output,
         if (std::filesystem::equivalent(output, input, code) && !code)
             throw UsageError(std::string(option) + " '" + output + "' is the input file '" + input +
                              "': writing it would lose it; give another file");
+        for (const std::string& named : planReferencedFiles(input)) {
+            if (std::filesystem::equivalent(output, named, code) && !code)
+                throw UsageError(std::string(option) + " '" + output + "' is '" + named +
+                                 "', which the plan '" + input +
+                                 "' refers to: writing it would lose it (and the plan would "
+                                 "no longer open); give another file");
+        }
     }
 }
 

@@ -18,8 +18,9 @@
 
 namespace paraplan::cli {
 
-/// UsageError when the file `output` (an option's value; "-" is stdout) is one of `inputs`:
-/// a report or fit written over the plan or log it was made from would lose it.
+/// UsageError when the file `output` (an option's value; "-" is stdout) is one of `inputs`
+/// or a file one of them refers to (a plan's cluster.file or model.hf_config): a report or
+/// fit written over the plan, log, cluster or config it was made from would lose it.
 void refuseOverwritingInput(const char* option, const std::string& output,
                             const std::vector<std::string>& inputs);
 
