@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "planio.h"
 #include "recoverystore.h"
+#include "signalquit.h"
 #include "widgetreport.h"
 
 #include <QDir>
@@ -445,6 +446,38 @@ private slots:
         QVERIFY(second.close()); // non-interactive: a clean close without asking
         QVERIFY(!QFile::exists(second.recoveryPath()));
         QCOMPARE(bytesOf(first.recoveryPath()), firstCopy);
+    }
+
+    // A signal reaches the event loop, where the window copies the edit it made a moment ago
+    // (before the two-second timer would have), and the copy is offered at the next start.
+    void aSignalKeepsTheLastEdits()
+    {
+        QString kept;
+        {
+            MainWindow window(false);
+            setGlobalBatch(window, 224);
+            int received = 0;
+            const SignalQuit quit([&](int sig) {
+                received = sig;
+                QVERIFY(window.writeRecovery());
+            });
+            QVERIFY(quit.installed());
+            QVERIFY(!QFile::exists(window.recoveryPath()));
+            std::raise(SIGTERM);
+            QTRY_COMPARE(received, int(SIGTERM));
+            kept = window.recoveryPath();
+            QVERIFY(QFile::exists(kept));
+        } // the window goes without a close: the copy stays, as after a crash
+        QVERIFY(QFile::exists(kept));
+        MainWindow next(false);
+        int offers = 0;
+        next.setRecoveryChooser([&](const RecoveryOffer&) {
+            ++offers;
+            return RecoveryChoice::Recover;
+        });
+        next.start();
+        QCOMPARE(offers, 1);
+        QCOMPARE(next.document()->plan().parallel.global_batch, 224);
     }
 
     // Another process's live copy (its lock names a running process) is not offered, nor

@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 using namespace paraplan::ui;
 
 namespace {
@@ -224,6 +226,39 @@ private slots:
         QTest::newRow("1600x1000 tab 7") << "1600x1000"
                                          << "7"
                                          << "shot.PNG";
+    }
+
+    void aSignalQuitsCleanly_data()
+    {
+        QTest::addColumn<int>("sig");
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGINT") << int(SIGINT);
+        QTest::newRow("SIGHUP") << int(SIGHUP);
+    }
+
+    void aSignalQuitsCleanly()
+    {
+        // The window ends through its event loop (status 128 + the signal, one line), not
+        // killed by the signal.
+        QFETCH(int, sig);
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("HOME", m_home.path());
+        env.insert("XDG_CONFIG_HOME", m_home.path() + "/config");
+        env.insert("XDG_DATA_HOME", m_home.path() + "/data");
+        env.insert("XDG_RUNTIME_DIR", m_home.path());
+        process.setProcessEnvironment(env);
+        process.start(PARAPLAN_BINARY_DIR "/app/paraplan", {kExample});
+        QVERIFY(process.waitForStarted());
+        QTest::qWait(2000); // the window is up and evaluating
+        QCOMPARE(::kill(pid_t(process.processId()), sig), 0);
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 128 + sig);
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(err.contains(QString("paraplan: %1: quitting").arg(QTest::currentDataTag())),
+                 qPrintable(err));
     }
 
     void withoutADisplayOneErrorLine()

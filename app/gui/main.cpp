@@ -8,6 +8,7 @@
 #include "paraplan_version.h"
 #include "qtnotices.h"
 #include "searchpanel.h"
+#include "signalquit.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -293,5 +294,17 @@ int main(int argc, char** argv)
         startSearch(window);
     if (headless)
         scheduleScreenshot(window, shot, size, parser.isSet(options.search));
+    // SIGTERM, SIGINT, SIGHUP: the last edits (the recovery copy is otherwise written two
+    // seconds after them) are copied now and offered at the next start, as after a crash;
+    // then the window quits with status 128 + the signal, as the shell reports a killed one.
+    const paraplan::ui::SignalQuit quit([&window](int sig) {
+        const bool unsaved = window.document()->isModified();
+        const bool kept = unsaved && window.writeRecovery();
+        std::fprintf(stderr, "paraplan: %s: %s\n", paraplan::ui::signalName(sig),
+                     kept      ? "quitting; the unsaved plan is kept for the next start"
+                     : unsaved ? "quitting; the unsaved plan could not be copied"
+                               : "quitting");
+        QApplication::exit(128 + sig);
+    });
     return app.exec();
 }
