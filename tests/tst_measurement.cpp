@@ -306,6 +306,54 @@ private slots:
             QVERIFY(std::isfinite(p.time_s) && p.time_s > 0 && std::isfinite(p.busbw_GBps));
     }
 
+    void aFileOfSeveralRunsIsReadAsSeveralRuns()
+    {
+        // A shell loop's output: all_reduce_perf, its command line echoed, reduce_scatter_perf.
+        // Each run is read on its own: the all_reduce points are those of its file alone (its
+        // busbw is not mixed with the reduce_scatter's), and both collectives are there.
+        auto bytesOf = [](const std::string& path) {
+            QFile file(QString::fromStdString(path));
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        const QByteArray first = bytesOf(fixture("all_reduce_8xh200.log"));
+        const QByteArray second = bytesOf(fixture("reduce_scatter_2021_error_column.log"));
+        QVERIFY(!first.isEmpty() && !second.isEmpty());
+        QTemporaryDir dir;
+        const QString both = dir.filePath("loop.log");
+        {
+            QFile out(both);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(first + "+ ./build/reduce_scatter_perf -b 1M -e 512M -f 2 -g 8\n" + second);
+        }
+        MeasurementRun alone;
+        MeasurementRun run;
+        std::string error;
+        QVERIFY2(loadMeasurements(fixture("all_reduce_8xh200.log"), &alone, &error), error.c_str());
+        QVERIFY2(loadMeasurements(both.toStdString(), &run, &error), error.c_str());
+        std::vector<MeasuredPoint> allReduce;
+        int reduceScatter = 0;
+        for (const MeasuredPoint& p : run.points) {
+            if (p.op == CollectiveOp::AllReduce)
+                allReduce.push_back(p);
+            reduceScatter += p.op == CollectiveOp::ReduceScatter ? 1 : 0;
+        }
+        QCOMPARE(allReduce.size(), alone.points.size());
+        for (size_t i = 0; i < allReduce.size(); ++i) {
+            QCOMPARE(allReduce[i].bytes, alone.points[i].bytes);
+            QCOMPARE(allReduce[i].busbw_GBps, alone.points[i].busbw_GBps);
+        }
+        QVERIFY(reduceScatter > 0);
+        QVERIFY(run.complete);
+        // A broken second run is named by its place, not read into the first.
+        {
+            QFile out(both);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(first + "# nThread 1 nGpus 8 minBytes 1048576\n   garbage row\n");
+        }
+        QVERIFY(!loadMeasurements(both.toStdString(), &run, &error));
+        QVERIFY2(error.find("run 2 of 2 (from line") != std::string::npos, error.c_str());
+    }
+
     void theRankCountComesFromTheColumnsWithoutRankLines()
     {
         // An all_gather of 16 ranks without rank lines or a name: count x 4 B x 16 = size.

@@ -502,13 +502,94 @@ void readJsonDevices(const QJsonArray& devices, Reading* in)
 
 } // namespace
 
+namespace {
+
+// Several runs in one file (a shell loop over all_reduce_perf, reduce_scatter_perf, ...):
+// each starts at its header ("# Collective test starting" or "# nThread ...") once the run
+// before it has result rows; after a run's rows and its summary ("# Out of bounds values",
+// "# Avg bus bandwidth"), what comes before the next header (a command line, a comment) goes
+// with the next run.
+struct Segment
+{
+    QStringList lines;
+    int firstLine = 1; // 1-based, in the file
+};
+
+std::vector<Segment> splitRuns(const QString& text)
+{
+    static const QRegularExpression header("^#\\s*(nThread\\s+\\d+|Collective test starting)");
+    static const QRegularExpression summary("^#?\\s*(Out of bounds|Avg bus bandwidth|$)");
+    std::vector<Segment> runs(1);
+    bool rows = false;
+    int carried = 0; // trailing lines of the current run that start the next one
+    const QStringList lines = text.split('\n');
+    for (int i = 0; i < lines.size(); ++i) {
+        const QString line = lines[i].trimmed();
+        if (header.match(line).hasMatch() && rows) {
+            Segment next;
+            QStringList& last = runs.back().lines;
+            next.lines = last.mid(last.size() - carried);
+            last.erase(last.end() - carried, last.end());
+            next.firstLine = i + 1 - carried;
+            runs.push_back(std::move(next));
+            rows = false;
+            carried = 0;
+        }
+        runs.back().lines.append(lines[i]);
+        Row row;
+        if (!line.startsWith('#') && readRow(line, 4, &row)) {
+            rows = true;
+            carried = 0;
+        } else if (carried > 0 || (rows && !summary.match(line).hasMatch())) {
+            ++carried; // past the summary: the next run's
+        }
+    }
+    return runs;
+}
+
+} // namespace
+
 bool parseNcclTestsLog(const std::string& text, MeasurementRun* run, std::string* error,
                        const std::string& name_hint)
 {
-    Reading in;
-    in.run.source = "nccl-tests log";
-    readLogLines(QString::fromStdString(text), &in);
-    return finish(std::move(in), name_hint, run, error);
+    const std::vector<Segment> runs = splitRuns(QString::fromStdString(text));
+    if (runs.size() == 1) {
+        Reading in;
+        in.run.source = "nccl-tests log";
+        readLogLines(QString::fromStdString(text), &in);
+        return finish(std::move(in), name_hint, run, error);
+    }
+    // Each run read on its own (the file name names none of them), then one run of them all.
+    MeasurementRun all;
+    all.source = "nccl-tests log";
+    all.complete = true;
+    for (size_t k = 0; k < runs.size(); ++k) {
+        Reading in;
+        in.run.source = all.source;
+        readLogLines(runs[k].lines.join('\n'), &in);
+        MeasurementRun one;
+        const std::string where = "run " + std::to_string(k + 1) + " of " +
+                                  std::to_string(runs.size()) + " (from line " +
+                                  std::to_string(runs[k].firstLine) + ")";
+        if (!finish(std::move(in), {}, &one, error)) {
+            *error = where + ": " + *error;
+            return false;
+        }
+        const std::string op = collectiveOpName(one.points.front().op);
+        for (const std::string& w : one.warnings)
+            all.warnings.push_back(where + ", " + op + ": " + w);
+        all.points.insert(all.points.end(), one.points.begin(), one.points.end());
+        for (const std::string& host : one.hosts)
+            if (std::find(all.hosts.begin(), all.hosts.end(), host) == all.hosts.end())
+                all.hosts.push_back(host);
+        if (all.devices.empty())
+            all.devices = one.devices;
+        if (all.nccl_version.empty())
+            all.nccl_version = one.nccl_version;
+        all.complete = all.complete && one.complete;
+    }
+    *run = std::move(all);
+    return true;
 }
 
 bool parseNcclTestsJson(const std::string& text, MeasurementRun* run, std::string* error,
