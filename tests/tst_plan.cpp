@@ -8,6 +8,7 @@
 #include "topologygraph.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -15,6 +16,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
+#include <sys/stat.h>
 
 using namespace paraplan;
 
@@ -91,6 +94,38 @@ private slots:
         QVERIFY(!planFromJsonText(QJsonDocument(root).toJson().toStdString(), {}, &again, &errors,
                                   HardwareCatalog::bundled()));
         QVERIFY(QString::fromStdString(errors.front()).startsWith("drawing"));
+    }
+
+    void filesInsideAPlanAreFilesNeverDevicesOrPipes()
+    {
+        // /dev/stdin (a terminal or a pipe), /proc/self/fd/0 and a FIFO would block the read
+        // or read something else; each is refused at once, naming the field.
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("pipe.json");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        for (const QString& target : {QString("/dev/stdin"), QString("/proc/self/fd/0"),
+                                      QString("/dev/zero"), fifo, dir.path()}) {
+            if (QFileInfo(target).isFile())
+                continue; // the suite's standard input redirected from a file: a file indeed
+            for (const char* field : {"hf_config", "file"}) {
+                const bool model = std::strcmp(field, "hf_config") == 0;
+                const QString text =
+                    QString(R"({"schema": "paraplan-plan/1", "model": %1, "cluster": %2,
+                        "parallel": {"tp": 8, "micro_batch": 1, "global_batch": 8}})")
+                        .arg(model ? QString(R"({"hf_config": "%1"})").arg(target)
+                                   : QString(R"({"preset": "llama3-8b"})"),
+                             model ? QString(R"({"preset": "dgx-h100", "nodes": 1})")
+                                   : QString(R"({"file": "%1"})").arg(target));
+                Plan plan;
+                std::vector<std::string> errors;
+                QVERIFY(!planFromJsonText(text.toStdString(), dir.path().toStdString(), &plan,
+                                          &errors, HardwareCatalog::bundled()));
+                const std::string& e = errors.front();
+                QVERIFY2(e.find(model ? "model.hf_config" : "cluster.file") != std::string::npos &&
+                             e.find("not a file") != std::string::npos,
+                         e.c_str());
+            }
+        }
     }
 
     void bundledExamplesEvaluate_data()

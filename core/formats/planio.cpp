@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 
 #include <cmath>
+#include <filesystem>
 
 namespace paraplan {
 namespace {
@@ -55,6 +56,24 @@ std::string resolve(const std::string& base, const std::string& path)
     return QDir(QString::fromStdString(base)).filePath(file).toStdString();
 }
 
+// A file a plan names is a regular file: a device, pipe or terminal (/dev/stdin,
+// /proc/self/fd/0, a FIFO) would block the reader or read what was never the plan's. Empty
+// when `path` may be read (a missing file is the reader's to report).
+std::string notAPlanFile(const std::string& path)
+{
+    std::error_code code;
+    const std::filesystem::file_status status = std::filesystem::status(path, code);
+    if (code || status.type() == std::filesystem::file_type::regular ||
+        status.type() == std::filesystem::file_type::not_found)
+        return {};
+    const char* what = status.type() == std::filesystem::file_type::directory ? "a directory"
+                       : status.type() == std::filesystem::file_type::fifo    ? "a pipe"
+                                                                              : "a device";
+    return "'" + path + "' is " + what +
+           ", not a file: a plan names files (a device, pipe or terminal such as /dev/stdin "
+           "would be read instead of a saved file); give a file";
+}
+
 void readModel(const QJsonObject& object, const std::string& base, json::Reader& reader,
                ModelSpec* model)
 {
@@ -68,8 +87,8 @@ void readModel(const QJsonObject& object, const std::string& base, json::Reader&
             return;
         }
     } else if (reader.string(object, "hf_config", "model", &hf)) {
-        std::string error;
-        if (!loadHuggingFaceConfig(resolve(base, hf), &spec, &error)) {
+        std::string error = notAPlanFile(resolve(base, hf));
+        if (!error.empty() || !loadHuggingFaceConfig(resolve(base, hf), &spec, &error)) {
             reader.error("model.hf_config", error);
             return;
         }
@@ -110,8 +129,9 @@ void readCluster(const QJsonObject& object, const std::string& base, json::Reade
             options.nodes_per_rack = perRack;
         if (reader.number(object, "spine_oversubscription", "cluster", &ratio))
             options.spine_oversubscription = ratio;
-        std::string error;
-        if (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error, catalog))
+        std::string error = file.empty() ? std::string() : notAPlanFile(resolve(base, file));
+        if (!error.empty() ||
+            (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error, catalog)))
             reader.error("cluster.file", error);
         return;
     }
