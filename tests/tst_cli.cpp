@@ -269,6 +269,34 @@ private slots:
         QCOMPARE(runCli({"evaluate", plan}).code, 0);
     }
 
+    void controlCharactersNeverReachTheTerminalRaw()
+    {
+        // A plan whose name carries escape sequences (C0 ESC, BEL, the C1 CSI in UTF-8):
+        // text output and error lines show them escaped; JSON escapes them as JSON does.
+        QTemporaryDir dir;
+        QFile example(QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                      "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QJsonObject plan = QJsonDocument::fromJson(example.readAll()).object();
+        plan["name"] = QString::fromUtf8("evil \x1b[31mred\x07 \xc2\x9b"
+                                         "2J");
+        const QString path = dir.filePath("evil.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(plan).toJson());
+        file.close();
+        const CliRun text = runCli({"evaluate", path});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.startsWith("evil \\x1b[31mred\\x07 \\u009b2J\n"), qPrintable(text.out));
+        for (const QChar c : text.out + text.err)
+            QVERIFY(c == '\n' || c == '\t' || c == '\r' ||
+                    (c >= ' ' && c != QChar(0x7f) && (c < QChar(0x80) || c > QChar(0x9f))));
+        const CliRun missing = runCli({"evaluate", dir.filePath("no\x1b[2Jsuch.json")});
+        QCOMPARE(missing.code, 3);
+        QVERIFY2(missing.err.contains("no\\x1b[2Jsuch.json"), qPrintable(missing.err));
+        QVERIFY(runCli({"evaluate", path, "--json"}).out.contains("\\u001b[31m"));
+    }
+
     void evaluatePlanJson()
     {
         const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +

@@ -301,6 +301,33 @@ private slots:
             qPrintable(outcome.err));
     }
 
+    void outputToStandardStreamsDevicesAndLongNames()
+    {
+        // -o /dev/stdout (to a pipe and to a redirected file), -o /dev/null and a FIFO are
+        // written to, not renamed over; a 250-byte name saves again and again.
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        const Outcome piped = run({"report", plan, "--json", "-o", "/dev/stdout"});
+        QCOMPARE(piped.code, 0);
+        QVERIFY2(piped.out.startsWith("{"), qPrintable(piped.err));
+        const QString redirected = m_dir.filePath("redirected.json");
+        const Outcome toFile = run({"report", plan, "--json", "-o", "/dev/stdout"}, redirected);
+        QCOMPARE(toFile.code, 0);
+        QFile file(redirected);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("\"schema\": \"paraplan-evaluate/1\""));
+        QCOMPARE(run({"report", plan, "--json", "-o", "/dev/null"}).code, 0);
+        QCOMPARE(QFileInfo("/dev/null").isFile(), false); // still the device
+        const QString longName = m_dir.filePath(QString(245, 'p') + ".json");
+        for (int i = 0; i < 3; ++i) {
+            const Outcome saved = run({"report", plan, "--json", "-o", longName});
+            QVERIFY2(saved.code == 0, qPrintable(saved.err));
+        }
+        QVERIFY(QFileInfo(longName).size() > 100);
+        QCOMPARE(QDir(m_dir.path()).entryList({".paraplan-*"}, QDir::Files | QDir::Hidden).size(),
+                 0);
+    }
+
     void unwritableDirectoryExitsThree()
     {
         if (geteuid() == 0)

@@ -34,9 +34,9 @@ void checkInputFiles(const Command& command, const Args& args)
 int checkOutput(int code, std::ostream& out, std::ostream& err)
 {
     out.flush();
-    if (out)
+    if (out && unfiltered(out))
         return code;
-    const auto* checked = dynamic_cast<const FdOutputBuffer*>(out.rdbuf());
+    const auto* checked = dynamic_cast<const FdOutputBuffer*>(unfiltered(out).rdbuf());
     const int reason = checked ? checked->error() : 0;
     err << "error: cannot write to standard output: "
         << (reason ? std::strerror(reason) : "the write failed") << "\n";
@@ -106,7 +106,101 @@ std::string exitStatusHelp()
            "     output that cannot be written (one 'error:' line naming the file)\n";
 }
 
+bool ControlEscapingBuffer::write(const char* s, std::streamsize n)
+{
+    return m_target.rdbuf()->sputn(s, n) == n || (m_target.setstate(std::ios::badbit), false);
+}
+
+bool ControlEscapingBuffer::put(unsigned char c)
+{
+    static const char* const kHex = "0123456789abcdef";
+    if (m_lead) {
+        m_lead = false;
+        if (c >= 0x80 && c <= 0x9f) {
+            const char escaped[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+            return write(escaped, sizeof escaped);
+        }
+        if (!write("\xc2", 1))
+            return false;
+    }
+    if (c == 0xc2) {
+        m_lead = true;
+        return true;
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) {
+        const char escaped[] = {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+        return write(escaped, sizeof escaped);
+    }
+    const char plain = static_cast<char>(c);
+    return write(&plain, 1);
+}
+
+ControlEscapingBuffer::int_type ControlEscapingBuffer::overflow(int_type c)
+{
+    if (traits_type::eq_int_type(c, traits_type::eof()))
+        return traits_type::not_eof(c);
+    return put(static_cast<unsigned char>(c)) ? c : traits_type::eof();
+}
+
+std::streamsize ControlEscapingBuffer::xsputn(const char* s, std::streamsize n)
+{
+    // Runs of plain bytes go through in one write; only controls are taken one by one.
+    std::streamsize done = 0;
+    while (done < n) {
+        std::streamsize run = 0;
+        while (!m_lead && done + run < n) {
+            const auto c = static_cast<unsigned char>(s[done + run]);
+            if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f || c == 0xc2)
+                break;
+            ++run;
+        }
+        if (run > 0 && !write(s + done, run))
+            return done;
+        done += run;
+        if (done < n && !put(static_cast<unsigned char>(s[done++])))
+            return done - 1;
+    }
+    return n;
+}
+
+int ControlEscapingBuffer::sync()
+{
+    if (m_lead) {
+        m_lead = false;
+        if (!write("\xc2", 1))
+            return -1;
+    }
+    return m_target.rdbuf()->pubsync() == 0 ? 0 : (m_target.setstate(std::ios::badbit), -1);
+}
+
+std::ostream& unfiltered(std::ostream& out)
+{
+    auto* filter = dynamic_cast<ControlEscapingBuffer*>(out.rdbuf());
+    return filter ? filter->target() : out;
+}
+
+namespace {
+
+int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+} // namespace
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    ControlEscapingBuffer outText(out);
+    ControlEscapingBuffer errText(err);
+    std::ostream filteredOut(&outText);
+    std::ostream filteredErr(&errText);
+    const int code = runCommand(args, filteredOut, filteredErr);
+    filteredOut.flush();
+    filteredErr.flush();
+    g_err = &err;
+    return code;
+}
+
+namespace {
+
+int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     g_err = &err;
     try {
@@ -153,6 +247,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return kExitUsage;
     }
 }
+
+} // namespace
 
 bool commandNeedsWidgets(const std::string& name)
 {

@@ -53,6 +53,32 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 /// The stream run() was given for problems: commands print "warning: ..." lines there.
 std::ostream& errorStream();
 
+/// Text on its way to a terminal: the control characters a file may carry in a name (an
+/// escape sequence in a plan's name, a bell) are written as "\x1b" (C0 but tab, newline and
+/// carriage return; DEL) or "\u009b" (C1, UTF-8), never raw. run() filters `out` and `err`
+/// through one each.
+class ControlEscapingBuffer : public std::streambuf
+{
+public:
+    explicit ControlEscapingBuffer(std::ostream& target) : m_target(target) {}
+    ~ControlEscapingBuffer() override { sync(); }
+    std::ostream& target() { return m_target; }
+
+protected:
+    int_type overflow(int_type c) override;
+    std::streamsize xsputn(const char* s, std::streamsize n) override;
+    int sync() override;
+
+private:
+    bool put(unsigned char c);
+    bool write(const char* s, std::streamsize n);
+    std::ostream& m_target;
+    bool m_lead = false; ///< a 0xC2 byte waits: the next one may make a C1 control
+};
+
+/// The stream under run()'s filter (binary output: the report's PDF to stdout).
+std::ostream& unfiltered(std::ostream& out);
+
 /// Whether the command named `name` draws with Qt Widgets (`report`): main() then runs it
 /// under a QApplication.
 bool commandNeedsWidgets(const std::string& name);

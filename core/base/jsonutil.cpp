@@ -6,6 +6,7 @@
 #include <QSaveFile>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -186,6 +187,93 @@ bool readFile(const std::string& path, std::string* text, std::string* error, lo
     return true;
 }
 
+namespace {
+
+// Writes all of `text` to `fd`; false with errno set on a failed or short write.
+bool writeAll(int fd, const std::string& text)
+{
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+// The process's own standard output or error under one of its names: written to the open
+// descriptor (what the shell redirected, a file included), never renamed over.
+int standardStream(const std::string& path)
+{
+    for (int fd : {1, 2}) {
+        const std::string n = std::to_string(fd);
+        if (path == (fd == 1 ? "/dev/stdout" : "/dev/stderr") || path == "/dev/fd/" + n ||
+            path == "/proc/self/fd/" + n)
+            return fd;
+    }
+    return -1;
+}
+
+bool writeDirectly(const std::string& path, int fd, const std::string& text, std::string* error)
+{
+    const bool own = fd < 0;
+    errno = 0;
+    if (own)
+        fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && own) // a FIFO without a reader fails to open (ENXIO) instead of blocking
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    const bool ok = fd >= 0 && writeAll(fd, text);
+    const int osError = errno;
+    if (own && fd >= 0)
+        ::close(fd);
+    if (!ok)
+        *error = "cannot write '" + path + "': " +
+                 (osError == ENXIO ? std::string("no process reads this FIFO")
+                                   : std::string(std::strerror(osError ? osError : EIO)));
+    return ok;
+}
+
+// Names near the 255-byte limit: QSaveFile's temporary (the name and ".XXXXXX") would pass it;
+// a short temporary in the same folder is renamed over the file instead.
+bool writeLongName(const std::string& path, const std::string& text, std::string* error)
+{
+    const std::filesystem::path target(path);
+    const std::filesystem::path dir =
+        target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    std::string temp = (dir / ".paraplan-XXXXXX").string();
+    errno = 0;
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0) {
+        *error = "cannot write '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    // The permissions of the file it replaces (mkstemp makes 0600), else the usual 0666 & umask.
+    struct stat old = {};
+    mode_t mode = 0;
+    if (::stat(path.c_str(), &old) == 0) {
+        mode = old.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    const bool ok = writeAll(fd, text) && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
+    const int osError = errno;
+    ::close(fd);
+    if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+        const int why = ok ? errno : osError;
+        ::unlink(temp.c_str());
+        *error = "cannot write '" + path + "': " + std::strerror(why ? why : EIO);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error)
 {
     // QSaveFile writes a temporary beside the target and renames it over the target only on
@@ -198,18 +286,27 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
         *error = "cannot write: no file name given";
         return false;
     }
-    // Only a regular file (or a new one) is replaced: renaming over a device node, a FIFO or
-    // a directory would destroy it (as root, /dev/full) and report success.
+    if (const int fd = standardStream(path); fd >= 0)
+        return writeDirectly(path, fd, text, error);
+    // Only a regular file (or a new one) is replaced by rename: a device (/dev/null, a
+    // terminal) or a FIFO is written to as it is (renaming over it would destroy it; as root,
+    // /dev/full); a directory, a socket or a block device is refused.
     std::error_code code;
     const std::filesystem::file_status target = std::filesystem::status(path, code);
-    if (!code && target.type() != std::filesystem::file_type::regular &&
-        target.type() != std::filesystem::file_type::not_found) {
+    const auto type = target.type();
+    if (!code &&
+        (type == std::filesystem::file_type::character || type == std::filesystem::file_type::fifo))
+        return writeDirectly(path, -1, text, error);
+    if (!code && type != std::filesystem::file_type::regular &&
+        type != std::filesystem::file_type::not_found) {
         *error = "cannot write '" + path + "': " +
-                 (target.type() == std::filesystem::file_type::directory
+                 (type == std::filesystem::file_type::directory
                       ? "it is a directory"
-                      : "it is not a regular file (a device or FIFO); give a file path");
+                      : "it is not a regular file, a terminal or a FIFO; give a file path");
         return false;
     }
+    if (std::filesystem::path(path).filename().string().size() > 240)
+        return writeLongName(path, text, error);
     QSaveFile file(QString::fromStdString(path));
     auto fail = [&](int osError) {
         *error =

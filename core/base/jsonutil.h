@@ -82,7 +82,10 @@ bool parseDocument(const std::string& text, QJsonObject* root, std::string* erro
 /// are refused, and reading stops at the limit whatever the file system reports.
 bool readFile(const std::string& path, std::string* text, std::string* error,
               long long maxBytes = 64LL << 20);
-/// Writes through QSaveFile: the old file stays intact until the new one is complete.
+/// Writes through QSaveFile: the old file stays intact until the new one is complete (a name
+/// near the 255-byte limit through a short temporary in the same folder). Standard output or
+/// error under any of their names, a terminal, /dev/null and a FIFO are written to directly;
+/// a directory or any other special file is refused.
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error);
 
 } // namespace paraplan::json

@@ -115,8 +115,10 @@ int runReport(const Args& args, std::ostream& out)
                          "libqcustomplot-dev); this paraplan-cli was built without them");
     // The plan was read and evaluated above: what fails now is writing the PDF.
     std::string error;
-    if (!runner(job, out, &error)) {
-        if (job.output == "-" && !out)
+    // The PDF's bytes are binary: written past the text filter (clicommands.h).
+    std::ostream& raw = unfiltered(out);
+    if (!runner(job, raw, &error)) {
+        if (job.output == "-" && !raw)
             return answer; // run() reports standard output that cannot be written
         throw IoError(error);
     }
