@@ -15,6 +15,8 @@
 #include <QTest>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace paraplan;
@@ -267,6 +269,32 @@ private slots:
             read.close();
         }
         QCOMPARE(runCli({"evaluate", plan}).code, 0);
+    }
+
+    void fileNamesAreBytes()
+    {
+        // Latin-1 names (not UTF-8) read and written by their bytes: the file the command
+        // writes is the one it names.
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        const std::string plan = folder + "/plan-\xe9.json";
+        const std::string output = folder + "/out-\xe9.json";
+        {
+            QFile example(QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                          "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+            QVERIFY(example.open(QIODevice::ReadOnly));
+            std::ofstream copy(plan, std::ios::binary);
+            copy << example.readAll().toStdString();
+        }
+        std::ostringstream out;
+        std::ostringstream err;
+        QCOMPARE(cli::run({"evaluate", plan}, out, err), 0);
+        QVERIFY2(err.str().empty(), err.str().c_str());
+        out.str("");
+        QCOMPARE(cli::run({"report", plan, "--json", "-o", output}, out, err), 0);
+        QCOMPARE(out.str(), "wrote " + output + "\n");
+        QVERIFY(std::filesystem::is_regular_file(output));
+        QVERIFY(std::filesystem::file_size(output) > 100);
     }
 
     void controlCharactersNeverReachTheTerminalRaw()

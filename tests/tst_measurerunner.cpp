@@ -209,6 +209,25 @@ private slots:
         QVERIFY(!panel.findChild<QPushButton*>("measure")->isEnabled());
     }
 
+    void aProbeThatIsNotExecutableIsSaidSo()
+    {
+        // Found but without the execute bit (copied from a share, unpacked by hand): said so,
+        // with the fix, never "not found".
+        QTemporaryDir dir;
+        const QString probe = dir.filePath("paraplan-probe");
+        QFile file(probe);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#!/bin/sh\n");
+        file.close();
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        qputenv("PARAPLAN_PROBE", probe.toLocal8Bit());
+        MeasurePanel panel;
+        const QString text = panel.noGpuText();
+        QVERIFY2(text.contains("not executable") && text.contains("chmod +x"), qPrintable(text));
+        QVERIFY2(!text.contains("not found"), qPrintable(text));
+        qunsetenv("PARAPLAN_PROBE");
+    }
+
     void probeIsFoundOnPath()
     {
         QTemporaryDir dir;

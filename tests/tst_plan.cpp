@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringEncoder>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -125,6 +126,49 @@ private slots:
                              e.find("not a file") != std::string::npos,
                          e.c_str());
             }
+        }
+    }
+
+    void wideTextFilesAreNamedAsSuch()
+    {
+        // A plan saved as UTF-16 or UTF-32 (with or without a byte-order mark) is named as
+        // such, not "illegal value"; a UTF-8 byte-order mark is read past.
+        QFile example(QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                      "/resources/examples/llama3-70b-dgx-h100.paraplan.json");
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(example.readAll());
+        QTemporaryDir dir;
+        const struct
+        {
+            QStringConverter::Encoding encoding;
+            bool bom;
+            const char* named;
+        } cases[] = {{QStringConverter::Utf16LE, true, "UTF-16LE"},
+                     {QStringConverter::Utf16LE, false, "UTF-16LE"},
+                     {QStringConverter::Utf16BE, true, "UTF-16BE"},
+                     {QStringConverter::Utf16BE, false, "UTF-16BE"},
+                     {QStringConverter::Utf32LE, true, "UTF-32LE"},
+                     {QStringConverter::Utf32BE, false, "UTF-32BE"},
+                     {QStringConverter::Utf8, true, nullptr}};
+        for (const auto& c : cases) {
+            QStringEncoder encode(c.encoding, c.bom ? QStringConverter::Flag::WriteBom
+                                                    : QStringConverter::Flag::Default);
+            const QString path = dir.filePath("plan.json");
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(encode(text));
+            file.close();
+            Plan plan;
+            std::vector<std::string> errors;
+            const bool read =
+                loadPlan(path.toStdString(), &plan, &errors, HardwareCatalog::bundled());
+            if (!c.named) {
+                QVERIFY2(read, errors.empty() ? "" : errors.front().c_str());
+                continue;
+            }
+            QVERIFY(!read);
+            QVERIFY2(errors.front().find(std::string("is ") + c.named) != std::string::npos,
+                     errors.front().c_str());
         }
     }
 

@@ -114,12 +114,18 @@ void MeasurementRunner::start(const QStringList& arguments)
     connect(m_process, &QProcess::finished, this, &MeasurementRunner::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, &MeasurementRunner::onError);
     const QString path = probePath();
-    if (!QFileInfo(path).isExecutable()) {
+    if (const QFileInfo info(path); !info.isExecutable() || info.isDir()) {
         m_failure = Failure::ProbeMissing;
-        emit failed(tr("the probe was not found at %1 (set PARAPLAN_PROBE, or build Paraplan "
-                       "where CUDA and NCCL are installed)")
-                        .arg(path),
-                    m_parser.run());
+        // What is wrong with the file, when there is one: it was found.
+        const QString why =
+            !info.exists()
+                ? tr("the probe was not found at %1 (set PARAPLAN_PROBE, or build Paraplan "
+                     "where CUDA and NCCL are installed)")
+            : info.isDir() ? tr("the probe path %1 is a folder, not the paraplan-probe program "
+                                "(set PARAPLAN_PROBE to the program)")
+                           : tr("the probe at %1 is not executable (chmod +x it, or set "
+                                "PARAPLAN_PROBE to one that is)");
+        emit failed(why.arg(path), m_parser.run());
         return;
     }
     m_process->start(path, arguments);

@@ -131,6 +131,56 @@ QCommandLineOption flagOption(const char* name, const QString& description)
     return QCommandLineOption(bareName(name), description);
 }
 
+namespace {
+
+// Arguments are bytes (a file name in Latin-1 is not UTF-8): through the parser as QStrings
+// and back unchanged. Valid UTF-8 decodes as itself; every other byte b becomes the lone
+// surrogate U+DC00 + b (Python's "surrogateescape") and turns back into b.
+QString argToQString(const std::string& bytes)
+{
+    QString out;
+    size_t i = 0;
+    while (i < bytes.size()) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        const int len = c < 0x80         ? 1
+                        : (c >> 5) == 6  ? 2
+                        : (c >> 4) == 14 ? 3
+                        : (c >> 3) == 30 ? 4
+                                         : 0;
+        bool valid = len > 0 && i + static_cast<size_t>(len) <= bytes.size();
+        for (int k = 1; valid && k < len; ++k)
+            valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 2;
+        const QString decoded = valid ? QString::fromUtf8(bytes.data() + i, len) : QString();
+        if (valid && !decoded.contains(QChar::ReplacementCharacter)) {
+            out += decoded;
+            i += static_cast<size_t>(len);
+        } else {
+            out += QChar(static_cast<char16_t>(0xDC00 + c));
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::string argToBytes(const QString& text)
+{
+    std::string out;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char16_t u = text[i].unicode();
+        if (u >= 0xDC80 && u <= 0xDCFF &&
+            (i == 0 || !QChar::isHighSurrogate(text[i - 1].unicode()))) {
+            out += static_cast<char>(u - 0xDC00);
+            continue;
+        }
+        const qsizetype n = QChar::isHighSurrogate(u) && i + 1 < text.size() ? 2 : 1;
+        out += text.mid(i, n).toStdString();
+        i += n - 1;
+    }
+    return out;
+}
+
+} // namespace
+
 Args::Args(const Command& command, const std::vector<std::string>& args)
 {
     const std::vector<QCommandLineOption> options = command.options();
@@ -138,7 +188,7 @@ Args::Args(const Command& command, const std::vector<std::string>& args)
     declare(parser, command, options);
     QStringList list{"paraplan-cli"};
     for (const std::string& arg : args)
-        list.append(QString::fromStdString(arg));
+        list.append(argToQString(arg));
     const bool parsed = parser.parse(list);
     if (parser.isSet("help")) {
         m_help = true;
@@ -159,14 +209,14 @@ Args::Args(const Command& command, const std::vector<std::string>& args)
         const QStringList values = parser.values(name);
         if (command.repeatable && key == command.repeatable) {
             for (const QString& value : values)
-                m_lists[key].push_back(value.toStdString());
+                m_lists[key].push_back(argToBytes(value));
         } else if (values.size() > 1) {
             throw UsageError(key + " given twice");
         }
-        m_values[key] = values.constFirst().toStdString();
+        m_values[key] = argToBytes(values.constFirst());
     }
     for (const QString& arg : parser.positionalArguments())
-        m_positional.push_back(arg.toStdString());
+        m_positional.push_back(argToBytes(arg));
     const Positional& p = command.positional;
     if (static_cast<int>(m_positional.size()) < p.min)
         throw UsageError(std::string(command.name) + " needs " + p.description + ": " +

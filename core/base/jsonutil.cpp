@@ -123,6 +123,32 @@ bool parseDocument(const std::string& text, QJsonObject* root, std::string* erro
     return true;
 }
 
+namespace {
+
+// UTF-16 and UTF-32 by their byte-order mark, or without one by the zero bytes ASCII text
+// has beside each character in them; null for anything else.
+const char* wideEncoding(const QByteArray& b)
+{
+    auto at = [&](int i) { return i < b.size() ? static_cast<unsigned char>(b[i]) : 0x100; };
+    if (at(0) == 0xFF && at(1) == 0xFE)
+        return at(2) == 0 && at(3) == 0 ? "UTF-32LE (little-endian)" : "UTF-16LE (little-endian)";
+    if (at(0) == 0 && at(1) == 0 && at(2) == 0xFE && at(3) == 0xFF)
+        return "UTF-32BE (big-endian)";
+    if (at(0) == 0xFE && at(1) == 0xFF)
+        return "UTF-16BE (big-endian)";
+    if (b.size() >= 8 && at(0) != 0 && at(1) == 0 && at(2) == 0 && at(3) == 0 && at(4) != 0)
+        return "UTF-32LE (little-endian)";
+    if (b.size() >= 8 && at(0) == 0 && at(1) == 0 && at(2) == 0 && at(3) != 0)
+        return "UTF-32BE (big-endian)";
+    if (b.size() >= 4 && at(0) != 0 && at(1) == 0 && at(2) != 0 && at(3) == 0)
+        return "UTF-16LE (little-endian)";
+    if (b.size() >= 4 && at(0) == 0 && at(1) != 0 && at(2) == 0 && at(3) != 0)
+        return "UTF-16BE (big-endian)";
+    return nullptr;
+}
+
+} // namespace
+
 bool readFile(const std::string& path, std::string* text, std::string* error, long long maxBytes)
 {
     if (path.empty()) {
@@ -141,20 +167,18 @@ bool readFile(const std::string& path, std::string* text, std::string* error, lo
                  "; give a file";
         return false;
     }
-    QFile file(QString::fromStdString(path));
-    if (!code && status.type() == std::filesystem::file_type::fifo) {
-        // A FIFO is opened without waiting for a writer (none: it reads as empty), then read
-        // blocking as any file.
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0 || ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
-            !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-            if (fd >= 0)
-                ::close(fd);
-            *error = "cannot open '" + path + "': " + std::strerror(errno);
-            return false;
-        }
-    } else if (!file.open(QIODevice::ReadOnly)) {
-        *error = "cannot open '" + path + "': " + file.errorString().toStdString();
+    // Opened by its bytes (a Latin-1 name is no UTF-8 QString); a FIFO without waiting for a
+    // writer (none: it reads as empty), then read blocking as any file.
+    QFile file;
+    const bool fifo = !code && status.type() == std::filesystem::file_type::fifo;
+    errno = 0;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    if (fd < 0 || (fifo && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) ||
+        !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        const int why = errno;
+        if (fd >= 0 && !file.isOpen())
+            ::close(fd);
+        *error = "cannot open '" + path + "': " + std::strerror(why ? why : EIO);
         return false;
     }
     const std::string limitText = std::to_string(maxBytes >> 20) + " MiB";
@@ -183,6 +207,16 @@ bool readFile(const std::string& path, std::string* text, std::string* error, lo
         *error = "'" + path + "' is larger than " + limitText + "; not a file Paraplan reads";
         return false;
     }
+    if (const char* encoding = wideEncoding(bytes)) {
+        *error = "'" + path + "' is " + encoding +
+                 " text; Paraplan reads UTF-8: save it as UTF-8 (iconv -f " +
+                 std::string(encoding).substr(0, std::string(encoding).find(' ')) +
+                 " -t UTF-8, or the editor's encoding setting)";
+        return false;
+    }
+    // A UTF-8 byte-order mark (Windows editors write one) is no part of the text.
+    if (bytes.startsWith("\xEF\xBB\xBF"))
+        bytes.remove(0, 3);
     *text = bytes.toStdString();
     return true;
 }
@@ -236,9 +270,10 @@ bool writeDirectly(const std::string& path, int fd, const std::string& text, std
     return ok;
 }
 
-// Names near the 255-byte limit: QSaveFile's temporary (the name and ".XXXXXX") would pass it;
-// a short temporary in the same folder is renamed over the file instead.
-bool writeLongName(const std::string& path, const std::string& text, std::string* error)
+// Names near the 255-byte limit (QSaveFile's temporary, the name and ".XXXXXX", would pass
+// it) and names that are not UTF-8 (a QString cannot hold them): a short temporary in the same
+// folder, made and renamed by the name's bytes.
+bool writeByRename(const std::string& path, const std::string& text, std::string* error)
 {
     const std::filesystem::path target(path);
     const std::filesystem::path dir =
@@ -305,8 +340,9 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
                       : "it is not a regular file, a terminal or a FIFO; give a file path");
         return false;
     }
-    if (std::filesystem::path(path).filename().string().size() > 240)
-        return writeLongName(path, text, error);
+    if (std::filesystem::path(path).filename().string().size() > 240 ||
+        QString::fromStdString(path).toStdString() != path)
+        return writeByRename(path, text, error);
     QSaveFile file(QString::fromStdString(path));
     auto fail = [&](int osError) {
         *error =

@@ -48,12 +48,19 @@ void readFlagList(json::Reader& reader, const QJsonObject& o, const std::string&
     }
 }
 
+// Paths as bytes throughout (a folder or file name need not be UTF-8).
 std::string resolve(const std::string& base, const std::string& path)
 {
-    const QString file = QString::fromStdString(path);
-    if (QFileInfo(file).isAbsolute() || base.empty())
+    if (std::filesystem::path(path).is_absolute() || base.empty())
         return path;
-    return QDir(QString::fromStdString(base)).filePath(file).toStdString();
+    return (std::filesystem::path(base) / path).string();
+}
+
+std::string folderOf(const std::string& path)
+{
+    std::error_code code;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, code);
+    return (code ? std::filesystem::path(path) : absolute).parent_path().string();
 }
 
 // A file a plan names is a regular file: a device, pipe or terminal (/dev/stdin,
@@ -454,7 +461,7 @@ bool loadPlan(const std::string& path, Plan* plan, std::vector<std::string>* err
         errors->push_back(error);
         return false;
     }
-    const std::string base = QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
+    const std::string base = folderOf(path);
     return planFromJsonText(text, base, plan, errors, catalog);
 }
 
@@ -466,7 +473,7 @@ std::vector<std::string> planReferencedFiles(const std::string& path)
     if (!json::readFile(path, &text, &error))
         return files;
     const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
-    const std::string base = QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
+    const std::string base = folderOf(path);
     const QJsonValue cluster = root.value("cluster").toObject().value("file");
     const QJsonValue hf = root.value("model").toObject().value("hf_config");
     for (const QJsonValue& v : {cluster, hf})

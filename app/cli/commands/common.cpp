@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <sstream>
+#include <unistd.h>
 
 namespace paraplan::cli {
 
@@ -225,15 +226,17 @@ void printJson(const char* schema, const QJsonObject& object, std::ostream& out)
 
 void requireReadable(const std::string& path)
 {
-    const QFileInfo info(QString::fromStdString(path));
     if (path.empty())
         throw UsageError("an empty file name was given");
+    // By the name's bytes (a Latin-1 name is no UTF-8 QString).
+    std::error_code code;
+    const std::filesystem::file_status status = std::filesystem::status(path, code);
     std::string reason;
-    if (!info.exists())
-        reason = std::strerror(ENOENT);
-    else if (info.isDir())
+    if (!std::filesystem::exists(status))
+        reason = std::strerror(code && code.value() != ENOENT ? code.value() : ENOENT);
+    else if (std::filesystem::is_directory(status))
         reason = std::strerror(EISDIR);
-    else if (!info.isReadable())
+    else if (::access(path.c_str(), R_OK) != 0)
         reason = std::strerror(EACCES);
     if (!reason.empty())
         throw IoError("cannot read '" + path + "': " + reason);
