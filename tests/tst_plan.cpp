@@ -1,5 +1,6 @@
 // Plan files and model imports: the bundled examples, round trips, Hugging Face configs, and
 // every kind of bad file getting a message instead of a crash.
+#include "clusterio.h"
 #include "modelio.h"
 #include "modeljson.h"
 #include "planio.h"
@@ -127,6 +128,110 @@ private slots:
                          e.c_str());
             }
         }
+    }
+
+    void saveOpenSaveIsByteIdentical_data()
+    {
+        QTest::addColumn<QString>("path");
+        const QString source = QStringLiteral(PARAPLAN_SOURCE_DIR);
+        for (const QString& folder : {source + "/resources/examples", source + "/tests/data/plans",
+                                      source + "/tests/data/logs"}) {
+            for (const QString& name : QDir(folder).entryList({"*.json"}, QDir::Files))
+                QTest::newRow(qPrintable(name)) << folder + "/" + name;
+        }
+    }
+
+    void saveOpenSaveIsByteIdentical()
+    {
+        // A plan saved, opened and saved again is the same bytes: nothing drifts (a preset's id
+        // and origin, a figure's source, a file reference) however often a plan is saved.
+        QFETCH(QString, path);
+        Plan plan;
+        std::vector<std::string> errors;
+        QVERIFY2(loadPlan(path.toStdString(), &plan, &errors, HardwareCatalog::bundled()),
+                 errors.empty() ? "" : errors.front().c_str());
+        const std::string base = QFileInfo(path).absolutePath().toStdString();
+        const std::string first = planToJsonText(plan, HardwareCatalog::bundled());
+        Plan reopened;
+        QVERIFY2(planFromJsonText(first, base, &reopened, &errors, HardwareCatalog::bundled()),
+                 errors.empty() ? "" : errors.front().c_str());
+        const std::string second = planToJsonText(reopened, HardwareCatalog::bundled());
+        if (first != second) {
+            const QStringList a = QString::fromStdString(first).split('\n');
+            const QStringList b = QString::fromStdString(second).split('\n');
+            int line = 0;
+            while (line < a.size() && line < b.size() && a[line] == b[line])
+                ++line;
+            QFAIL(qPrintable(QString("line %1 differs:\n  first:  %2\n  second: %3")
+                                 .arg(line + 1)
+                                 .arg(a.value(line), b.value(line))));
+        }
+    }
+
+    void referencesStayReferencesAndPresetsStayPresets()
+    {
+        QTemporaryDir dir;
+        const QString a = dir.filePath("a");
+        QVERIFY(QDir().mkpath(a) && QDir().mkpath(dir.filePath("b")));
+        QVERIFY(QFile::copy(test::dataPath("hf/llama2-7b.json"), a + "/config.json"));
+        ClusterSpec cluster;
+        std::string error;
+        ClusterOptions options;
+        options.nodes = 2;
+        QVERIFY(
+            clusterFromPreset("dgx-a100", options, &cluster, &error, HardwareCatalog::bundled()));
+        auto writeCluster = [&](const std::string& name) {
+            cluster.name = name;
+            QFile file(a + "/mycluster.json");
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(QByteArray::fromStdString(clusterToJsonText(cluster)));
+        };
+        writeCluster("first");
+        const QString planPath = a + "/plan.json";
+        {
+            QFile plan(planPath);
+            QVERIFY(plan.open(QIODevice::WriteOnly));
+            plan.write(R"({"schema": "paraplan-plan/1", "model": {"hf_config": "config.json"},
+                "cluster": {"file": "mycluster.json", "nodes": 2},
+                "parallel": {"tp": 2, "dp": 8, "micro_batch": 1, "global_batch": 64},
+                "training": {"seq_len": 4096}})");
+        }
+        Plan plan;
+        std::vector<std::string> errors;
+        auto load = [&](const QString& path) {
+            errors.clear();
+            QVERIFY2(loadPlan(path.toStdString(), &plan, &errors, HardwareCatalog::bundled()),
+                     errors.empty() ? "" : errors.front().c_str());
+        };
+        load(planPath);
+        // Saved beside it: the names as written; the cluster's datasheet figures keep their
+        // preset origin and the cluster its id.
+        QVERIFY(savePlan(planPath.toStdString(), plan, &error, HardwareCatalog::bundled()));
+        QFile saved(planPath);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray text = saved.readAll();
+        saved.close();
+        QVERIFY2(text.contains(R"("hf_config": "config.json")"), text.constData());
+        QVERIFY2(text.contains(R"("file": "mycluster.json")"), text.constData());
+        QCOMPARE(plan.cluster.preset, std::string("dgx-a100"));
+        QCOMPARE(plan.cluster.node.nvlink_link_GBps.origin, Origin::Preset);
+        // A later edit of the cluster file reaches the saved plan.
+        writeCluster("second");
+        load(planPath);
+        QCOMPARE(plan.cluster.name, std::string("second"));
+        // Saved in another folder: the names still reach the same files.
+        const QString elsewhere = dir.filePath("b/plan.json");
+        QVERIFY(savePlan(elsewhere.toStdString(), plan, &error, HardwareCatalog::bundled()));
+        load(elsewhere);
+        QCOMPARE(plan.cluster.name, std::string("second"));
+        QCOMPARE(plan.model.layers, 32);
+        // Edited in the plan: embedded, the file left alone.
+        plan.cluster.nodes = 4;
+        plan.model.layers = 16;
+        const std::string embedded = planToJsonText(plan, HardwareCatalog::bundled());
+        QVERIFY(embedded.find("\"file\"") == std::string::npos);
+        QVERIFY(embedded.find("\"hf_config\"") == std::string::npos);
+        QVERIFY(embedded.find("\"layers\": 16") != std::string::npos);
     }
 
     void wideTextFilesAreNamedAsSuch()

@@ -281,8 +281,14 @@ void MainWindow::importModel()
         reportError(tr("Cannot import model"), QString::fromStdString(error));
         return;
     }
+    // The plan names the file (saved as a reference while the model is what it gave).
+    const std::string absolute = QFileInfo(path).absoluteFilePath().toStdString();
     m_document->edit(tr("Import %1").arg(QFileInfo(path).fileName()), Field::Whole,
-                     [model](Plan& plan) { plan.model = model; });
+                     [model, absolute](Plan& plan) {
+                         plan.model = model;
+                         plan.hf_config = PlanFileRef{absolute, absolute, {}};
+                         plan.model_read = std::make_shared<const ModelSpec>(model);
+                     });
 }
 
 void MainWindow::openCluster()
@@ -298,8 +304,13 @@ void MainWindow::openCluster()
         reportError(tr("Cannot open cluster"), QString::fromStdString(error));
         return;
     }
+    const std::string absolute = QFileInfo(path).absoluteFilePath().toStdString();
     m_document->edit(tr("Cluster from %1").arg(QFileInfo(path).fileName()), Field::Whole,
-                     [cluster](Plan& plan) { plan.cluster = cluster; });
+                     [cluster, absolute](Plan& plan) {
+                         plan.cluster = cluster;
+                         plan.cluster_file = PlanFileRef{absolute, absolute, {}};
+                         plan.cluster_read = std::make_shared<const ClusterSpec>(cluster);
+                     });
 }
 
 void MainWindow::updateTitle()

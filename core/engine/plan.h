@@ -349,6 +349,19 @@ struct PlanMeasurement
 };
 
 /// A plan: what to train, where, how.
+/// A file the plan file named for its model (model.hf_config) or cluster (cluster.file): a
+/// save writes the name again, not the contents, while the model or cluster is still what was
+/// read (so later edits of that file reach the plan); an edited one is embedded.
+struct PlanFileRef
+{
+    std::string written;  ///< as the plan file spelled it ("mycluster.json"); empty: none
+    std::string path;     ///< resolved when read
+    std::string base_dir; ///< the folder `written` is relative to (the plan file's)
+    int nodes = 0;        ///< cluster.file's own options, as written (0: not given)
+    int nodes_per_rack = 0;
+    double spine_oversubscription = 0;
+};
+
 struct Plan
 {
     std::string name;
@@ -362,6 +375,10 @@ struct Plan
     /// what-ifs): layout data kept in the plan file. Null: laid out from the cluster. It always
     /// describes `cluster` (edits that change the cluster otherwise drop it).
     std::shared_ptr<const TopologyGraph> drawing;
+    PlanFileRef hf_config;                           ///< where `model` came from, if a file
+    std::shared_ptr<const ModelSpec> model_read;     ///< `model` as read (with hf_config)
+    PlanFileRef cluster_file;                        ///< where `cluster` came from, if a file
+    std::shared_ptr<const ClusterSpec> cluster_read; ///< `cluster` as read (with cluster_file)
 };
 
 /// One broken rule: its id (for tests and the UI's field marking), the field, the message.

@@ -82,7 +82,7 @@ std::string notAPlanFile(const std::string& path)
 }
 
 void readModel(const QJsonObject& object, const std::string& base, json::Reader& reader,
-               ModelSpec* model)
+               ModelSpec* model, PlanFileRef* ref)
 {
     ModelSpec spec;
     std::string preset;
@@ -99,6 +99,7 @@ void readModel(const QJsonObject& object, const std::string& base, json::Reader&
             reader.error("model.hf_config", error);
             return;
         }
+        *ref = PlanFileRef{hf, resolve(base, hf), base};
     } else if (object.isEmpty()) {
         reader.error("model", "missing: give {\"preset\": ID}, {\"hf_config\": FILE} or the "
                               "model's fields");
@@ -113,7 +114,7 @@ void readModel(const QJsonObject& object, const std::string& base, json::Reader&
 }
 
 void readCluster(const QJsonObject& object, const std::string& base, json::Reader& reader,
-                 std::vector<std::string>* errors, ClusterSpec* cluster,
+                 std::vector<std::string>* errors, ClusterSpec* cluster, PlanFileRef* ref,
                  const HardwareCatalog& catalog)
 {
     if (object.isEmpty()) {
@@ -140,6 +141,7 @@ void readCluster(const QJsonObject& object, const std::string& base, json::Reade
         if (!error.empty() ||
             (!file.empty() && !loadCluster(resolve(base, file), options, cluster, &error, catalog)))
             reader.error("cluster.file", error);
+        *ref = PlanFileRef{file, resolve(base, file), base, nodes, perRack, ratio};
         return;
     }
     std::vector<std::string> clusterErrors;
@@ -396,9 +398,9 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
                                         : ""));
     Plan result;
     reader.string(root, "name", "", &result.name);
-    readModel(sectionOf(root, "model", reader), base_dir, reader, &result.model);
+    readModel(sectionOf(root, "model", reader), base_dir, reader, &result.model, &result.hf_config);
     readCluster(sectionOf(root, "cluster", reader), base_dir, reader, errors, &result.cluster,
-                catalog);
+                &result.cluster_file, catalog);
     if (!root.contains("parallel"))
         reader.error("parallel", "missing: the parallel layout (tp, pp, dp, micro_batch, "
                                  "global_batch, ...)");
@@ -434,6 +436,11 @@ bool planFromJsonText(const std::string& text, const std::string& base_dir, Plan
                                    "' or a value that is not "
                                    "positive");
     }
+    // What the named files gave (measurements applied): saved as references while unchanged.
+    if (!result.hf_config.written.empty())
+        result.model_read = std::make_shared<const ModelSpec>(result.model);
+    if (!result.cluster_file.written.empty())
+        result.cluster_read = std::make_shared<const ClusterSpec>(result.cluster);
     // How the topology editor drew the cluster; a drawing of another cluster is an error.
     const QJsonValue drawing = root.value("drawing");
     if (errors->empty() && !drawing.isUndefined()) {
@@ -530,19 +537,67 @@ QJsonObject parallelLayoutToJson(const ParallelLayout& p)
     return json;
 }
 
+namespace {
+
+// How a plan saved in `saveDir` names the file: as it was written when saved beside the plan
+// it was read from (or with no folder known), else relative to the new folder.
+QString referenceSpelling(const PlanFileRef& ref, const std::string& saveDir)
+{
+    const std::filesystem::path written(ref.written);
+    if (written.is_absolute() || saveDir.empty() || saveDir == ref.base_dir)
+        return QString::fromStdString(ref.written);
+    std::error_code code;
+    const std::filesystem::path absolute = std::filesystem::absolute(ref.path, code);
+    const std::filesystem::path relative =
+        code ? std::filesystem::path() : std::filesystem::relative(absolute, saveDir, code);
+    return QString::fromStdString(code || relative.empty() ? absolute.string() : relative.string());
+}
+
+QJsonObject modelSection(const Plan& plan, const std::string& saveDir)
+{
+    const QJsonObject fields = modelToJson(plan.model);
+    if (!plan.hf_config.written.empty() && plan.model_read &&
+        modelToJson(*plan.model_read) == fields)
+        return {{"hf_config", referenceSpelling(plan.hf_config, saveDir)}};
+    QJsonObject model = fields; // edited since it was read: embedded
+    if (!plan.model.preset.empty())
+        model["preset"] = QString::fromStdString(plan.model.preset);
+    return model;
+}
+
+QJsonObject clusterSection(const Plan& plan, const std::string& saveDir)
+{
+    const PlanFileRef& ref = plan.cluster_file;
+    if (!ref.written.empty() && plan.cluster_read && *plan.cluster_read == plan.cluster) {
+        QJsonObject cluster{{"file", referenceSpelling(ref, saveDir)}};
+        if (ref.nodes > 0)
+            cluster["nodes"] = ref.nodes;
+        if (ref.nodes_per_rack > 0)
+            cluster["nodes_per_rack"] = ref.nodes_per_rack;
+        if (ref.spine_oversubscription > 0)
+            cluster["spine_oversubscription"] = ref.spine_oversubscription;
+        return cluster;
+    }
+    return QJsonDocument::fromJson(QByteArray::fromStdString(clusterToJsonText(plan.cluster)))
+        .object();
+}
+
+} // namespace
+
 std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
+{
+    return planToJsonText(plan, catalog, {});
+}
+
+std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog,
+                           const std::string& saveDir)
 {
     QJsonObject root;
     root["schema"] = "paraplan-plan/1";
     if (!plan.name.empty())
         root["name"] = QString::fromStdString(plan.name);
-    QJsonObject model = modelToJson(plan.model);
-    if (!plan.model.preset.empty())
-        model["preset"] = QString::fromStdString(plan.model.preset);
-    root["model"] = model;
-    root["cluster"] =
-        QJsonDocument::fromJson(QByteArray::fromStdString(clusterToJsonText(plan.cluster)))
-            .object();
+    root["model"] = modelSection(plan, saveDir);
+    root["cluster"] = clusterSection(plan, saveDir);
     root["parallel"] = parallelLayoutToJson(plan.parallel);
     const TrainingSettings& t = plan.training;
     QJsonObject training{{"seq_len", t.seq_len},
@@ -626,7 +681,7 @@ std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog)
 bool savePlan(const std::string& path, const Plan& plan, std::string* error,
               const HardwareCatalog& catalog)
 {
-    return json::writeFileAtomically(path, planToJsonText(plan, catalog), error);
+    return json::writeFileAtomically(path, planToJsonText(plan, catalog, folderOf(path)), error);
 }
 
 } // namespace paraplan

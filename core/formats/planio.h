@@ -22,8 +22,13 @@ std::vector<std::string> planReferencedFiles(const std::string& path);
 
 /// A parallel layout in the plan file's "parallel" schema.
 QJsonObject parallelLayoutToJson(const ParallelLayout& layout);
-/// The plan as JSON (model and cluster written out in full, with sources).
+/// The plan as JSON: the model and the cluster written out in full, with sources, or, while
+/// they are what the files the plan named gave (model.hf_config, cluster.file), those names
+/// again; `saveDir` (the folder the text is saved in) keeps relative names pointing at the same
+/// files, empty: as they were written.
 std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog);
+std::string planToJsonText(const Plan& plan, const HardwareCatalog& catalog,
+                           const std::string& saveDir);
 /// Atomic: the previous file stays intact until the new one is complete.
 bool savePlan(const std::string& path, const Plan& plan, std::string* error,
               const HardwareCatalog& catalog);

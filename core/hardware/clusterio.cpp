@@ -104,8 +104,9 @@ void ClusterParser::apply(const QJsonObject& root, ClusterSpec* cluster)
         m_reader.error("schema", "'" + schema +
                                      "' is not a cluster format this version reads "
                                      "(paraplan-cluster/1)");
+    // The preset the cluster started from, as the file says (a saved plan keeps it).
     std::string id;
-    if (m_reader.string(root, "id", "", &id) && m_origin == Origin::Preset)
+    if (m_reader.string(root, "id", "", &id))
         cluster->preset = id;
     m_reader.string(root, "name", "", &cluster->name);
     m_reader.string(root, "source", "", &cluster->source);
@@ -152,6 +153,14 @@ void ClusterParser::link(const QJsonObject& node, const char* key, const char* o
         else
             *rate = fromLink(*spec);
     }
+    // The rate: a bare number (this file's own entry), or {"value", "origin", "source"} as a
+    // saved cluster writes a rate that is not the link's catalog figure.
+    if (node.value(QLatin1String(override_key)).isObject()) {
+        fraction(node, override_key, path, rate);
+        if (!(rate->value > 0))
+            m_reader.error(json::join(path, override_key), "must be a positive bandwidth");
+        return;
+    }
     double value = 0;
     if (m_reader.number(node, override_key, path, &value)) {
         if (!(value > 0))
@@ -183,11 +192,16 @@ void ClusterParser::fraction(const QJsonObject& node, const char* key, const std
     m_reader.string(entry, "source", where, &figure.source);
     std::string origin;
     if (m_reader.string(entry, "origin", where, &origin)) {
+        // As written: a preset's datasheet figure saved in a plan stays the preset's.
         if (origin == "assumption")
             figure.origin = Origin::Assumption;
         else if (origin == "measurement")
             figure.origin = Origin::Measurement;
-        else if (origin != "preset" && origin != "user entry")
+        else if (origin == "preset")
+            figure.origin = Origin::Preset;
+        else if (origin == "user entry")
+            figure.origin = Origin::UserEntry;
+        else
             m_reader.error(json::join(where, "origin"), "unknown origin '" + origin + "'");
     }
     *out = figure;
@@ -565,8 +579,16 @@ std::string clusterToJsonText(const ClusterSpec& cluster)
                            const Sourced& rate) {
             if (!id.empty())
                 node[key] = QString::fromStdString(id);
-            if (rate.value > 0)
-                node[rateKey] = rate.value;
+            // The link's catalog figure is the id's to give (its origin and source with it);
+            // any other rate is written with its own.
+            const InterconnectSpec* link =
+                id.empty() ? nullptr : HardwareCatalog::bundled().interconnect(id);
+            const bool fromLink = link && rate.value == link->per_direction_GBps &&
+                                  rate.origin == link->origin &&
+                                  rate.source == link->name + " (" + link->source + ")";
+            if (rate.value > 0 && !fromLink)
+                node[rateKey] = rate.origin == Origin::UserEntry ? QJsonValue(rate.value)
+                                                                 : QJsonValue(sourcedJson(rate));
         };
         putLink("nvlink", "nvlink_GBps", n.nvlink_id, n.nvlink_link_GBps);
         if (!n.nvswitch_id.empty())
