@@ -328,6 +328,29 @@ private slots:
                  0);
     }
 
+    void dashReadsStandardInput()
+    {
+        // "-" for the plan or the file: standard input, from a pipe or a redirected file.
+        const QString plan = QStringLiteral(PARAPLAN_SOURCE_DIR) +
+                             "/resources/examples/llama3-70b-dgx-h100.paraplan.json";
+        QProcess redirected;
+        redirected.setStandardInputFile(plan);
+        redirected.start(binary(), {"evaluate", "-"});
+        QVERIFY(redirected.waitForFinished(60000));
+        QCOMPARE(redirected.exitCode(), 0);
+        QVERIFY(redirected.readAllStandardOutput().startsWith("Llama 3 70B"));
+        QFile log(QStringLiteral(PARAPLAN_TEST_DATA_DIR) + "/measurements/all_reduce_8xh200.log");
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QProcess piped;
+        piped.start(binary(), {"import-measurements", "-"});
+        QVERIFY(piped.waitForStarted());
+        piped.write(log.readAll());
+        piped.closeWriteChannel();
+        QVERIFY(piped.waitForFinished(60000));
+        QCOMPARE(piped.exitCode(), 0);
+        QVERIFY(piped.readAllStandardOutput().contains("28 collective points"));
+    }
+
     void unwritableDirectoryExitsThree()
     {
         if (geteuid() == 0)

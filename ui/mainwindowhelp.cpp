@@ -2,6 +2,8 @@
 
 #include "mainwindow.h"
 
+#include "datapaths.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
@@ -32,10 +34,9 @@ namespace {
 QString userGuideFile()
 {
     const QString app = QCoreApplication::applicationDirPath();
-    const QStringList candidates = {
-        app + "/../share/doc/paraplan/user-guide.md",
-        QStringLiteral(PARAPLAN_DOCS_SOURCE_DIR "/user-guide.md"),
-    };
+    QStringList candidates = {app + "/../share/doc/paraplan/user-guide.md"};
+    if (const QString tree = datapaths::sourceTree(); !tree.isEmpty())
+        candidates << tree + "/docs/user-guide.md";
     for (const QString& path : candidates) {
         if (QFileInfo(path).isFile())
             return QFileInfo(path).canonicalFilePath();

@@ -215,9 +215,13 @@ Args::Args(const Command& command, const std::vector<std::string>& args)
         }
         m_values[key] = argToBytes(values.constFirst());
     }
-    for (const QString& arg : parser.positionalArguments())
-        m_positional.push_back(argToBytes(arg));
     const Positional& p = command.positional;
+    // A file argument of "-" is standard input (a pipe or a redirected file).
+    const std::string_view kind = p.name ? p.name : "";
+    for (const QString& arg : parser.positionalArguments())
+        m_positional.push_back(arg == "-" && (kind == "PLAN" || kind == "FILE")
+                                   ? std::string("/dev/stdin")
+                                   : argToBytes(arg));
     if (static_cast<int>(m_positional.size()) < p.min)
         throw UsageError(std::string(command.name) + " needs " + p.description + ": " +
                          usageLine(command));

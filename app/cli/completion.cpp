@@ -112,9 +112,14 @@ std::string bashScript()
     std::ostringstream s;
     s << "# bash completion for paraplan-cli, written by 'paraplan-cli --completion bash' from\n"
       << "# its command table. Installed as share/bash-completion/completions/paraplan-cli.\n"
+      << "# Also the window's, paraplan (the same file, installed under both names).\n"
+      << "# File names one per line into COMPREPLY (appended), never split at their spaces;\n"
+      << "# -o filenames has readline quote them as it inserts them.\n"
       << "_paraplan_cli_files()\n{\n"
       << "    compopt -o filenames 2>/dev/null\n"
-      << "    COMPREPLY=($(compgen -f -- \"$1\"))\n}\n\n"
+      << "    local name\n"
+      << "    while IFS= read -r name; do COMPREPLY+=(\"$name\"); done < <(compgen -f -- \"$1\")\n"
+      << "}\n\n"
       << "_paraplan_cli()\n{\n"
       << "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
       << "    COMPREPLY=()\n"
@@ -136,8 +141,8 @@ std::string bashScript()
             const std::string values = enumValues(option.name);
             s << "        " << option.name << ")\n";
             if (option.name == "--cluster") // a preset or a cluster file
-                s << "            _paraplan_cli_files \"$cur\"\n"
-                  << "            COMPREPLY+=($(compgen -W \"" << values << "\" -- \"$cur\"))\n";
+                s << "            COMPREPLY=($(compgen -W \"" << values << "\" -- \"$cur\"))\n"
+                  << "            _paraplan_cli_files \"$cur\"\n";
             else if (!values.empty())
                 s << "            COMPREPLY=($(compgen -W \"" << values << "\" -- \"$cur\"))\n";
             else if (takesFile(option))
@@ -159,7 +164,22 @@ std::string bashScript()
       << "        COMPREPLY=($(compgen -W \"" << commandNames() << "\" -- \"$cur\"))\n"
       << "    else\n        _paraplan_cli_files \"$cur\"\n    fi\n"
       << "    return 0\n}\n"
-      << "complete -F _paraplan_cli paraplan-cli\n";
+      << "complete -F _paraplan_cli paraplan-cli\n\n"
+      << "_paraplan()\n{\n"
+      << "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
+      << "    COMPREPLY=()\n"
+      << "    case \"$prev\" in\n"
+      << "    --screenshot|--import-measurements) _paraplan_cli_files \"$cur\"; return 0 ;;\n"
+      << "    --size) COMPREPLY=($(compgen -W \"1280x800 1920x1080 2560x1600\" -- \"$cur\"));"
+         " return 0 ;;\n"
+      << "    --tab) COMPREPLY=($(compgen -W \"0 1 2 3 4 5 6 7 8\" -- \"$cur\")); return 0 ;;\n"
+      << "    esac\n"
+      << "    if [[ \"$cur\" == -* ]]; then\n"
+      << "        COMPREPLY=($(compgen -W \"--screenshot --size --tab --import-measurements "
+         "--search --help --version\" -- \"$cur\"))\n"
+      << "    else\n        _paraplan_cli_files \"$cur\"\n    fi\n"
+      << "    return 0\n}\n"
+      << "complete -F _paraplan paraplan\n";
     return s.str();
 }
 

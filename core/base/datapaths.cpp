@@ -2,18 +2,38 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 namespace paraplan::datapaths {
 
+QString executableDir()
+{
+    if (QCoreApplication::instance())
+        return QCoreApplication::applicationDirPath();
+    return QFileInfo(QFile::symLinkTarget("/proc/self/exe")).absolutePath();
+}
+
+QString sourceTree()
+{
+    QDir dir(executableDir());
+    for (int up = 0; up < 3; ++up) {
+        QFile marker(dir.filePath("paraplan-source-tree"));
+        if (marker.open(QIODevice::ReadOnly)) {
+            const QString tree = QString::fromUtf8(marker.readAll()).trimmed();
+            return QFileInfo(tree).isDir() ? tree : QString();
+        }
+        if (!dir.cdUp())
+            break;
+    }
+    return {};
+}
+
 QString dataDir()
 {
-    QStringList candidates;
-    // applicationDirPath() needs a Q(Core)Application; tests and tools without one fall back
-    // to the source tree.
-    if (QCoreApplication::instance())
-        candidates << QCoreApplication::applicationDirPath() + "/../share/paraplan";
-    candidates << QStringLiteral(PARAPLAN_SOURCE_DATA_DIR);
+    QStringList candidates{executableDir() + "/../share/paraplan"};
+    if (const QString tree = sourceTree(); !tree.isEmpty())
+        candidates << tree + "/resources";
     for (const QString& path : candidates) {
         if (QFileInfo(path + "/examples").isDir())
             return QDir(path).canonicalPath();

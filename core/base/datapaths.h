@@ -15,6 +15,15 @@ namespace paraplan::datapaths {
 /// this binary was built from. Empty when neither exists.
 QString dataDir();
 
+/// The folder of the running executable (QCoreApplication's when there is one, else
+/// /proc/self/exe's).
+QString executableDir();
+
+/// The source tree a program in a build folder was built from: the path in the
+/// paraplan-source-tree file CMake writes at the top of the build folder, found from the
+/// executable's folder upwards (two levels: build/app, build/tests). Empty when installed.
+QString sourceTree();
+
 /// The example plans: every *.paraplan.json and *.json file in dataDir()/examples, listed
 /// from the folder (not from a fixed list), sorted by file name, as absolute paths.
 QStringList examplePlans();

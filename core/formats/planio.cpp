@@ -58,6 +58,9 @@ std::string resolve(const std::string& base, const std::string& path)
 
 std::string folderOf(const std::string& path)
 {
+    // A plan piped in: its relative names are relative to where the command runs.
+    if (path == "/dev/stdin" || path == "/proc/self/fd/0" || path == "/dev/fd/0")
+        return std::filesystem::current_path().string();
     std::error_code code;
     const std::filesystem::path absolute = std::filesystem::absolute(path, code);
     return (code ? std::filesystem::path(path) : absolute).parent_path().string();

@@ -1,5 +1,6 @@
 // libFuzzer harness: the plan file reader (planFromJsonText). A plan it accepts must survive
-// writing and reading back, and one that validates must evaluate to finite numbers.
+// writing and reading back, byte for byte on the second save (save -> open -> save is
+// idempotent), and one that validates must evaluate to finite numbers.
 
 #include "fuzzinput.h"
 #include "planio.h"
@@ -23,6 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     std::vector<std::string> againErrors;
     FUZZ_ASSERT_READ_BACK(planFromJsonText(written, fuzz::kBaseDir, &again, &againErrors, catalog),
                           "a plan", written, againErrors);
+    FUZZ_ASSERT(planToJsonText(again, catalog) == written,
+                "save -> open -> save writes the same bytes");
     // Building the collective model grows with the cluster; keep the evaluations small.
     if (validatePlan(plan, catalog).empty() && plan.cluster.totalGpus() <= 4096) {
         const StepCost cost = StepEngine(plan.cluster, catalog).evaluate(plan);

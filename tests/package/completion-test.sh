@@ -64,6 +64,23 @@ expect paraplan-cli import-topology --gpu "" -- h100-sxm5-80gb
 dir=$(mktemp -d)
 touch "$dir/a.paraplan.json" "$dir/b.json"
 expect paraplan-cli evaluate "$dir/" -- "$dir/a.paraplan.json" "$dir/b.json"
+# A name with spaces is one candidate, not three; a star in a name is not expanded.
+touch "$dir/my plan v2.json" "$dir/star*.json"
+expect paraplan-cli evaluate "$dir/my" -- "$dir/my plan v2.json"
+refuse paraplan-cli evaluate "$dir/my" -- "$dir/my" "plan" "v2.json"
+expect paraplan-cli report "$dir/" -o "$dir/st" -- "$dir/star*.json"
+expect paraplan-cli collective --cluster "$dir/my" -- "$dir/my plan v2.json"
+# The window: its options, and plan files.
+complete_gui() {
+    bash --norc --noprofile -c '
+        source "$1"; shift
+        COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+        _paraplan
+        printf "%s\n" "${COMPREPLY[@]}"' completion-test "$bash_script" "$@"
+}
+grep -qxF -- "--screenshot" <<<"$(complete_gui paraplan --s)" || fail "paraplan --s offers no --screenshot"
+grep -qxF -- "$dir/my plan v2.json" <<<"$(complete_gui paraplan "$dir/my")" ||
+    fail "paraplan does not complete plan files"
 rm -r "$dir"
 
 if command -v zsh >/dev/null 2>&1; then

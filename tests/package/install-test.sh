@@ -117,6 +117,19 @@ done
 
 step "lintian"
 lintian --fail-on error,warning "${debs[@]}" || fail "lintian"
+# Debian's hardening flags are in every binary: no hardening tag, not even at info level.
+hardening=$(lintian -I "${debs[@]}" 2>&1 | grep -E 'hardening-' || true)
+[ -z "$hardening" ] || fail "lintian hardening tags: $hardening"
+
+step "no build-tree path in the installed binaries"
+source_tree=$(cd "$(dirname "$0")/../.." && pwd)
+for file in "$bin"/*; do
+    # 8-bit and 16-bit (QStringLiteral) strings alike.
+    if strings -a "$file" | grep -qF -e "$source_tree" -e "$build" ||
+        strings -a -el "$file" | grep -qF -e "$source_tree" -e "$build"; then
+        fail "$(basename "$file") holds a path of the build or source tree"
+    fi
+done
 
 if [ "$with_probe" != probe ]; then
     [ ! -e "$bin/paraplan-probe" ] || fail "a probe was packaged by a build without one"
