@@ -683,14 +683,25 @@ void TstLaunchTitan::torchtitanImportNegative()
     // A layout that does not fit the base plan's cluster.
     r = importTorchtitan("[parallelism]\ndata_parallel_shard_degree = 3\n", base, catalog());
     QVERIFY(!r.errors.empty());
-    // An unknown flavor keeps the base model; -1 takes the rest of the cluster's GPUs.
-    r = importTorchtitan("[model]\nname = \"qwen3\"\nflavor = \"32B\"\n[parallelism]\n"
+    // An unknown flavor is refused (the base plan's model would be costed under its name).
+    r = importTorchtitan("[model]\nname = \"qwen3\"\nflavor = \"32B\"\n", base, catalog());
+    QVERIFY(anyContains(r.errors, "qwen3 flavor 32B has no Paraplan preset"));
+    r = importTorchtitan("[model]\nname = \"flux\"\nflavor = \"flux-dev\"\n", base, catalog());
+    QVERIFY(anyContains(r.errors, "flux flavor flux-dev has no Paraplan preset"));
+    // Sequence parallelism follows tp (torchtitan has no switch): a tp 1 file over a base
+    // plan with sequence parallelism imports, without it.
+    QVERIFY(base.parallel.sequence_parallel);
+    r = importTorchtitan("[parallelism]\ntensor_parallel_degree = 1\n[training]\n"
+                         "local_batch_size = 1\nglobal_batch_size = 128\n",
+                         base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QVERIFY(!r.plan.parallel.sequence_parallel);
+    // -1 takes the rest of the cluster's GPUs.
+    r = importTorchtitan("[parallelism]\n"
                          "tensor_parallel_degree = 8\n[training]\nlocal_batch_size = 1\n"
                          "global_batch_size = 64\n",
                          base, catalog());
     QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
-    QCOMPARE(r.plan.model.preset, base.model.preset);
-    QVERIFY(anyContains(r.warnings, "qwen3 flavor 32B has no Paraplan preset"));
     QCOMPARE(r.plan.parallel.dp, 16);
     QCOMPARE(r.plan.parallel.zero, 3);
     QCOMPARE(r.plan.parallel.recompute, Recompute::Selective); // torchtitan's default mode

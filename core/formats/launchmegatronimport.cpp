@@ -9,6 +9,8 @@
 #include "launchconfigdetail.h"
 #include "launchshell.h"
 
+#include <QFile>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -117,6 +119,66 @@ const std::map<std::string, int>& handledFlags()
     return flags;
 }
 
+/// Megatron-LM's own options (resources/launch/megatron-lm-options.txt: every --flag of
+/// megatron/training/arguments.py at the pinned commit) and their arity: 0 a switch, 1 one value,
+/// 2 a list.
+const std::map<std::string, int>& megatronOptions()
+{
+    static const std::map<std::string, int> options = [] {
+        std::map<std::string, int> read;
+        QFile file(QStringLiteral(":/paraplan/launch/megatron-lm-options.txt"));
+        if (!file.open(QIODevice::ReadOnly))
+            return read;
+        for (const QByteArray& raw : file.readAll().split('\n')) {
+            const QList<QByteArray> parts = raw.simplified().split(' ');
+            if (parts.size() == 2 && parts[0].startsWith("--"))
+                read[parts[0].toStdString()] = parts[1] == "switch" ? 0
+                                               : parts[1] == "list" ? 2
+                                                                    : 1;
+        }
+        return read;
+    }();
+    return options;
+}
+
+// The edit distance between two option names, with '_' and '-' alike (a misspelled flag's
+// nearest known one).
+size_t editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const char x = a[i - 1] == '_' ? '-' : a[i - 1];
+            const char y = b[j - 1] == '_' ? '-' : b[j - 1];
+            const size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x == y ? 0 : 1)});
+            diagonal = row[j];
+            row[j] = next;
+        }
+    }
+    return row[b.size()];
+}
+
+/// "--num-layers" for "--num_layers", "--tensor-model-parallel-size" for
+/// "--tensor-model-parallel": the known option nearest to `name` (a prefix counts as near).
+std::string nearestOption(const std::string& name)
+{
+    std::string best;
+    size_t bestDistance = std::string::npos;
+    for (const auto& [option, arity] : megatronOptions()) {
+        (void)arity;
+        const size_t d = option.rfind(name, 0) == 0 ? 1 : editDistance(name, option);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = option;
+        }
+    }
+    return bestDistance <= std::max<size_t>(3, name.size() / 4) ? best : std::string();
+}
+
 /// Why a field that is not Known cannot be read, and what to write instead.
 std::string unreadable(const Field& f, const std::string& instead)
 {
@@ -155,7 +217,22 @@ bool readFlags(const std::vector<Field>& words, FlagValues* flags, LaunchImport*
             name = name.substr(0, eq);
         }
         const auto known = handled.find(name);
-        const bool isSwitch = known != handled.end() && known->second == 0;
+        // Megatron-LM refuses a flag that is not its own at parse time (its parser takes no
+        // abbreviations): so does the import, naming the option meant.
+        const auto option = megatronOptions().find(name);
+        if (known == handled.end() && option == megatronOptions().end() &&
+            !megatronOptions().empty()) {
+            const std::string nearest = nearestOption(name);
+            result->errors.push_back(
+                name +
+                " is not a Megatron-LM option (megatron/training/arguments.py; "
+                "Megatron-LM refuses it too)" +
+                (nearest.empty() ? std::string() : ": did you mean " + nearest + "?"));
+            return false;
+        }
+        const bool isSwitch =
+            (known != handled.end() && known->second == 0) ||
+            (known == handled.end() && option != megatronOptions().end() && option->second == 0);
         // A word that is not known after a switch is read as the next flags, not its value.
         while (eq == std::string::npos && i + 1 < words.size() &&
                (words[i + 1].state == Field::Known ? words[i + 1].text.rfind("--", 0) != 0
@@ -213,9 +290,12 @@ bool findFlags(const std::vector<std::vector<Field>>& commands, std::vector<Fiel
         if (notARun(command))
             continue;
         for (size_t i = 0; i < command.size(); ++i) {
+            // The script by name, its folder a variable or not (${MEGATRON_PATH}/pretrain_gpt.py).
             const std::string& t = command[i].text;
-            if (command[i].state != Field::Known || t.size() < 15 ||
-                t.compare(t.size() - 15, 15, "pretrain_gpt.py") != 0)
+            const bool named = t.size() >= 15 &&
+                               t.compare(t.size() - 15, 15, "pretrain_gpt.py") == 0 &&
+                               (t.size() == 15 || t[t.size() - 16] == '/');
+            if (command[i].state == Field::Refused || !named)
                 continue;
             long long nodes = 0;
             long long perNode = 0;

@@ -422,6 +422,14 @@ Field scalarValue(const Part& p, const Variables& vars)
     Field f;
     f.started = true;
     const auto found = vars.find(p.text);
+    // Not set in the script, with a plain default (LAYERS=${LAYERS:-32}): the default, as the
+    // script runs without that variable in its environment.
+    if (found == vars.end() && isName(p.text) && p.hasDefault &&
+        p.fallback.find_first_of("$`\"'\\") == std::string::npos) {
+        f.text = p.fallback;
+        f.state = Field::Known;
+        return f;
+    }
     if (found == vars.end() || !isName(p.text)) {
         f.text = p.raw;
         f.state = Field::Unknown;
@@ -632,8 +640,14 @@ std::vector<std::vector<Field>> evaluate(const std::vector<Command>& commands)
 bool readScript(const std::string& text, std::vector<std::vector<Field>>* commands,
                 std::string* error)
 {
+    // A script saved with Windows line ends: a backslash before "\r\n" continues the line.
+    std::string lf;
+    lf.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i)
+        if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
+            lf += text[i];
     std::vector<Command> parsed;
-    if (!ShellReader(text).read(&parsed, error))
+    if (!ShellReader(lf).read(&parsed, error))
         return false;
     *commands = evaluate(parsed);
     return true;

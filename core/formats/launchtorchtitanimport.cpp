@@ -200,6 +200,9 @@ void TitanReader::checkKeys()
 
 void TitanReader::readModel()
 {
+    // A file that names no model (a layout alone) keeps the base plan's.
+    if (!get("model.name") && !get("model.flavor"))
+        return;
     const std::string name = text("model.name", "llama3");
     const std::string flavor = text("model.flavor", "debugmodel");
     Plan& plan = out->plan;
@@ -211,11 +214,14 @@ void TitanReader::readModel()
         if (name == f.name && flavor == f.flavor)
             preset = f.preset;
     if (!preset) {
-        warn("model " + name + " flavor " + flavor +
-             " has no Paraplan preset (llama3 8B, 70B and 405B, deepseek_v3 671B, qwen3 30B-A3B "
-             "and 235B-A22B, gpt_oss 120b, llama4 17bx16e and 17bx128e do); the base plan's "
-             "model (" +
-             base.model.name + ") is kept");
+        // Refused, not the base plan's model under this file's layout: the plan would cost a
+        // model the file does not train.
+        out->errors.push_back(
+            "model " + name + " flavor " + flavor +
+            " has no Paraplan preset (llama3 8B, 70B and 405B, deepseek_v3 671B, qwen3 30B-A3B "
+            "and 235B-A22B, gpt_oss 120b, llama4 17bx16e and 17bx128e do): give one of those, "
+            "or import the model's Hugging Face config.json into the base plan and the layout "
+            "from a llama3 file");
         return;
     }
     ModelSpec model;
@@ -315,7 +321,8 @@ void TitanReader::readDegrees()
     } else {
         p.zero = 0;
     }
-    p.sequence_parallel = p.tp > 1 ? true : base.parallel.sequence_parallel;
+    // torchtitan has no switch: its tensor parallelism is sequence-parallel whenever tp > 1.
+    p.sequence_parallel = p.tp > 1;
     if (p.tp > 1)
         p.tp_overlap = flag("parallelism.enable_async_tensor_parallel", false) ? TpOverlap::AgGemm
                                                                                : TpOverlap::None;
