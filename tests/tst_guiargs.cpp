@@ -44,22 +44,28 @@ bool qtNotice(const QString& line)
     return line.startsWith("This plugin does not support") || line.startsWith("QStandardPaths:");
 }
 
-// `display` false: no display at all (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM unset).
-Run runGui(const QStringList& args, const QString& home, bool display = true)
+// The window's environment: the offscreen platform and a scratch home (settings, recent files
+// and recovery copies go there, not to the user's); `display` false: no display at all
+// (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM unset).
+QProcessEnvironment guiEnvironment(const QString& home, bool display = true)
 {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
     if (!display) {
         for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
             env.remove(name);
     }
-    // Settings, recent files and recovery copies go to a scratch home, not the user's.
     env.insert("HOME", home);
     env.insert("XDG_CONFIG_HOME", home + "/config");
     env.insert("XDG_DATA_HOME", home + "/data");
     env.insert("XDG_RUNTIME_DIR", home);
-    process.setProcessEnvironment(env);
+    return env;
+}
+
+Run runGui(const QStringList& args, const QString& home, bool display = true)
+{
+    QProcess process;
+    process.setProcessEnvironment(guiEnvironment(home, display));
     QElapsedTimer timer;
     timer.start();
     process.start(PARAPLAN_BINARY_DIR "/app/paraplan", args);
@@ -242,13 +248,7 @@ private slots:
         // killed by the signal.
         QFETCH(int, sig);
         QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("QT_QPA_PLATFORM", "offscreen");
-        env.insert("HOME", m_home.path());
-        env.insert("XDG_CONFIG_HOME", m_home.path() + "/config");
-        env.insert("XDG_DATA_HOME", m_home.path() + "/data");
-        env.insert("XDG_RUNTIME_DIR", m_home.path());
-        process.setProcessEnvironment(env);
+        process.setProcessEnvironment(guiEnvironment(m_home.path()));
         process.start(PARAPLAN_BINARY_DIR "/app/paraplan", {kExample});
         QVERIFY(process.waitForStarted());
         QTest::qWait(2000); // the window is up and evaluating
