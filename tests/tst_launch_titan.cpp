@@ -194,6 +194,7 @@ private slots:
     void torchtitanRoundTrip();
     void torchtitanImportNegative();
     void torchtitanImportRefusals();
+    void frameworksOwnFilesImport();
     void deepspeedKeysArePinned();
     void deepspeedBatchArithmetic();
     void deepspeedWarningsAndLauncher();
@@ -705,6 +706,40 @@ void TstLaunchTitan::torchtitanImportNegative()
     QCOMPARE(r.plan.parallel.dp, 16);
     QCOMPARE(r.plan.parallel.zero, 3);
     QCOMPARE(r.plan.parallel.recompute, Recompute::Selective); // torchtitan's default mode
+}
+
+// The frameworks' own files (tests/data/launch/frameworks, with their commits): the right model
+// and layout, or a refusal that names what is missing.
+void TstLaunchTitan::frameworksOwnFilesImport()
+{
+    const Plan base = examplePlan("llama3-70b-dgx-h100.paraplan.json");
+    auto read = [](const char* name) {
+        QFile file(test::dataPath(QString("launch/frameworks/") + name));
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("no %s", name);
+        return file.readAll().toStdString();
+    };
+    LaunchImport r = importTorchtitan(read("torchtitan-v0.2.2-llama3_8b.toml"), base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.model.preset, std::string("llama3-8b"));
+    QCOMPARE(r.plan.training.seq_len, 8192);
+    QCOMPARE(r.plan.parallel.tp, 1);
+    QCOMPARE(r.plan.parallel.zero, 3); // data_parallel_shard_degree -1: FSDP over all GPUs
+    QVERIFY(!r.plan.parallel.sequence_parallel);
+    r = importTorchtitan(read("torchtitan-v0.2.2-deepseek_v3_671b.toml"), base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.model.preset, std::string("deepseek-v3"));
+    QVERIFY(r.plan.model.isMoe());
+    r = importTorchtitan(read("torchtitan-v0.2.2-qwen3_32b.toml"), base, catalog());
+    QVERIFY(anyContains(r.errors, "qwen3 flavor 32B has no Paraplan preset"));
+    // Megatron-LM's example scripts set flag arrays inside if blocks, which the import does not
+    // run: refused, naming the array and the block.
+    for (const auto& [name, array] :
+         {std::pair{"megatron-lm-d98e8a6-train_llama3_8b_h100_fp8.sh", "DTYPE_ARGS"},
+          std::pair{"megatron-lm-d98e8a6-train_mixtral_8x7b_distributed.sh", "LOGGING_ARGS"}}) {
+        r = importLaunchConfig(read(name), LaunchTarget::Megatron, base, catalog());
+        QVERIFY(anyContains(r.errors, std::string(array) + " is set inside an if"));
+    }
 }
 
 void TstLaunchTitan::torchtitanImportRefusals()
