@@ -824,6 +824,9 @@ private slots:
             {"LAYERS=$1\npython pretrain_gpt.py --num-layers=$LAYERS\n",
              "LAYERS is set to '$1' ($1 is an argument of the script)"},
             {"if true; then TP=4; fi\npython pretrain_gpt.py --tensor-model-parallel-size $TP\n",
+             "the plan depends on the if block 'if true'"},
+            {"for n in 1 2; do TP=4; done\npython pretrain_gpt.py --tensor-model-parallel-size "
+             "$TP\n",
              "TP is set inside an if, for, while or case block"},
             {"python pretrain_gpt.py $EXTRA_ARGS\n", "'$EXTRA_ARGS': EXTRA_ARGS is not set"},
             {"python pretrain_gpt.py --tensor-model-parallel-size $(nproc)\n",
@@ -921,6 +924,14 @@ private slots:
             << "torchrun ${MEGATRON_PATH}/pretrain_gpt.py --num-layers 48 --bf16\n";
         QTest::newRow("CRLF") << "torchrun pretrain_gpt.py \\\r\n  --num-layers 48 \\\r\n"
                                  "  --bf16\r\n";
+        // An if whose test the script decides takes its branch; one it cannot decide (the
+        // environment) is read both ways and gives the same plan.
+        QTest::newRow("known test")
+            << "L=48\nif [[ \"$L\" == \"48\" ]] && [ -n \"$L\" ]; then A=(--num-layers $L)\n"
+               "else A=(--num-layers 2); fi\ntorchrun pretrain_gpt.py ${A[@]} --bf16\n";
+        QTest::newRow("either way") << "A=(--num-layers 48)\nif [ -n \"$WANDB_API_KEY\" ]; then "
+                                       "A+=(--wandb-project x); fi\n"
+                                       "torchrun pretrain_gpt.py ${A[@]} --bf16\n";
     }
 
     void importReadsScriptsAsUsersWriteThem()

@@ -732,14 +732,29 @@ void TstLaunchTitan::frameworksOwnFilesImport()
     QVERIFY(r.plan.model.isMoe());
     r = importTorchtitan(read("torchtitan-v0.2.2-qwen3_32b.toml"), base, catalog());
     QVERIFY(anyContains(r.errors, "qwen3 flavor 32B has no Paraplan preset"));
-    // Megatron-LM's example scripts set flag arrays inside if blocks, which the import does not
-    // run: refused, naming the array and the block.
-    for (const auto& [name, array] :
-         {std::pair{"megatron-lm-d98e8a6-train_llama3_8b_h100_fp8.sh", "DTYPE_ARGS"},
-          std::pair{"megatron-lm-d98e8a6-train_mixtral_8x7b_distributed.sh", "LOGGING_ARGS"}}) {
-        r = importLaunchConfig(read(name), LaunchTarget::Megatron, base, catalog());
-        QVERIFY(anyContains(r.errors, std::string(array) + " is set inside an if"));
-    }
+    // Megatron-LM's example scripts: their if blocks (DTYPE == fp8 decided by the script, the
+    // mock-data test by its arguments' defaults, the W&B key by the environment either way).
+    r = importLaunchConfig(read("megatron-lm-d98e8a6-train_llama3_8b_h100_fp8.sh"),
+                           LaunchTarget::Megatron, base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.model.layers, 32);
+    QCOMPARE(r.plan.model.hidden, 4096);
+    QCOMPARE(r.plan.model.kv_heads, 8);
+    QCOMPARE(r.plan.model.ffn_hidden, 14336);
+    QCOMPARE(r.plan.training.dtype, Dtype::FP8);
+    QVERIFY(r.plan.training.fp8_param_gather);
+    QCOMPARE(r.plan.training.seq_len, 8192);
+    QCOMPARE(r.plan.parallel.tp, 1);
+    QCOMPARE(r.plan.parallel.global_batch, 128);
+    r = importLaunchConfig(read("megatron-lm-d98e8a6-train_mixtral_8x7b_distributed.sh"),
+                           LaunchTarget::Megatron, base, catalog());
+    QVERIFY2(r.errors.empty(), joined(r.errors).c_str());
+    QCOMPARE(r.plan.model.experts, 8);
+    QCOMPARE(r.plan.model.experts_per_token, 2);
+    QCOMPARE(r.plan.model.layers, 32);
+    QCOMPARE(r.plan.parallel.pp, 4);
+    QCOMPARE(r.plan.parallel.ep, 8);
+    QVERIFY(!r.plan.parallel.sequence_parallel); // --sequence-parallel at tp 1: off, as Megatron
 }
 
 void TstLaunchTitan::torchtitanImportRefusals()

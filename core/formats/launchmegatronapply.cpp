@@ -457,7 +457,12 @@ void applyLayout(const FlagReader& f, long long world, Plan* plan)
         else
             p.interleave = static_cast<int>(layers / (p.pp * *per));
     }
-    p.sequence_parallel = f.has("--sequence-parallel");
+    // Megatron-LM turns sequence parallelism off at tp 1 (arguments.py, validate_args:
+    // "Disabling sequence parallelism because tensor model parallelism is disabled").
+    p.sequence_parallel = f.has("--sequence-parallel") && p.tp > 1;
+    if (f.has("--sequence-parallel") && p.tp == 1)
+        f.warn("--sequence-parallel at tensor-model-parallel-size 1: Megatron-LM turns it off, "
+               "and so does the plan");
     p.recompute = Recompute::None;
     const std::string granularity = f.text("--recompute-granularity");
     if (granularity == "selective" || f.has("--recompute-activations"))

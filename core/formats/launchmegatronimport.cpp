@@ -8,6 +8,7 @@
 // the command are refused, and nothing in the script is run.
 #include "launchconfigdetail.h"
 #include "launchshell.h"
+#include "planio.h"
 
 #include <QFile>
 
@@ -17,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -341,17 +343,13 @@ bool findFlags(const std::vector<std::vector<Field>>& commands, std::vector<Fiel
 
 } // namespace
 
-LaunchImport importMegatron(const std::string& text, const Plan& base,
+namespace {
+
+LaunchImport importCommands(const std::vector<std::vector<Field>>& commands, const Plan& base,
                             const HardwareCatalog& catalog)
 {
     LaunchImport result;
     result.plan = base;
-    std::vector<std::vector<Field>> commands;
-    std::string error;
-    if (!shell::readScript(text, &commands, &error)) {
-        result.errors.push_back(error);
-        return result;
-    }
     std::vector<Field> words;
     long long world = 0;
     if (!findFlags(commands, &words, &world, &result))
@@ -361,6 +359,74 @@ LaunchImport importMegatron(const std::string& text, const Plan& base,
         return result;
     launch::applyMegatronFlags(flags, world, &result, catalog);
     return result;
+}
+
+} // namespace
+
+LaunchImport importMegatron(const std::string& text, const Plan& base,
+                            const HardwareCatalog& catalog)
+{
+    std::vector<std::vector<std::vector<Field>>> variants;
+    std::vector<std::string> blocks;
+    std::string error;
+    if (!shell::readScriptVariants(text, &variants, &blocks, &error)) {
+        LaunchImport refused;
+        refused.plan = base;
+        refused.errors.push_back(error);
+        return refused;
+    }
+    // Each way the if blocks of unknown tests can go, read as its own script: one plan for all
+    // of them is the script's plan; plans that differ name the block they depend on.
+    LaunchImport first = importCommands(variants.front(), base, catalog);
+    const std::string firstPlan = first.errors.empty() ? planToJsonText(first.plan, catalog) : "";
+    for (size_t k = 1; k < variants.size(); ++k) {
+        const LaunchImport other = importCommands(variants[k], base, catalog);
+        const std::string otherPlan =
+            other.errors.empty() ? planToJsonText(other.plan, catalog) : "";
+        if (other.errors == first.errors && otherPlan == firstPlan)
+            continue;
+        size_t bit = 0;
+        while (bit + 1 < blocks.size() && !((k >> bit) & 1u))
+            ++bit;
+        // What the two readings disagree on: an error in one of them, or the first line of
+        // the plans that differs.
+        std::string differs;
+        if (!first.errors.empty() || !other.errors.empty()) {
+            differs = !first.errors.empty() ? first.errors.front() + " (the block not taken)"
+                                            : other.errors.front() + " (the block taken)";
+        } else {
+            std::istringstream a(firstPlan);
+            std::istringstream b(otherPlan);
+            std::string la;
+            std::string lb;
+            while (std::getline(a, la) && std::getline(b, lb) && la == lb) {
+            }
+            auto trim = [](const std::string& s) {
+                const size_t from = s.find_first_not_of(' ');
+                return from == std::string::npos ? std::string() : s.substr(from);
+            };
+            differs = "not taken, the plan reads '" + trim(la) + "'; taken, '" + trim(lb) + "'";
+        }
+        LaunchImport refused;
+        refused.plan = base;
+        refused.errors.push_back("the plan depends on the if block '" +
+                                 (blocks.empty() ? std::string("?") : blocks[bit]) +
+                                 "', whose test Paraplan cannot evaluate (it reads the "
+                                 "environment, an argument or a command): " +
+                                 differs +
+                                 "; set what it sets outside the block, or write the flags "
+                                 "themselves");
+        return refused;
+    }
+    for (size_t b = 0; b < blocks.size(); ++b)
+        first.warnings.push_back(
+            b < size_t(shell::kMaxUnknownBlocks)
+                ? "the if block '" + blocks[b] +
+                      "' was read both ways (its test is not the script's to decide): the plan "
+                      "is the same"
+                : "the if block '" + blocks[b] + "' was read as not taken (more than " +
+                      std::to_string(shell::kMaxUnknownBlocks) + " blocks of unknown tests)");
+    return first;
 }
 
 } // namespace paraplan

@@ -2,6 +2,7 @@
 // manual's rules for quoting, parameter expansion, arrays and word splitting
 // (https://www.gnu.org/software/bash/manual/bash.html, "Shell Expansions" and "Arrays").
 #include "launchshell.h"
+#include "launchshelldetail.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,393 +12,7 @@
 namespace paraplan::shell {
 namespace {
 
-/// One piece of a shell word: literal text, a variable ($NAME, ${NAME}, ${NAME:-default}), an
-/// array expansion (${NAME[@]}) or syntax Paraplan does not evaluate.
-struct Part
-{
-    enum Kind
-    {
-        Text,
-        Var,
-        Array,
-        Unsupported
-    };
-    Kind kind = Text;
-    std::string text; ///< Text: the characters; Var, Array: the name; Unsupported: what it is
-    std::string raw;  ///< as written in the script
-    bool quoted = false;
-    bool hasDefault = false; ///< ${NAME-word} or ${NAME:-word}
-    bool defaultIfEmpty = false;
-    std::string fallback;
-};
-
-struct Word
-{
-    std::vector<Part> parts;
-    std::string raw;
-};
-
-/// A simple command, or (array not empty) the array definition NAME=( ... ) / NAME+=( ... ).
-struct Command
-{
-    std::vector<Word> words;
-    std::string array;
-    bool append = false;
-};
-
-bool isName(const std::string& s)
-{
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-        return false;
-    for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-            return false;
-    return true;
-}
-
-/// Splits shell text into commands of words: quotes, comments, line continuations, $-expansions
-/// and NAME=( ... ) array definitions over several lines. Nothing is evaluated here.
-class ShellReader
-{
-public:
-    explicit ShellReader(const std::string& text) : s(text) {}
-
-    bool read(std::vector<Command>* commands, std::string* error);
-
-private:
-    void step();
-
-    /// At '(' right after NAME= or NAME+= opening a command: starts the array's elements.
-    bool arrayStart();
-
-    void doubleQuoted();
-
-    /// At '$': a variable, ${...}, $( ... ) or $(( ... )). Leaves i on the last character read.
-    void dollar(bool quoted);
-
-    void braced(const std::string& in, Part* p);
-
-    void backtick();
-
-    /// The index of the parenthesis closing the one at open (nested, quotes skipped).
-    size_t closing(size_t open, char o, char c);
-
-    void countLines(size_t from, size_t to);
-    void text(const std::string& t, bool quoted);
-    void unsupported(const std::string& raw, const std::string& what);
-    void addPart(const Part& p);
-    void endWord();
-    void endCommand();
-    void fail(const std::string& what) { error_ = "line " + std::to_string(line) + ": " + what; }
-
-    std::string s;
-    size_t i = 0;
-    int line = 1;
-    int arrayLine = 0;
-    Word word;
-    bool inWord = false;
-    Command command;
-    std::vector<Command>* out = nullptr;
-    std::string error_;
-};
-
-bool ShellReader::read(std::vector<Command>* commands, std::string* error)
-{
-    out = commands;
-    for (i = 0; i < s.size() && error_.empty(); ++i)
-        step();
-    if (error_.empty() && !command.array.empty())
-        error_ = "line " + std::to_string(arrayLine) + ": the array " + command.array +
-                 "=( is never closed";
-    if (!error_.empty()) {
-        *error = error_;
-        return false;
-    }
-    endCommand();
-    return true;
-}
-
-void ShellReader::step()
-{
-    const char c = s[i];
-    if (c == '\\' && i + 1 < s.size()) {
-        if (s[i + 1] == '\n') {
-            ++i;
-            ++line;
-            return;
-        }
-        text(std::string(1, s[++i]), false);
-    } else if (c == '#' && !inWord) {
-        while (i + 1 < s.size() && s[i + 1] != '\n')
-            ++i;
-    } else if (c == '\'') {
-        const size_t end = s.find('\'', i + 1);
-        if (end == std::string::npos)
-            return fail("a single quote is never closed");
-        countLines(i, end);
-        text(s.substr(i + 1, end - i - 1), true);
-        i = end;
-    } else if (c == '"') {
-        doubleQuoted();
-    } else if (c == '$') {
-        dollar(false);
-    } else if (c == '`') {
-        backtick();
-    } else if (c == '(' && command.array.empty() && arrayStart()) {
-        return;
-    } else if (c == ')' && !command.array.empty()) {
-        endWord();
-        out->push_back(command);
-        command = Command();
-    } else if (c == '\n' || c == ';' || c == '|' || c == '&') {
-        if (c == '\n')
-            ++line;
-        if (command.array.empty())
-            endCommand();
-        else if (c != '\n')
-            unsupported(std::string(1, c), "a command separator inside an array");
-        else
-            endWord();
-    } else if (c == ' ' || c == '\t' || c == '\r') {
-        endWord();
-    } else if (c == '<' || c == '>') {
-        unsupported(std::string(1, c), "a redirection");
-    } else if (c == '(' || c == ')') {
-        unsupported(std::string(1, c), "a subshell, function or array outside NAME=( ... )");
-    } else {
-        text(std::string(1, c), false);
-    }
-}
-
-bool ShellReader::arrayStart()
-{
-    if (!inWord || word.parts.size() != 1 || word.parts[0].kind != Part::Text ||
-        word.parts[0].quoted)
-        return false;
-    std::string name = word.parts[0].text;
-    if (name.empty() || name.back() != '=')
-        return false;
-    name.pop_back();
-    const bool append = !name.empty() && name.back() == '+';
-    if (append)
-        name.pop_back();
-    if (!isName(name))
-        return false;
-    // Only keywords may come first: then A=( ... ), export A=( ... ).
-    static const std::set<std::string> keywords = {"then",    "do",    "else",     "export",
-                                                   "declare", "local", "readonly", "typeset"};
-    for (const Word& w : command.words)
-        if (w.parts.size() != 1 || w.parts[0].kind != Part::Text || w.parts[0].quoted ||
-            !keywords.count(w.parts[0].text))
-            return false;
-    command.words.clear();
-    command.array = name;
-    command.append = append;
-    arrayLine = line;
-    word = Word();
-    inWord = false;
-    return true;
-}
-
-void ShellReader::doubleQuoted()
-{
-    size_t j = i + 1;
-    std::string pending;
-    bool any = false;
-    auto flush = [&] {
-        if (!pending.empty() || !any)
-            text(pending, true);
-        pending.clear();
-        any = true;
-    };
-    for (; j < s.size() && s[j] != '"'; ++j) {
-        if (s[j] == '\\' && j + 1 < s.size() &&
-            std::string("\"\\$`\n").find(s[j + 1]) != std::string::npos) {
-            if (s[++j] != '\n')
-                pending += s[j];
-            else
-                ++line;
-            continue;
-        }
-        if (s[j] == '$' || s[j] == '`') {
-            flush();
-            i = j;
-            s[j] == '$' ? dollar(true) : backtick();
-            if (!error_.empty())
-                return;
-            j = i;
-            continue;
-        }
-        if (s[j] == '\n')
-            ++line;
-        pending += s[j];
-    }
-    if (j >= s.size())
-        return fail("a double quote is never closed");
-    if (!pending.empty() || !any)
-        text(pending, true);
-    i = j;
-}
-
-void ShellReader::dollar(bool quoted)
-{
-    const size_t start = i;
-    Part p;
-    p.quoted = quoted;
-    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
-    if (next == '(') {
-        const size_t end = closing(i + 1, '(', ')');
-        if (end == std::string::npos)
-            return fail("'$(' is never closed");
-        p.kind = Part::Unsupported;
-        p.text =
-            i + 2 < s.size() && s[i + 2] == '(' ? "arithmetic expansion" : "command substitution";
-        i = end;
-    } else if (next == '{') {
-        const size_t end = s.find('}', i + 2);
-        if (end == std::string::npos)
-            return fail("'${' is never closed");
-        braced(s.substr(i + 2, end - i - 2), &p);
-        i = end;
-    } else if (std::isalpha(static_cast<unsigned char>(next)) || next == '_') {
-        size_t end = i + 1;
-        while (end < s.size() &&
-               (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_'))
-            ++end;
-        p.kind = Part::Var;
-        p.text = s.substr(i + 1, end - i - 1);
-        i = end - 1;
-    } else if (next != '\0' && (std::isdigit(static_cast<unsigned char>(next)) ||
-                                std::string("@*#?$!-").find(next) != std::string::npos)) {
-        p.kind = Part::Var;
-        p.text = std::string(1, next);
-        ++i;
-    } else {
-        return text("$", quoted);
-    }
-    p.raw = s.substr(start, i - start + 1);
-    addPart(p);
-}
-
-void ShellReader::braced(const std::string& in, Part* p)
-{
-    size_t n = 0;
-    while (n < in.size() && (std::isalnum(static_cast<unsigned char>(in[n])) || in[n] == '_'))
-        ++n;
-    if (n == 0 && !in.empty() && std::string("@*#?$!-").find(in[0]) != std::string::npos)
-        n = 1;
-    const std::string rest = in.substr(n);
-    p->kind = Part::Var;
-    p->text = in.substr(0, n);
-    if (n == 0) {
-        p->kind = Part::Unsupported;
-        p->text = "the parameter expansion '${" + in + "}'";
-    } else if (rest == "[@]" || rest == "[*]") {
-        p->kind = Part::Array;
-    } else if (rest.rfind(":-", 0) == 0 || rest.rfind("-", 0) == 0) {
-        p->hasDefault = true;
-        p->defaultIfEmpty = rest[0] == ':';
-        p->fallback = rest.substr(p->defaultIfEmpty ? 2 : 1);
-        if (p->fallback.find_first_of("$`\\") != std::string::npos) {
-            p->kind = Part::Unsupported;
-            p->text = "the parameter expansion '${" + in + "}'";
-        }
-        std::string plain; // a quoted default: its quotes removed
-        for (char c : p->fallback)
-            if (c != '"' && c != '\'')
-                plain += c;
-        p->fallback = plain;
-    } else if (!rest.empty()) {
-        p->kind = Part::Unsupported;
-        p->text = "the parameter expansion '${" + in + "}'";
-    }
-}
-
-void ShellReader::backtick()
-{
-    const size_t end = s.find('`', i + 1);
-    if (end == std::string::npos)
-        return fail("a backquote is never closed");
-    countLines(i, end);
-    Part p;
-    p.kind = Part::Unsupported;
-    p.text = "command substitution";
-    p.raw = s.substr(i, end - i + 1);
-    i = end;
-    addPart(p);
-}
-
-size_t ShellReader::closing(size_t open, char o, char c)
-{
-    int depth = 0;
-    for (size_t j = open; j < s.size(); ++j) {
-        if (s[j] == '\'' || s[j] == '"') {
-            const size_t end = s.find(s[j], j + 1);
-            if (end == std::string::npos)
-                return end;
-            j = end;
-        } else if (s[j] == o) {
-            ++depth;
-        } else if (s[j] == c && --depth == 0) {
-            countLines(open, j);
-            return j;
-        }
-    }
-    return std::string::npos;
-}
-
-void ShellReader::countLines(size_t from, size_t to)
-{
-    for (size_t j = from; j < to; ++j)
-        line += s[j] == '\n';
-}
-
-void ShellReader::text(const std::string& t, bool quoted)
-{
-    Part p;
-    p.text = t;
-    p.raw = t;
-    p.quoted = quoted;
-    addPart(p);
-}
-
-void ShellReader::unsupported(const std::string& raw, const std::string& what)
-{
-    Part p;
-    p.kind = Part::Unsupported;
-    p.text = what;
-    p.raw = raw;
-    addPart(p);
-}
-
-void ShellReader::addPart(const Part& p)
-{
-    if (p.kind == Part::Text && !word.parts.empty() && word.parts.back().kind == Part::Text &&
-        word.parts.back().quoted == p.quoted) {
-        word.parts.back().text += p.text;
-        word.parts.back().raw += p.raw;
-    } else {
-        word.parts.push_back(p);
-    }
-    word.raw += p.quoted && p.kind == Part::Text ? "\"" + p.raw + "\"" : p.raw;
-    inWord = true;
-}
-
-void ShellReader::endWord()
-{
-    if (inWord)
-        command.words.push_back(word);
-    word = Word();
-    inWord = false;
-}
-
-void ShellReader::endCommand()
-{
-    endWord();
-    if (!command.words.empty())
-        out->push_back(command);
-    command = Command();
-}
+using namespace detail;
 
 void appendTo(Field* f, const Field& piece)
 {
@@ -422,11 +37,15 @@ Field scalarValue(const Part& p, const Variables& vars)
     Field f;
     f.started = true;
     const auto found = vars.find(p.text);
-    // Not set in the script, with a plain default (LAYERS=${LAYERS:-32}): the default, as the
-    // script runs without that variable in its environment.
-    if (found == vars.end() && isName(p.text) && p.hasDefault &&
-        p.fallback.find_first_of("$`\"'\\") == std::string::npos) {
-        f.text = p.fallback;
+    // Not set in the script, with a plain default (LAYERS=${LAYERS:-32}, ${4:-"MOCK"}): the
+    // default, as the script runs without that variable in its environment nor arguments.
+    std::string fallback = p.fallback;
+    if (fallback.size() >= 2 && fallback.front() == '"' && fallback.back() == '"')
+        fallback = fallback.substr(1, fallback.size() - 2);
+    const bool argument = !p.text.empty() && std::isdigit(static_cast<unsigned char>(p.text[0]));
+    if (found == vars.end() && (isName(p.text) || argument) && p.hasDefault &&
+        fallback.find_first_of("$`\"'\\") == std::string::npos) {
+        f.text = fallback;
         f.state = Field::Known;
         return f;
     }
@@ -502,7 +121,12 @@ private:
                 e.text = p.raw;
             if (k > 0)
                 pending = true;
-            p.quoted || !split || e.state != Field::Known ? add(e) : addSplit(e.text);
+            if (p.quoted || !split)
+                add(e);
+            else if (e.state == Field::Known)
+                addSplit(e.text);
+            else
+                addSplitPartly(e);
         }
     }
     void add(const Field& piece)
@@ -521,6 +145,27 @@ private:
             }
             add(Field{std::string(1, c), Field::Known, "", true});
         }
+    }
+
+    // An element whose value is partly unknown ("--data-cache-path ${DIR}", quoted when the
+    // array was set): split at its spaces as bash splits it; the words without an expansion
+    // in them are known.
+    void addSplitPartly(const Field& e)
+    {
+        size_t i = 0;
+        while (i < e.text.size()) {
+            size_t j = i;
+            while (j < e.text.size() && e.text[j] != ' ' && e.text[j] != '\t')
+                ++j;
+            if (j > i) {
+                const std::string word = e.text.substr(i, j - i);
+                const bool unknown = word.find_first_of("$`") != std::string::npos;
+                add(Field{word, unknown ? e.state : Field::Known, unknown ? e.why : "", true});
+            }
+            pending = true;
+            i = j + 1;
+        }
+        pending = false;
     }
 
     const Variables& vars;
@@ -587,20 +232,34 @@ void assignArray(const Command& c, int depth, Variables* vars)
     v.array = true;
 }
 
-/// Runs the script's assignments in order and returns its other commands, expanded with the
-/// variables as they stand at each.
-std::vector<std::vector<Field>> evaluate(const std::vector<Command>& commands)
+// An open block: an if (its branches taken or not) or a loop / case (run as if once).
+struct Frame
 {
-    static const std::set<std::string> opens = {"if", "for", "while", "until", "case"};
-    static const std::set<std::string> closes = {"fi", "done", "esac"};
+    bool isIf = false;
+    bool outerActive = true; // the block is reached
+    bool active = true;      // the current branch runs
+    bool anyTaken = false;   // a branch before this one ran
+};
+
+/// Runs the script's assignments in order and returns its other commands, expanded with the
+/// variables as they stand at each. An if block whose test testValue() reads takes its
+/// branch; the i-th other one takes it when bit i of `choices` is set (its line into `blocks`).
+std::vector<std::vector<Field>> evaluate(const std::vector<Command>& commands, unsigned choices,
+                                         std::vector<std::string>* blocks)
+{
+    static const std::set<std::string> loops = {"for", "while", "until", "case"};
     static const std::set<std::string> prefixes = {"then",   "do",      "else",     "elif",
                                                    "export", "declare", "readonly", "local"};
     Variables vars;
-    int depth = 0;
+    int depth = 0; // open loops and case blocks: their assignments stay unknown
+    std::vector<Frame> frames;
     std::vector<std::vector<Field>> out;
-    for (const Command& c : commands) {
+    auto active = [&] { return frames.empty() || frames.back().active; };
+    for (size_t index = 0; index < commands.size(); ++index) {
+        const Command& c = commands[index];
         if (!c.array.empty()) {
-            assignArray(c, depth, &vars);
+            if (active())
+                assignArray(c, depth, &vars);
             continue;
         }
         size_t first = 0;
@@ -611,8 +270,71 @@ std::vector<std::vector<Field>> evaluate(const std::vector<Command>& commands)
                        : std::string();
         };
         const std::string head = literal(0);
-        depth += opens.count(head) ? 1 : closes.count(head) ? -1 : 0;
-        depth = std::max(depth, 0);
+        if (head == "if" || head == "elif") {
+            const bool opens = head == "if" || frames.empty() || !frames.back().isIf;
+            Frame f = opens ? Frame{true, active(), false, false} : frames.back();
+            bool taken = false;
+            // The test: this command and those || or && join to it, up to "then".
+            size_t last = index;
+            while (!commands[last].joined.empty() && last + 1 < commands.size())
+                ++last;
+            const size_t chain = index;
+            index = last;
+            if (f.outerActive && !f.anyTaken) {
+                std::vector<Field> words;
+                std::optional<bool> known;
+                for (size_t k = chain; k <= last; ++k) {
+                    std::vector<Field> part{Field{"if", Field::Known, "", true}};
+                    Expander expander(vars);
+                    for (size_t w = k == chain ? 1 : 0; w < commands[k].words.size(); ++w)
+                        for (const Field& x : expander.expand(commands[k].words[w], true))
+                            part.push_back(x);
+                    const std::optional<bool> value = testValue(part);
+                    const std::string& op = commands[k - (k > chain ? 1 : 0)].joined;
+                    known = k == chain || !known || !value ? (k == chain ? value : std::nullopt)
+                            : op == "&&"                   ? std::optional<bool>(*known && *value)
+                                                           : std::optional<bool>(*known || *value);
+                    if (k > chain)
+                        words.push_back(Field{op, Field::Known, "", true});
+                    words.insert(words.end(), part.begin() + 1, part.end());
+                }
+                words.insert(words.begin(), Field{"if", Field::Known, "", true});
+                if (known) {
+                    taken = *known;
+                } else {
+                    const size_t bit = blocks->size();
+                    std::string line;
+                    for (const Field& x : words)
+                        line += (line.empty() ? "" : " ") + x.text;
+                    blocks->push_back(head + line.substr(2));
+                    taken = bit < kMaxUnknownBlocks && ((choices >> bit) & 1u);
+                }
+            }
+            f.active = f.outerActive && !f.anyTaken && taken;
+            f.anyTaken = f.anyTaken || f.active;
+            if (opens)
+                frames.push_back(f);
+            else
+                frames.back() = f;
+            continue;
+        }
+        if (head == "else" && !frames.empty() && frames.back().isIf) {
+            Frame& f = frames.back();
+            f.active = f.outerActive && !f.anyTaken;
+            f.anyTaken = true;
+        } else if (head == "fi" && !frames.empty()) {
+            frames.pop_back();
+            continue;
+        } else if (loops.count(head)) {
+            frames.push_back(Frame{false, active(), active(), true});
+            ++depth;
+        } else if ((head == "done" || head == "esac") && !frames.empty()) {
+            frames.pop_back();
+            depth = std::max(depth - 1, 0);
+            continue;
+        }
+        if (!active())
+            continue;
         while (first < c.words.size() && prefixes.count(literal(first)))
             ++first;
         size_t cmd = first;
@@ -637,8 +359,9 @@ std::vector<std::vector<Field>> evaluate(const std::vector<Command>& commands)
 
 } // namespace
 
-bool readScript(const std::string& text, std::vector<std::vector<Field>>* commands,
-                std::string* error)
+bool readScriptVariants(const std::string& text,
+                        std::vector<std::vector<std::vector<Field>>>* variants,
+                        std::vector<std::string>* blocksOut, std::string* error)
 {
     // A script saved with Windows line ends: a backslash before "\r\n" continues the line.
     std::string lf;
@@ -647,9 +370,27 @@ bool readScript(const std::string& text, std::vector<std::vector<Field>>* comman
         if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
             lf += text[i];
     std::vector<Command> parsed;
-    if (!ShellReader(lf).read(&parsed, error))
+    if (!parseCommands(lf, &parsed, error))
         return false;
-    *commands = evaluate(parsed);
+    std::vector<std::string> blocks;
+    variants->assign(1, evaluate(parsed, 0, &blocks));
+    const size_t unknown = std::min<size_t>(blocks.size(), kMaxUnknownBlocks);
+    for (unsigned k = 1; k < (1u << unknown); ++k) {
+        std::vector<std::string> again;
+        variants->push_back(evaluate(parsed, k, &again));
+    }
+    *blocksOut = blocks;
+    return true;
+}
+
+bool readScript(const std::string& text, std::vector<std::vector<Field>>* commands,
+                std::string* error)
+{
+    std::vector<std::vector<std::vector<Field>>> variants;
+    std::vector<std::string> blocks;
+    if (!readScriptVariants(text, &variants, &blocks, error))
+        return false;
+    *commands = variants.front();
     return true;
 }
 
