@@ -65,6 +65,10 @@ if [ "$test_locales" -eq 1 ]; then
     for locale in de_DE fr_FR tr_TR; do
         if ! locale -a 2>/dev/null | grep -qix "${locale}.utf-\?8"; then
             echo "==> Generating the locale ${locale}.UTF-8 (the suites run under it too)"
+            if [ -n "$sudo" ] && ! command -v sudo >/dev/null 2>&1; then
+                echo "error: need root or sudo to generate the locale ${locale}.UTF-8" >&2
+                exit 1
+            fi
             $sudo localedef -i "$locale" -f UTF-8 "${locale}.UTF-8"
         fi
     done

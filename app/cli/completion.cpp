@@ -202,10 +202,16 @@ std::string zshQuoted(const std::string& text)
 std::string zshScript()
 {
     std::ostringstream s;
-    s << "#compdef paraplan-cli\n"
+    s << "#compdef paraplan-cli paraplan\n"
       << "# zsh completion for paraplan-cli, written by 'paraplan-cli --completion zsh' from its\n"
-      << "# command table. Installed as share/zsh/vendor-completions/_paraplan-cli.\n\n"
+      << "# command table, and for the window, paraplan. Installed as\n"
+      << "# share/zsh/vendor-completions/_paraplan-cli.\n\n"
       << "_paraplan-cli() {\n"
+      << "  if [[ $service == paraplan ]]; then\n"
+      << "    _arguments -s '--screenshot=:file:_files' '--size=:WxH:(1280x800 1920x1080)' \\\n"
+      << "      '--tab=:index:(0 1 2 3 4 5 6 7 8)' '--import-measurements=:file:_files' \\\n"
+      << "      '--search' '--help' '--version' '1:plan:_files'\n"
+      << "    return\n  fi\n"
       << "  local -a commands\n  commands=(\n";
     for (const Command& command : commandTable())
         s << "    '" << command.name << ":" << zshQuoted(command.summary) << "'\n";

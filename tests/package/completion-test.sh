@@ -85,7 +85,8 @@ rm -r "$dir"
 
 if command -v zsh >/dev/null 2>&1; then
     zsh -n "$zsh_script" || fail "zsh -n $zsh_script"
-    grep -q '^#compdef paraplan-cli' "$zsh_script" || fail "no #compdef line"
+    grep -q '^#compdef paraplan-cli paraplan$' "$zsh_script" || fail "no #compdef line for both"
+    grep -qF -- "'--screenshot=:file:_files'" "$zsh_script" || fail "zsh: nothing for paraplan"
     # The same closed lists in the zsh specs (one _arguments block per command).
     zsh_spec() { # zsh_spec COMMAND: that command's _arguments block
         awk -v c="    $1)" '$0 == c {on=1; next} on && /;;$/ {print; exit} on {print}' "$zsh_script"
