@@ -85,7 +85,8 @@ private slots:
         const QString bash = QString::fromStdString(cli::completionScript("bash"));
         const QString zsh = QString::fromStdString(cli::completionScript("zsh"));
         QVERIFY(bash.contains("complete -F _paraplan_cli paraplan-cli"));
-        QVERIFY(zsh.startsWith("#compdef paraplan-cli\n"));
+        QVERIFY(bash.contains("complete -F _paraplan paraplan")); // the window's too
+        QVERIFY(zsh.startsWith("#compdef paraplan-cli paraplan\n"));
         for (const cli::Command& command : cli::commandTable()) {
             QVERIFY2(bash.contains(QString("    %1)\n").arg(command.name)), command.name);
             QVERIFY2(zsh.contains(QString("    %1)\n").arg(command.name)), command.name);
