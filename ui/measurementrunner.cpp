@@ -77,6 +77,15 @@ QStringList MeasurementRunner::probeLocations()
             tr("paraplan-probe on PATH")};
 }
 
+MeasurementRunner::ProbeFile MeasurementRunner::probeFile()
+{
+    const QFileInfo info(probePath());
+    return !info.exists()         ? ProbeFile::Missing
+           : info.isDir()         ? ProbeFile::Folder
+           : !info.isExecutable() ? ProbeFile::NotExecutable
+                                  : ProbeFile::Runnable;
+}
+
 bool MeasurementRunner::probeFound()
 {
     return QFileInfo(probePath()).isExecutable();
@@ -114,17 +123,18 @@ void MeasurementRunner::start(const QStringList& arguments)
     connect(m_process, &QProcess::finished, this, &MeasurementRunner::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, &MeasurementRunner::onError);
     const QString path = probePath();
-    if (const QFileInfo info(path); !info.isExecutable() || info.isDir()) {
+    if (const ProbeFile file = probeFile(); file != ProbeFile::Runnable) {
         m_failure = Failure::ProbeMissing;
         // What is wrong with the file, when there is one: it was found.
         const QString why =
-            !info.exists()
+            file == ProbeFile::Missing
                 ? tr("the probe was not found at %1 (set PARAPLAN_PROBE, or build Paraplan "
                      "where CUDA and NCCL are installed)")
-            : info.isDir() ? tr("the probe path %1 is a folder, not the paraplan-probe program "
-                                "(set PARAPLAN_PROBE to the program)")
-                           : tr("the probe at %1 is not executable (chmod +x it, or set "
-                                "PARAPLAN_PROBE to one that is)");
+            : file == ProbeFile::Folder
+                ? tr("the probe path %1 is a folder, not the paraplan-probe program "
+                     "(set PARAPLAN_PROBE to the program)")
+                : tr("the probe at %1 is not executable (chmod +x it, or set "
+                     "PARAPLAN_PROBE to one that is)");
         emit failed(why.arg(path), m_parser.run());
         return;
     }

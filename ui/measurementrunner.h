@@ -36,6 +36,16 @@ public:
     static QStringList probeLocations();
     /// True when probePath() names an executable file.
     static bool probeFound();
+    /// What is wrong with the probe at probePath() when it cannot run: Missing (nothing
+    /// there), Folder, NotExecutable; Runnable otherwise.
+    enum class ProbeFile
+    {
+        Runnable,
+        Missing,
+        Folder,
+        NotExecutable
+    };
+    static ProbeFile probeFile();
     Failure failure() const { return m_failure; }
     /// A run with no output for this long counts as hung (default 120 s).
     void setSilenceTimeout(int milliseconds);

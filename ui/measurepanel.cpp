@@ -240,24 +240,27 @@ void MeasurePanel::showNoGpu(bool probeMissing, const QString& detail)
     const QString probe = MeasurementRunner::probePath().toHtmlEscaped();
     QString looked;
     if (probeMissing) {
-        const QFileInfo found(MeasurementRunner::probePath());
-        m_status->setText(found.exists() && !found.isDir()
-                              ? tr("No GPU measurement: paraplan-probe at %1 is not executable.")
-                                    .arg(found.filePath())
-                              : tr("No GPU measurement on this machine: paraplan-probe was not "
-                                   "found."));
+        using ProbeFile = MeasurementRunner::ProbeFile;
+        const ProbeFile file = MeasurementRunner::probeFile();
+        const QString found = MeasurementRunner::probePath();
+        m_status->setText(
+            file == ProbeFile::NotExecutable || file == ProbeFile::Runnable
+                ? tr("No GPU measurement: paraplan-probe at %1 is not executable.").arg(found)
+                : tr("No GPU measurement on this machine: paraplan-probe was not "
+                     "found."));
         QStringList places;
         for (const QString& place : MeasurementRunner::probeLocations())
             places << place.toHtmlEscaped();
-        looked = found.exists()
-                     ? tr("Found %1, but %2.")
-                           .arg(found.filePath().toHtmlEscaped(),
-                                found.isDir() ? tr("it is a folder, not the program")
-                                              : tr("it is not executable (chmod +x it)"))
-                     : tr("Looked for paraplan-probe at %1: not found. (It is built only where "
-                          "the CUDA toolkit and NCCL are installed.)")
-                           .arg(places.join(tr(", then ")));
-        if (!found.exists() && !detail.isEmpty() &&
+        looked =
+            file != ProbeFile::Missing
+                ? tr("Found %1, but %2.")
+                      .arg(found.toHtmlEscaped(), file == ProbeFile::Folder
+                                                      ? tr("it is a folder, not the program")
+                                                      : tr("it is not executable (chmod +x it)"))
+                : tr("Looked for paraplan-probe at %1: not found. (It is built only where "
+                     "the CUDA toolkit and NCCL are installed.)")
+                      .arg(places.join(tr(", then ")));
+        if (file == ProbeFile::Missing && !detail.isEmpty() &&
             !detail.startsWith(tr("the probe was not found")))
             looked += " " + tr("The system said: %1.").arg(detail.toHtmlEscaped());
     } else {

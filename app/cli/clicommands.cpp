@@ -106,6 +106,16 @@ std::string exitStatusHelp()
            "     output that cannot be written (one 'error:' line naming the file)\n";
 }
 
+namespace {
+
+// A C0 control but tab, newline and carriage return, or DEL: written escaped.
+bool isControl(unsigned char c)
+{
+    return (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f;
+}
+
+} // namespace
+
 bool ControlEscapingBuffer::write(const char* s, std::streamsize n)
 {
     return m_target.rdbuf()->sputn(s, n) == n || (m_target.setstate(std::ios::badbit), false);
@@ -127,7 +137,7 @@ bool ControlEscapingBuffer::put(unsigned char c)
         m_lead = true;
         return true;
     }
-    if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) {
+    if (isControl(c)) {
         const char escaped[] = {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
         return write(escaped, sizeof escaped);
     }
@@ -150,7 +160,7 @@ std::streamsize ControlEscapingBuffer::xsputn(const char* s, std::streamsize n)
         std::streamsize run = 0;
         while (!m_lead && done + run < n) {
             const auto c = static_cast<unsigned char>(s[done + run]);
-            if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f || c == 0xc2)
+            if (isControl(c) || c == 0xc2)
                 break;
             ++run;
         }

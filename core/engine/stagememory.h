@@ -126,12 +126,18 @@ double lossBytesPerLogit(const Plan& plan);
 void setLayoutMemoryTerms(const layercost::Context& c, const ParameterCount& count,
                           LayoutMemoryTerms& t);
 
+/// The parameters per GPU of `dense` dense and `moe` MoE layers (before ZeRO sharding).
+inline double layerParams(const LayoutMemoryTerms& t, int dense, int moe)
+{
+    return dense * t.denseParams + moe * t.moeParams;
+}
+
 /// Stage `i`'s memory that does not depend on its place in the pipeline: params,
 /// weights_bytes, grads_bytes, optimizer_bytes, activation_bytes_per_layer and buffers_bytes,
 /// from its layers (st.layers, st.moe_layers set) of which `denseHere` are dense.
 inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int denseHere)
 {
-    st.params = denseHere * t.denseParams + st.moe_layers * t.moeParams;
+    st.params = layerParams(t, denseHere, st.moe_layers);
     st.expert_params = st.moe_layers * t.moeExpertParams;
     if (i == 0)
         st.params += t.embeddingParams;
@@ -152,8 +158,8 @@ inline void setStageMemory(const LayoutMemoryTerms& t, StageCost& st, int i, int
     st.weights_bytes += expert * t.weightBytes / t.expertParamShard;
     // FP8 on Transformer Engine: each layer's FP8 weights (and their transposed or column-wise
     // copies) cached from the step's first micro-batch on.
-    st.weights_bytes += (denseHere * t.denseParams + st.moe_layers * t.moeParams - expert) *
-                        t.fp8CopyBytes / t.paramShard;
+    st.weights_bytes +=
+        (layerParams(t, denseHere, st.moe_layers) - expert) * t.fp8CopyBytes / t.paramShard;
     st.weights_bytes += expert * t.fp8CopyBytes / t.expertParamShard;
     st.weights_bytes += st.params * t.heldCopyBytes;
     st.grads_bytes = other * t.gradBytes / t.gradShard + expert * t.gradBytes / t.expertGradShard;
@@ -178,8 +184,7 @@ inline double stageGatherBytes(const LayoutMemoryTerms& t, const StageCost& st, 
     const double expertBytes = expert * (t.gatherBytes - t.fp8GatherSaving);
     if (experts)
         return expertBytes;
-    const double layers =
-        (st.layers - st.moe_layers) * t.denseParams + st.moe_layers * t.moeParams - expert;
+    const double layers = layerParams(t, st.layers - st.moe_layers, st.moe_layers) - expert;
     const double rest = (st.params - expert) * t.gatherBytes - layers * t.fp8GatherSaving;
     return withExperts ? rest + expertBytes : rest;
 }

@@ -480,7 +480,10 @@ std::vector<std::string> planReferencedFiles(const std::string& path)
     std::vector<std::string> files;
     std::string text;
     std::string error;
-    if (!json::readFile(path, &text, &error))
+    // Logs and scripts are inputs too: only a JSON object can be a plan.
+    if (!json::readFile(path, &text, &error) ||
+        text.find_first_not_of(" \t\r\n") == std::string::npos ||
+        text[text.find_first_not_of(" \t\r\n")] != '{')
         return files;
     const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
     const std::string base = folderOf(path);
